@@ -1,0 +1,13 @@
+/** Id prefixes of every stored resource. Ids sort by creation time (see the Ids port). */
+export const idPrefixes = {
+  account: "acc",
+  apiKey: "key",
+  appCredential: "app",
+  contact: "ct",
+  tag: "tag",
+  customField: "cf",
+  event: "evt",
+  list: "lst",
+  member: "mem",
+} as const
+export type IdKind = keyof typeof idPrefixes

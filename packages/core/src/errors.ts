@@ -1,0 +1,192 @@
+/** Every domain error of Mailroom, each carrying the spec's code. HTTP statuses live in @mailroom/http, not here. */
+import { Schema } from "effect"
+
+/** Input failed validation. `field` names the offending field (a dotted path) when one can be named. */
+export class ValidationFailed extends Schema.TaggedError<ValidationFailed>()("ValidationFailed", {
+  field: Schema.optional(Schema.String),
+  detail: Schema.String,
+}) {
+  readonly code = "VALIDATION_ERROR"
+  override get message() { return this.field ? `${this.field}: ${this.detail}` : this.detail }
+}
+
+/** The request body is larger than the route accepts. */
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
+  limitBytes: Schema.Number,
+}) {
+  readonly code = "PAYLOAD_TOO_LARGE"
+  override get message() { return `request body is larger than ${this.limitBytes} bytes` }
+}
+
+/** No API key was sent. */
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {
+  detail: Schema.String,
+}) {
+  readonly code = "UNAUTHORIZED"
+  override get message() { return this.detail }
+}
+
+/** The API key is malformed, unknown or revoked. */
+export class InvalidCredentials extends Schema.TaggedError<InvalidCredentials>()("InvalidCredentials", {
+  detail: Schema.String,
+}) {
+  readonly code = "INVALID_CREDENTIALS"
+  override get message() { return this.detail }
+}
+
+/** The API key lacks the scope the route needs. */
+export class ScopeInsufficient extends Schema.TaggedError<ScopeInsufficient>()("ScopeInsufficient", {
+  scope: Schema.String,
+}) {
+  readonly code = "SCOPE_INSUFFICIENT"
+  override get message() { return `this API key lacks the scope ${this.scope}` }
+}
+
+/** Too many requests from this client in the current window. */
+export class RateLimitExceeded extends Schema.TaggedError<RateLimitExceeded>()("RateLimitExceeded", {
+  retryAfter: Schema.Number,
+  limit: Schema.Number,
+  windowSeconds: Schema.Number,
+}) {
+  readonly code = "RATE_LIMIT_EXCEEDED"
+  override get message() {
+    return `rate limit of ${this.limit} requests per ${this.windowSeconds} s exceeded; retry in ${this.retryAfter} s`
+  }
+}
+
+/** A contact, suppression or other resource is unknown in this account (ids of other accounts included). */
+export class ResourceNotFound extends Schema.TaggedError<ResourceNotFound>()("ResourceNotFound", {
+  resource: Schema.String,
+  id: Schema.String,
+}) {
+  readonly code = "RESOURCE_NOT_FOUND"
+  override get message() { return `${this.resource} ${this.id} was not found` }
+}
+
+/** No route answers this method and path. */
+export class RouteNotFound extends Schema.TaggedError<RouteNotFound>()("RouteNotFound", {
+  method: Schema.String,
+  path: Schema.String,
+}) {
+  readonly code = "NOT_FOUND"
+  override get message() { return `no route for ${this.method} ${this.path}` }
+}
+
+/** Another contact of the account already has this address. */
+export class DuplicateContact extends Schema.TaggedError<DuplicateContact>()("DuplicateContact", {
+  email: Schema.String,
+}) {
+  readonly code = "DUPLICATE_CONTACT"
+  override get message() { return `a contact with the address ${this.email} already exists` }
+}
+
+/** PATCH /contacts/{id} asked for a status move outside the spec's table. */
+export class InvalidStatusTransition extends Schema.TaggedError<InvalidStatusTransition>()("InvalidStatusTransition", {
+  from: Schema.String,
+  to: Schema.String,
+}) {
+  readonly code = "INVALID_STATUS_TRANSITION"
+  override get message() { return `a contact cannot move from ${this.from} to ${this.to}` }
+}
+
+/** The contact would hold more tags than the limit. */
+export class TagLimitExceeded extends Schema.TaggedError<TagLimitExceeded>()("TagLimitExceeded", {
+  limit: Schema.Number,
+  wouldHold: Schema.Number,
+}) {
+  readonly code = "TAG_LIMIT_EXCEEDED"
+  override get message() { return `a contact holds at most ${this.limit} tags; this change would give it ${this.wouldHold}` }
+}
+
+/** A Free account already holds its maximum of active contacts. */
+export class FreeTierContactLimit extends Schema.TaggedError<FreeTierContactLimit>()("FreeTierContactLimit", {
+  limit: Schema.Number,
+}) {
+  readonly code = "FREE_TIER_CONTACT_LIMIT"
+  override get message() { return `a Free account holds at most ${this.limit} active contacts` }
+}
+
+/** The list id is not one of the account's lists. */
+export class ListNotFound extends Schema.TaggedError<ListNotFound>()("ListNotFound", {
+  listId: Schema.String,
+}) {
+  readonly code = "LIST_NOT_FOUND"
+  override get message() { return `list ${this.listId} was not found` }
+}
+
+/** The topic id is not one of the account's topics. */
+export class TopicNotFound extends Schema.TaggedError<TopicNotFound>()("TopicNotFound", {
+  topicId: Schema.String,
+}) {
+  readonly code = "TOPIC_NOT_FOUND"
+  override get message() { return `topic ${this.topicId} was not found` }
+}
+
+/** Removing members: none of the named contacts is a member of the list. */
+export class NotAMember extends Schema.TaggedError<NotAMember>()("NotAMember", {
+  listId: Schema.String,
+}) {
+  readonly code = "NOT_A_MEMBER"
+  override get message() { return `none of the given contacts is a member of list ${this.listId}` }
+}
+
+/** The address is not a contact of the account. */
+export class ContactNotFound extends Schema.TaggedError<ContactNotFound>()("ContactNotFound", {
+  email: Schema.String,
+}) {
+  readonly code = "CONTACT_NOT_FOUND"
+  override get message() { return `${this.email} is not a contact` }
+}
+
+/** The address unsubscribed and the request did not pass `resubscribe: true`. */
+export class RecipientUnsubscribed extends Schema.TaggedError<RecipientUnsubscribed>()("RecipientUnsubscribed", {
+  email: Schema.String,
+}) {
+  readonly code = "RECIPIENT_UNSUBSCRIBED"
+  override get message() { return `${this.email} unsubscribed; resubscribe needs fresh consent` }
+}
+
+/** The address hard-bounced, complained or is manually suppressed. */
+export class RecipientSuppressed extends Schema.TaggedError<RecipientSuppressed>()("RecipientSuppressed", {
+  email: Schema.String,
+  reason: Schema.String,
+}) {
+  readonly code = "RECIPIENT_SUPPRESSED"
+  override get message() { return `${this.email} is suppressed (${this.reason}) and cannot be added` }
+}
+
+/** The contact is COMPLAINED or CLEANED and cannot be resubscribed. */
+export class ContactBlocked extends Schema.TaggedError<ContactBlocked>()("ContactBlocked", {
+  email: Schema.String,
+  status: Schema.String,
+}) {
+  readonly code = "CONTACT_BLOCKED"
+  override get message() { return `${this.email} is ${this.status} and cannot be resubscribed` }
+}
+
+/** A CSV import was refused as a whole. Answered with the import route's own `{ error }` body. */
+export class ImportRejected extends Schema.TaggedError<ImportRejected>()("ImportRejected", {
+  status: Schema.Literal(400, 404, 413),
+  detail: Schema.String,
+}) {
+  readonly code = "IMPORT_REJECTED"
+  override get message() { return this.detail }
+}
+
+/** The database is unreachable or answered something unexpected. */
+export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
+  operation: Schema.String,
+  cause: Schema.Defect,
+}) {
+  readonly code = "INTERNAL_ERROR"
+  override get message() { return `storage failed during ${this.operation}` }
+}
+
+/** Every error a Mailroom service or route can fail with. */
+export type MailroomError =
+  | ValidationFailed | PayloadTooLarge | Unauthorized | InvalidCredentials | ScopeInsufficient | RateLimitExceeded
+  | ResourceNotFound | RouteNotFound | DuplicateContact | InvalidStatusTransition | TagLimitExceeded
+  | FreeTierContactLimit | ListNotFound | TopicNotFound | NotAMember | ContactNotFound | RecipientUnsubscribed
+  | RecipientSuppressed | ContactBlocked | ImportRejected | StoreError
+
+export type ErrorCode = MailroomError["code"]

@@ -1,0 +1,38 @@
+// The public surface of @mailroom/core, listed by name.
+export {
+  ValidationFailed, PayloadTooLarge, Unauthorized, InvalidCredentials, ScopeInsufficient, RateLimitExceeded,
+  ResourceNotFound, RouteNotFound, DuplicateContact, InvalidStatusTransition, TagLimitExceeded, FreeTierContactLimit,
+  ListNotFound, TopicNotFound, NotAMember, ContactNotFound, RecipientUnsubscribed, RecipientSuppressed, ContactBlocked,
+  ImportRejected, StoreError,
+} from "./errors.js"
+export type { MailroomError, ErrorCode } from "./errors.js"
+
+export {
+  AccountId, Plan, planLimits, Account, scopes, Scope, ApiKeyId, KeyMode, ApiKey, AppCredential, keyPrefixes,
+  credentialKind, hasScope,
+} from "./domain/account.js"
+export type { PlanLimits } from "./domain/account.js"
+export { EmailAddress, emailProblem, normalizeEmail, parseEmail } from "./domain/email.js"
+export { offsetOf, pageMeta, pagination, slicePage, PageParam, limitParam, likeContains } from "./domain/paging.js"
+export type { PageRequest } from "./domain/paging.js"
+export { eventTypes, EventType, DomainEvent } from "./domain/event.js"
+export {
+  ContactId, contactStatuses, ContactStatus, contactSources, ContactSource, contactLimits, PersonName, PhoneE164,
+  Metadata, TagName, CustomFields, CreateContactInput, UpdateContactInput, TagsInput, allowedMoves, moveStatus,
+  mergeTags, contactSortKeys, matchesContactFilter, compareContacts,
+} from "./domain/contact.js"
+export type { Contact, ContactTag, CustomField, ContactSortKey, ContactFilter, ContactQuery } from "./domain/contact.js"
+export { idPrefixes } from "./domain/ids.js"
+export type { IdKind } from "./domain/ids.js"
+
+export { Store } from "./ports/store.js"
+export type {
+  AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage,
+  EventOutbox,
+} from "./ports/store.js"
+export { Ids, IdsLive, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
+export type { IdsService } from "./ports/ids.js"
+export { JobQueue } from "./ports/job-queue.js"
+export type { JobRequest, JobQueueService } from "./ports/job-queue.js"
+export { Mailer, MailerError } from "./ports/mailer.js"
+export type { OutgoingMessage, MailResult } from "./ports/mailer.js"

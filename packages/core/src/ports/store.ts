@@ -1,0 +1,106 @@
+/** The Store port: repositories scoped by account, plus `transaction`. Every backend passes @mailroom/testing's storeSuite. */
+import { Context, type Effect, type Option } from "effect"
+import type { Account, AccountId, ApiKey, ApiKeyId, AppCredential } from "../domain/account.js"
+import type { Contact, ContactFilter, ContactId, ContactQuery, ContactTag, CustomField } from "../domain/contact.js"
+import type { EmailAddress } from "../domain/email.js"
+import type { DomainEvent, EventType } from "../domain/event.js"
+import type { DuplicateContact, StoreError } from "../errors.js"
+
+export interface AccountRepository {
+  readonly insert: (account: Account) => Effect.Effect<void, StoreError>
+  /** The account, or none. */
+  readonly findById: (id: AccountId) => Effect.Effect<Option.Option<Account>, StoreError>
+  /** Replaces name, plan and ownerEmail of an existing account; does nothing when the id is unknown. */
+  readonly update: (account: Account) => Effect.Effect<void, StoreError>
+  /** Inside a transaction, serialises writers of the same account until commit (Postgres: row lock; SQLite and
+   *  memory serialise every transaction already). Used before checking account-wide limits such as the Free cap. */
+  readonly lock: (id: AccountId) => Effect.Effect<void, StoreError>
+}
+
+export interface ApiKeyRepository {
+  readonly insert: (key: ApiKey) => Effect.Effect<void, StoreError>
+  /** The key with this SHA-256 hash, revoked or not, or none. */
+  readonly findByHash: (hash: string) => Effect.Effect<Option.Option<ApiKey>, StoreError>
+  /** Marks the account's key revoked at `at`. False when the key is unknown in this account; revoking twice is true. */
+  readonly revoke: (accountId: AccountId, id: ApiKeyId, at: Date) => Effect.Effect<boolean, StoreError>
+}
+
+export interface AppCredentialRepository {
+  readonly insert: (credential: AppCredential) => Effect.Effect<void, StoreError>
+  readonly findByHash: (hash: string) => Effect.Effect<Option.Option<AppCredential>, StoreError>
+}
+
+/** Process-wide settings that must survive restarts (the generated MAILROOM_SECRET). Not scoped by account. */
+export interface SettingRepository {
+  /** Stores `value` under `key` unless a value is there already; answers the value that is stored afterwards. */
+  readonly getOrInsert: (key: string, value: string) => Effect.Effect<string, StoreError>
+}
+
+export interface ContactPage {
+  readonly contacts: ReadonlyArray<Contact>
+  /** Number of contacts matching the filter, over all pages. */
+  readonly total: number
+}
+
+export interface ContactRepository {
+  /** Inserts a new contact with its tags and custom fields. Fails with DuplicateContact when the account already has
+   *  a contact with this address; nothing is written then. */
+  readonly insert: (contact: Contact) => Effect.Effect<void, DuplicateContact | StoreError>
+  /** Inserts every contact whose address the account does not hold yet (within `contacts` too, the first wins), with
+   *  tags and custom fields, in one round of statements (never one per contact). Answers the contacts inserted, in
+   *  input order. */
+  readonly insertMany: (contacts: ReadonlyArray<Contact>) => Effect.Effect<ReadonlyArray<Contact>, StoreError>
+  /** Replaces the scalar fields (everything but tags, customFields and createdAt) of an existing contact. Fails with
+   *  DuplicateContact when the new address belongs to another contact of the account. */
+  readonly update: (contact: Contact) => Effect.Effect<void, DuplicateContact | StoreError>
+  /** Replaces the contact's custom fields with `fields`. */
+  readonly replaceCustomFields: (accountId: AccountId, contactId: ContactId, fields: ReadonlyArray<CustomField>) => Effect.Effect<void, StoreError>
+  /** Adds tags the contact does not have yet (by tag name); existing tags are kept with their ids. */
+  readonly addTags: (accountId: AccountId, contactId: ContactId, tags: ReadonlyArray<ContactTag>) => Effect.Effect<void, StoreError>
+  /** Removes one tag by name. False when the contact did not have it. */
+  readonly removeTag: (accountId: AccountId, contactId: ContactId, tag: string) => Effect.Effect<boolean, StoreError>
+  /** The account's contact with tags and custom fields, or none (also for another account's id). */
+  readonly findById: (accountId: AccountId, id: ContactId) => Effect.Effect<Option.Option<Contact>, StoreError>
+  /** The account's contact with this address, if any. Addresses arrive lower-cased. */
+  readonly findByEmail: (accountId: AccountId, email: EmailAddress) => Effect.Effect<Option.Option<Contact>, StoreError>
+  /** The account's contacts among these addresses, in one query, in no particular order. */
+  readonly findByEmails: (accountId: AccountId, emails: ReadonlyArray<EmailAddress>) => Effect.Effect<ReadonlyArray<Contact>, StoreError>
+  /** The account's contacts among these ids (foreign and unknown ids are left out), in one query. */
+  readonly findByIds: (accountId: AccountId, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Contact>, StoreError>
+  /** One page of contacts matching the query (semantics of core's matchesContactFilter and compareContacts), with tags
+   *  and custom fields, in a bounded number of queries. */
+  readonly list: (accountId: AccountId, query: ContactQuery) => Effect.Effect<ContactPage, StoreError>
+  /** Up to `size` contacts matching `filter` with an id greater than `afterId` (all when undefined), ordered by id
+   *  ascending, with tags and custom fields. Export streams the account by calling it repeatedly. */
+  readonly listAfter: (accountId: AccountId, filter: ContactFilter, afterId: ContactId | undefined, size: number) => Effect.Effect<ReadonlyArray<Contact>, StoreError>
+  /** Deletes the contact with its tags, custom fields and list memberships. False when it did not exist. */
+  readonly delete: (accountId: AccountId, id: ContactId) => Effect.Effect<boolean, StoreError>
+  /** Deletes the account's contacts among these ids (foreign ids ignored); answers how many were deleted. */
+  readonly deleteMany: (accountId: AccountId, ids: ReadonlyArray<string>) => Effect.Effect<number, StoreError>
+  /** Number of the account's contacts with status ACTIVE. */
+  readonly countActive: (accountId: AccountId) => Effect.Effect<number, StoreError>
+  /** Every tag name used in the account with the number of contacts holding it, ordered by name. */
+  readonly tagCounts: (accountId: AccountId) => Effect.Effect<ReadonlyArray<{ readonly name: string; readonly count: number }>, StoreError>
+}
+
+export interface EventOutbox {
+  /** Appends events; they commit or roll back with the surrounding transaction. */
+  readonly append: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, StoreError>
+  /** The account's events, oldest first, optionally of one type. For delivery workers and tests. */
+  readonly list: (accountId: AccountId, options?: { readonly type?: EventType; readonly limit?: number }) => Effect.Effect<ReadonlyArray<DomainEvent>, StoreError>
+}
+
+/** Persistence for every resource. An id that belongs to another account is "not found". */
+export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
+  readonly accounts: AccountRepository
+  readonly apiKeys: ApiKeyRepository
+  readonly appCredentials: AppCredentialRepository
+  readonly settings: SettingRepository
+  readonly contacts: ContactRepository
+  readonly events: EventOutbox
+  /** Runs `effect` atomically: all of its writes and events commit, or none do (on failure, defect or interruption).
+   *  Nested calls join the outer transaction. */
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
+  /** Succeeds when the database answers a trivial query. */
+  readonly ping: Effect.Effect<void, StoreError>
+}>() {}
