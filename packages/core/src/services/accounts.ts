@@ -1,0 +1,157 @@
+/** Accounts, API keys and application credentials: the operator API's service, and key authentication. */
+import { Clock, Effect, Option } from "effect"
+import {
+  type Account, type AccountId, type ApiKey, type ApiKeyId, type AppCredential, credentialKind, type KeyMode, keyPrefixes,
+  type Plan, type Scope, scopes,
+} from "../domain/account.js"
+import { InvalidCredentials, ResourceNotFound, Unauthorized } from "../errors.js"
+import { Ids } from "../ports/ids.js"
+import { Store } from "../ports/store.js"
+import { displayPrefix, hashCredential } from "../internal/hash.js"
+
+export interface CreateAccountInput {
+  readonly name?: string | null | undefined
+  readonly plan?: Plan | undefined
+  readonly ownerEmail?: string | null | undefined
+}
+
+export interface UpdateAccountInput {
+  readonly name?: string | null | undefined
+  readonly plan?: Plan | undefined
+  readonly ownerEmail?: string | null | undefined
+}
+
+export interface CreateApiKeyInput {
+  readonly name?: string | null | undefined
+  /** Omitted means full access. */
+  readonly scopes?: ReadonlyArray<Scope> | undefined
+  readonly mode?: KeyMode | undefined
+}
+
+export interface CreateAppCredentialInput {
+  readonly applicationKey: string
+  readonly allowedSenders: ReadonlyArray<string>
+}
+
+/** Where the generated MAILROOM_SECRET is kept in settings. */
+const secretSetting = "mailroom_secret"
+
+export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Accounts", {
+  effect: Effect.gen(function* () {
+    const store = yield* Store
+    const ids = yield* Ids
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    const find = (id: string) =>
+      store.accounts.findById(id as AccountId).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new ResourceNotFound({ resource: "account", id })),
+          onSome: Effect.succeed,
+        })),
+      )
+
+    const issueKey = (accountId: AccountId, input: CreateApiKeyInput, createdAt: Date) => {
+      const mode = input.mode ?? "live"
+      const key = `${keyPrefixes[mode]}${ids.token(24)}`
+      const apiKey: ApiKey = {
+        id: ids.make("apiKey") as ApiKeyId,
+        accountId,
+        name: input.name ?? null,
+        mode,
+        scopes: input.scopes ?? scopes,
+        prefix: displayPrefix(key, keyPrefixes[mode]),
+        hash: hashCredential(key),
+        createdAt,
+        revokedAt: null,
+      }
+      return store.apiKeys.insert(apiKey).pipe(Effect.as({ apiKey, key }))
+    }
+
+    const create = Effect.fn("Accounts.create")(function* (input: CreateAccountInput) {
+      const createdAt = yield* now
+      const account: Account = {
+        id: ids.make("account") as AccountId,
+        name: input.name ?? null,
+        plan: input.plan ?? "free",
+        ownerEmail: input.ownerEmail ?? null,
+        createdAt,
+      }
+      yield* store.accounts.insert(account)
+      const { key } = yield* issueKey(account.id, { name: "default" }, createdAt)
+      return { account, apiKey: key }
+    }, store.transaction)
+
+    const get = Effect.fn("Accounts.get")(function* (id: string) {
+      return yield* find(id)
+    })
+
+    const update = Effect.fn("Accounts.update")(function* (id: string, patch: UpdateAccountInput) {
+      const current = yield* find(id)
+      const next: Account = {
+        ...current,
+        ...(patch.name !== undefined ? { name: patch.name } : {}),
+        ...(patch.plan !== undefined ? { plan: patch.plan } : {}),
+        ...(patch.ownerEmail !== undefined ? { ownerEmail: patch.ownerEmail } : {}),
+      }
+      yield* store.accounts.update(next)
+      return next
+    }, store.transaction)
+
+    const createApiKey = Effect.fn("Accounts.createApiKey")(function* (accountId: string, input: CreateApiKeyInput) {
+      const account = yield* find(accountId)
+      return yield* issueKey(account.id, input, yield* now)
+    }, store.transaction)
+
+    const revokeApiKey = Effect.fn("Accounts.revokeApiKey")(function* (accountId: string, keyId: string) {
+      const account = yield* find(accountId)
+      const revoked = yield* store.apiKeys.revoke(account.id, keyId as ApiKeyId, yield* now)
+      if (!revoked) return yield* Effect.fail(new ResourceNotFound({ resource: "API key", id: keyId }))
+    }, store.transaction)
+
+    const createAppCredential = Effect.fn("Accounts.createAppCredential")(
+      function* (accountId: string, input: CreateAppCredentialInput) {
+        const account = yield* find(accountId)
+        const key = `${keyPrefixes.app}${ids.token(24)}`
+        const credential: AppCredential = {
+          id: ids.make("appCredential"),
+          accountId: account.id,
+          applicationKey: input.applicationKey,
+          allowedSenders: [...input.allowedSenders],
+          prefix: displayPrefix(key, keyPrefixes.app),
+          hash: hashCredential(key),
+          createdAt: yield* now,
+        }
+        yield* store.appCredentials.insert(credential)
+        return { credential, key }
+      },
+      store.transaction,
+    )
+
+    /** The account and key behind an `Authorization: Bearer` value. Spec: audience "Authentication" 1-2. */
+    const authenticate = Effect.fn("Accounts.authenticate")(function* (bearer: string | undefined) {
+      if (bearer === undefined || bearer === "") {
+        return yield* Effect.fail(new Unauthorized({ detail: "missing API key: send Authorization: Bearer <API_KEY>" }))
+      }
+      const kind = credentialKind(bearer)
+      if (kind === undefined) {
+        return yield* Effect.fail(new InvalidCredentials({ detail: "the API key is malformed: keys start with svc_live_ or svc_test_" }))
+      }
+      if (kind === "app") {
+        return yield* Effect.fail(new InvalidCredentials({ detail: "application credentials (svc_app_) reach only the template API" }))
+      }
+      const apiKey = yield* store.apiKeys.findByHash(hashCredential(bearer))
+      if (Option.isNone(apiKey)) return yield* Effect.fail(new InvalidCredentials({ detail: "the API key is not valid" }))
+      if (apiKey.value.revokedAt !== null) {
+        return yield* Effect.fail(new InvalidCredentials({ detail: "the API key has been revoked" }))
+      }
+      const account = yield* store.accounts.findById(apiKey.value.accountId)
+      if (Option.isNone(account)) return yield* Effect.fail(new InvalidCredentials({ detail: "the API key is not valid" }))
+      return { account: account.value, apiKey: apiKey.value }
+    })
+
+    /** The signing secret: MAILROOM_SECRET when the host passes one, otherwise generated once and kept in settings. */
+    const secret = store.settings.getOrInsert(secretSetting, ids.token(32))
+
+    return { create, get, update, createApiKey, revokeApiKey, createAppCredential, authenticate, secret } as const
+  }),
+}) {}

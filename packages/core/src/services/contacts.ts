@@ -1,0 +1,232 @@
+/** The contacts API: create, read, update, delete, tags, bulk and export. Spec: audience "Contacts", rules 8 and 9.
+ *  Direct contact edits record no consent evidence, add no list memberships and append no events (rule 9). */
+import { Chunk, Clock, Effect, Either, Option, Stream } from "effect"
+import { type Account, planLimits } from "../domain/account.js"
+import {
+  type Contact, type ContactFilter, type ContactId, type ContactQuery, type ContactStatus, type ContactTag,
+  type CreateContactInput, type CustomField, mergeTags, moveStatus, type UpdateContactInput,
+} from "../domain/contact.js"
+import { DuplicateContact, FreeTierContactLimit, ResourceNotFound, type StoreError } from "../errors.js"
+import { Ids } from "../ports/ids.js"
+import { Store } from "../ports/store.js"
+
+export interface BulkCreateInput {
+  readonly contacts: ReadonlyArray<CreateContactInput>
+  /** true (default in the API): existing addresses are skipped; false: they are reported in `errors`. */
+  readonly skipDuplicates: boolean
+}
+
+export interface BulkCreateResult {
+  readonly created: number
+  readonly skipped: number
+  readonly errors: ReadonlyArray<{ readonly email: string; readonly error: string }>
+}
+
+/** Contacts read per round trip while exporting. */
+const exportPageSize = 500
+
+export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contacts", {
+  effect: Effect.gen(function* () {
+    const store = yield* Store
+    const ids = yield* Ids
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    const find = (account: Account, id: string) =>
+      store.contacts.findById(account.id, id as ContactId).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new ResourceNotFound({ resource: "contact", id })),
+          onSome: Effect.succeed,
+        })),
+      )
+
+    /** How many more ACTIVE contacts the account may gain; Infinity when its plan has no cap. Locks the account so
+     *  that concurrent writers cannot both take the last place. */
+    const activeRoom = (account: Account) => {
+      const limit = planLimits[account.plan].activeContacts
+      if (limit === null) return Effect.succeed(Number.POSITIVE_INFINITY)
+      return store.accounts.lock(account.id).pipe(
+        Effect.zipRight(store.contacts.countActive(account.id)),
+        Effect.map((active) => Math.max(0, limit - active)),
+      )
+    }
+
+    const freeTierLimit = (account: Account) => new FreeTierContactLimit({ limit: planLimits[account.plan].activeContacts ?? 0 })
+
+    const tagsFor = (contactId: ContactId, names: ReadonlyArray<string>): ReadonlyArray<ContactTag> =>
+      names.map((tag) => ({ id: ids.make("tag"), contactId, tag }))
+
+    const customFieldsFor = (contactId: ContactId, fields: Readonly<Record<string, string>>): ReadonlyArray<CustomField> =>
+      Object.entries(fields).map(([key, value]) => ({ id: ids.make("customField"), contactId, key, value }))
+
+    /** A new contact from POST /contacts fields: status ACTIVE and source API unless given; no consent evidence. */
+    const newContact = (account: Account, input: CreateContactInput, at: Date): Contact => {
+      const id = ids.make("contact") as ContactId
+      const status = input.status ?? "ACTIVE"
+      return {
+        id,
+        accountId: account.id,
+        email: input.email,
+        firstName: input.firstName ?? null,
+        lastName: input.lastName ?? null,
+        phone: input.phone ?? null,
+        metadata: input.metadata ?? null,
+        source: input.source ?? "API",
+        status,
+        subscribedAt: at,
+        unsubscribedAt: status === "UNSUBSCRIBED" ? at : null,
+        confirmedAt: null,
+        consentSource: null,
+        consentAt: null,
+        consentIp: null,
+        consentUserAgent: null,
+        consentText: null,
+        tags: tagsFor(id, [...new Set(input.tags ?? [])]),
+        customFields: customFieldsFor(id, input.customFields ?? {}),
+        createdAt: at,
+        updatedAt: at,
+      }
+    }
+
+    const list = Effect.fn("Contacts.list")(function* (account: Account, query: ContactQuery) {
+      return yield* store.contacts.list(account.id, query)
+    })
+
+    const get = Effect.fn("Contacts.get")(function* (account: Account, id: string) {
+      return yield* find(account, id)
+    })
+
+    const create = Effect.fn("Contacts.create")(function* (account: Account, input: CreateContactInput) {
+      const contact = newContact(account, input, yield* now)
+      if (contact.status === "ACTIVE" && (yield* activeRoom(account)) < 1) return yield* Effect.fail(freeTierLimit(account))
+      yield* store.contacts.insert(contact)
+      return contact
+    }, store.transaction)
+
+    /** Timestamps that follow a status move: leaving for UNSUBSCRIBED stamps unsubscribedAt, returning to ACTIVE from
+     *  UNSUBSCRIBED or PENDING stamps subscribedAt ("time the contact (re)subscribed"). */
+    const stampMove = (contact: Contact, to: ContactStatus, at: Date): Partial<Contact> =>
+      contact.status === to ? {}
+      : to === "UNSUBSCRIBED" ? { status: to, unsubscribedAt: at }
+      : to === "ACTIVE" && (contact.status === "UNSUBSCRIBED" || contact.status === "PENDING")
+        ? { status: to, subscribedAt: at }
+        : { status: to }
+
+    const update = Effect.fn("Contacts.update")(function* (account: Account, id: string, input: UpdateContactInput) {
+      const current = yield* find(account, id)
+      const at = yield* now
+      const status = input.status === undefined ? current.status : yield* Either.match(moveStatus(current.status, input.status), {
+        onLeft: (error) => Effect.fail(error),
+        onRight: (to) => Effect.succeed(to),
+      })
+      if (status === "ACTIVE" && current.status !== "ACTIVE" && (yield* activeRoom(account)) < 1) {
+        return yield* Effect.fail(freeTierLimit(account))
+      }
+      const next: Contact = {
+        ...current,
+        ...(input.email !== undefined ? { email: input.email } : {}),
+        ...(input.firstName !== undefined ? { firstName: input.firstName } : {}),
+        ...(input.lastName !== undefined ? { lastName: input.lastName } : {}),
+        ...(input.phone !== undefined ? { phone: input.phone } : {}),
+        ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+        ...(input.source !== undefined ? { source: input.source } : {}),
+        ...stampMove(current, status, at),
+        ...(input.customFields !== undefined ? { customFields: customFieldsFor(current.id, input.customFields) } : {}),
+        updatedAt: at,
+      }
+      yield* store.contacts.update(next)
+      if (input.customFields !== undefined) yield* store.contacts.replaceCustomFields(account.id, current.id, next.customFields)
+      return next
+    }, store.transaction)
+
+    const remove = Effect.fn("Contacts.delete")(function* (account: Account, id: string) {
+      const deleted = yield* store.contacts.delete(account.id, id as ContactId)
+      if (!deleted) return yield* Effect.fail(new ResourceNotFound({ resource: "contact", id }))
+    }, store.transaction)
+
+    const addTags = Effect.fn("Contacts.addTags")(function* (account: Account, id: string, tags: ReadonlyArray<string>) {
+      const current = yield* find(account, id)
+      const existing = current.tags.map((t) => t.tag)
+      const merged = yield* Either.match(mergeTags(existing, tags), {
+        onLeft: (error) => Effect.fail(error),
+        onRight: (all) => Effect.succeed(all),
+      })
+      const added = merged.filter((tag) => !existing.includes(tag))
+      yield* store.contacts.addTags(account.id, current.id, tagsFor(current.id, added))
+      return yield* find(account, id)
+    }, store.transaction)
+
+    const removeTag = Effect.fn("Contacts.removeTag")(function* (account: Account, id: string, tag: string) {
+      const current = yield* find(account, id)
+      const removed = yield* store.contacts.removeTag(account.id, current.id, tag)
+      if (!removed) return yield* Effect.fail(new ResourceNotFound({ resource: "tag", id: tag }))
+      return yield* find(account, id)
+    }, store.transaction)
+
+    const tags = Effect.fn("Contacts.tags")(function* (account: Account) {
+      const counts = yield* store.contacts.tagCounts(account.id)
+      // Tag definitions (colour, shared definition) are not created through this API: every tag is a plain name.
+      return counts.map(({ name, count }) => ({ name, count, color: null, definitionId: null }))
+    })
+
+    /** POST /contacts/bulk: creates new addresses, never updates existing ones; one transaction, set-based writes. */
+    const bulkCreate = Effect.fn("Contacts.bulkCreate")(function* (account: Account, input: BulkCreateInput) {
+      const at = yield* now
+      const errors: Array<{ email: string; error: string }> = []
+      let skipped = 0
+      const seen = new Set<string>()
+      const fresh: Array<CreateContactInput> = []
+      for (const item of input.contacts) {
+        if (seen.has(item.email)) {
+          if (input.skipDuplicates) skipped++
+          else errors.push({ email: item.email, error: new DuplicateContact({ email: item.email }).message })
+          continue
+        }
+        seen.add(item.email)
+        fresh.push(item)
+      }
+      const existing = new Set((yield* store.contacts.findByEmails(account.id, fresh.map((c) => c.email))).map((c) => c.email))
+      let room = yield* activeRoom(account)
+      const toInsert: Array<Contact> = []
+      for (const item of fresh) {
+        if (existing.has(item.email)) {
+          if (input.skipDuplicates) skipped++
+          else errors.push({ email: item.email, error: new DuplicateContact({ email: item.email }).message })
+          continue
+        }
+        const contact = newContact(account, item, at)
+        if (contact.status === "ACTIVE") {
+          if (room < 1) {
+            errors.push({ email: item.email, error: freeTierLimit(account).message })
+            continue
+          }
+          room--
+        }
+        toInsert.push(contact)
+      }
+      const inserted = yield* store.contacts.insertMany(toInsert)
+      // A concurrent writer may have taken an address between the read and the insert: that row counts as skipped.
+      skipped += toInsert.length - inserted.length
+      return { created: inserted.length, skipped, errors } satisfies BulkCreateResult
+    }, store.transaction)
+
+    const bulkDelete = Effect.fn("Contacts.bulkDelete")(function* (account: Account, contactIds: ReadonlyArray<string>) {
+      const deleted = yield* store.contacts.deleteMany(account.id, [...new Set(contactIds)])
+      return { deleted, requested: contactIds.length }
+    }, store.transaction)
+
+    /** Every contact matching `filter`, ordered by id, read page by page so that memory stays flat. */
+    const exportContacts = (account: Account, filter: ContactFilter): Stream.Stream<Contact, StoreError> =>
+      Stream.paginateChunkEffect(undefined as ContactId | undefined, (after) =>
+        store.contacts.listAfter(account.id, filter, after, exportPageSize).pipe(
+          Effect.map((page) => [
+            Chunk.fromIterable(page),
+            page.length < exportPageSize ? Option.none() : Option.some(page[page.length - 1]!.id),
+          ] as const),
+        ))
+
+    return {
+      list, get, create, update, delete: remove, addTags, removeTag, tags, bulkCreate, bulkDelete,
+      export: exportContacts,
+    } as const
+  }),
+}) {}

@@ -1,0 +1,7 @@
+/** Every Mailroom service in one layer; the backend supplies Store (and the host may replace Ids). */
+import { Layer } from "effect"
+import { Accounts } from "./accounts.js"
+import { Contacts } from "./contacts.js"
+
+export const servicesLayer = Layer.mergeAll(Accounts.Default, Contacts.Default)
+export type MailroomServices = Accounts | Contacts

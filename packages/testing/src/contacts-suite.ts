@@ -1,0 +1,197 @@
+/** Scenario tests of the Accounts and Contacts services, run by every backend package against its own Store layer. */
+import { expect, it } from "@effect/vitest"
+import {
+  Accounts, Contacts, type ContactStatus, type CreateContactInput, EmailAddress, IdsLive, type Plan, servicesLayer, Store,
+  contactStatuses, allowedMoves,
+} from "@mailroom/core"
+import { Chunk, Effect, Layer, Schema, Stream } from "effect"
+
+const email = (address: string) => Schema.decodeSync(EmailAddress)(address)
+const input = (address: string, extra: Omit<CreateContactInput, "email"> = {}): CreateContactInput => ({ email: email(address), ...extra })
+
+const query = { page: 1, limit: 1000, sortBy: "createdAt", sortOrder: "asc" } as const
+
+/** A fresh account of `plan`, so that every test owns its data. */
+const freshAccount = (plan: Plan = "pro") =>
+  Effect.flatMap(Accounts, (accounts) => accounts.create({ name: "suite", plan })).pipe(Effect.map(({ account }) => account))
+
+export const contactsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>) =>
+  it.layer(Layer.provideMerge(servicesLayer, Layer.merge(storeLayer, IdsLive)), { timeout: "60 seconds" })(
+    `Contacts service (${backend})`,
+    (it) => {
+      it.effect("a created contact is ACTIVE with source API and no consent evidence unless told otherwise", () =>
+        Effect.gen(function* () {
+          const contacts = yield* Contacts
+          const account = yield* freshAccount()
+          const created = yield* contacts.create(account, input("Ada@Example.com", {
+            firstName: "Ada", tags: ["vip", "beta"], customFields: { plan: "gold" },
+          }))
+          expect(created.status).toBe("ACTIVE")
+          expect(created.source).toBe("API")
+          expect(created.consentSource).toBeNull()
+          const read = yield* contacts.get(account, created.id)
+          expect(read.email).toBe("ada@example.com")
+          expect(read.tags.map((t) => t.tag).sort()).toEqual(["beta", "vip"])
+          expect(read.customFields.map((f) => [f.key, f.value])).toEqual([["plan", "gold"]])
+        }))
+
+      it.effect("a second contact with the same address is refused and nothing is written", () =>
+        Effect.gen(function* () {
+          const contacts = yield* Contacts
+          const account = yield* freshAccount()
+          yield* contacts.create(account, input("dup@example.com"))
+          const error = yield* Effect.flip(contacts.create(account, input("dup@example.com", { firstName: "Other" })))
+          expect(error._tag).toBe("DuplicateContact")
+          const page = yield* contacts.list(account, query)
+          expect(page.total).toBe(1)
+          expect(page.contacts[0]!.firstName).toBeNull()
+        }))
+
+      it.effect("the same address may exist in two accounts, and each sees only its own", () =>
+        Effect.gen(function* () {
+          const contacts = yield* Contacts
+          const first = yield* freshAccount()
+          const second = yield* freshAccount()
+          const mine = yield* contacts.create(first, input("shared@example.com"))
+          yield* contacts.create(second, input("shared@example.com"))
+          for (const attempt of [
+            contacts.get(second, mine.id),
+            contacts.update(second, mine.id, { firstName: "X" }),
+            contacts.delete(second, mine.id),
+            contacts.addTags(second, mine.id, ["x"]),
+          ]) {
+            const error = yield* Effect.flip(attempt)
+            expect(error._tag).toBe("ResourceNotFound")
+          }
+          expect((yield* contacts.get(first, mine.id)).firstName).toBeNull()
+        }))
+
+      it.effect("a Free account holds at most 100 active contacts, while other statuses stay allowed", () =>
+        Effect.gen(function* () {
+          const contacts = yield* Contacts
+          const account = yield* freshAccount("free")
+          const result = yield* contacts.bulkCreate(account, {
+            contacts: Array.from({ length: 100 }, (_, i) => input(`a${i}@example.com`)),
+            skipDuplicates: true,
+          })
+          expect(result.created).toBe(100)
+          const error = yield* Effect.flip(contacts.create(account, input("one-too-many@example.com")))
+          expect(error._tag).toBe("FreeTierContactLimit")
+          const pending = yield* contacts.create(account, input("pending@example.com", { status: "PENDING" }))
+          const patch = yield* Effect.flip(contacts.update(account, pending.id, { status: "ACTIVE" }))
+          expect(patch._tag).toBe("FreeTierContactLimit")
+          expect((yield* contacts.get(account, pending.id)).status).toBe("PENDING")
+          const bulk = yield* contacts.bulkCreate(account, { contacts: [input("late@example.com")], skipDuplicates: true })
+          expect(bulk).toMatchObject({ created: 0, errors: [{ email: "late@example.com" }] })
+          expect(bulk.errors[0]!.error).toContain("100 active contacts")
+        }))
+
+      it.effect("PATCH changes only the fields sent, and follows the status table exactly", () =>
+        Effect.gen(function* () {
+          const contacts = yield* Contacts
+          const account = yield* freshAccount()
+          for (const from of contactStatuses) {
+            for (const to of contactStatuses) {
+              const created = yield* contacts.create(account, input(`${from}-${to}@example.com`.toLowerCase(), {
+                status: from, firstName: "Keep",
+              }))
+              const result = yield* Effect.either(contacts.update(account, created.id, { status: to }))
+              const allowed = from === to || allowedMoves[from].includes(to)
+              const after = yield* contacts.get(account, created.id)
+              expect(result._tag === "Right", `${from} -> ${to}`).toBe(allowed)
+              expect(after.status).toBe<ContactStatus>(allowed ? to : from)
+              expect(after.firstName).toBe("Keep")
+              if (result._tag === "Left") expect(result.left._tag).toBe("InvalidStatusTransition")
+            }
+          }
+        }))
+
+      it.effect("unsubscribing through PATCH stamps unsubscribedAt; changing the address to a taken one is refused", () =>
+        Effect.gen(function* () {
+          const contacts = yield* Contacts
+          const account = yield* freshAccount()
+          const ada = yield* contacts.create(account, input("ada@example.com"))
+          yield* contacts.create(account, input("bob@example.com"))
+          const unsubscribed = yield* contacts.update(account, ada.id, { status: "UNSUBSCRIBED", lastName: "L" })
+          expect(unsubscribed.unsubscribedAt).not.toBeNull()
+          expect(unsubscribed.lastName).toBe("L")
+          const error = yield* Effect.flip(contacts.update(account, ada.id, { email: email("bob@example.com") }))
+          expect(error._tag).toBe("DuplicateContact")
+          expect((yield* contacts.get(account, ada.id)).email).toBe("ada@example.com")
+          const renamed = yield* contacts.update(account, ada.id, { email: email("ada2@example.com"), customFields: { a: "1" } })
+          expect((yield* contacts.get(account, renamed.id)).customFields.map((f) => f.key)).toEqual(["a"])
+        }))
+
+      it.effect("direct contact edits append no events (rule 9)", () =>
+        Effect.gen(function* () {
+          const contacts = yield* Contacts
+          const store = yield* Store
+          const account = yield* freshAccount()
+          const created = yield* contacts.create(account, input("quiet@example.com"))
+          yield* contacts.update(account, created.id, { status: "UNSUBSCRIBED" })
+          yield* contacts.bulkCreate(account, { contacts: [input("quiet2@example.com")], skipDuplicates: true })
+          expect(yield* store.events.list(account.id)).toEqual([])
+        }))
+
+      it.effect("tags: existing ones are kept, more than 50 are refused without change, one can be removed", () =>
+        Effect.gen(function* () {
+          const contacts = yield* Contacts
+          const account = yield* freshAccount()
+          const created = yield* contacts.create(account, input("tags@example.com", { tags: ["a"] }))
+          const tagged = yield* contacts.addTags(account, created.id, ["b", "a"])
+          expect(tagged.tags.map((t) => t.tag).sort()).toEqual(["a", "b"])
+          const tooMany = Array.from({ length: 49 }, (_, i) => `t${i}`)
+          const error = yield* Effect.flip(contacts.addTags(account, created.id, tooMany))
+          expect(error._tag).toBe("TagLimitExceeded")
+          expect((yield* contacts.get(account, created.id)).tags).toHaveLength(2)
+          const untagged = yield* contacts.removeTag(account, created.id, "a")
+          expect(untagged.tags.map((t) => t.tag)).toEqual(["b"])
+          expect((yield* Effect.flip(contacts.removeTag(account, created.id, "a")))._tag).toBe("ResourceNotFound")
+          yield* contacts.create(account, input("tags2@example.com", { tags: ["b"] }))
+          expect(yield* contacts.tags(account)).toEqual([{ name: "b", count: 2, color: null, definitionId: null }])
+        }))
+
+      it.effect("bulk create skips or reports duplicates, in the batch and in the account", () =>
+        Effect.gen(function* () {
+          const contacts = yield* Contacts
+          const account = yield* freshAccount()
+          yield* contacts.create(account, input("old@example.com"))
+          const batch = [input("old@example.com"), input("new1@example.com"), input("new1@example.com"), input("new2@example.com")]
+          const skipping = yield* contacts.bulkCreate(account, { contacts: batch, skipDuplicates: true })
+          expect(skipping).toEqual({ created: 2, skipped: 2, errors: [] })
+          const reporting = yield* contacts.bulkCreate(account, { contacts: [input("new1@example.com"), input("new3@example.com")], skipDuplicates: false })
+          expect(reporting.created).toBe(1)
+          expect(reporting.skipped).toBe(0)
+          expect(reporting.errors).toEqual([{ email: "new1@example.com", error: expect.stringContaining("already exists") }])
+          expect((yield* contacts.list(account, query)).total).toBe(4)
+        }))
+
+      it.effect("bulk delete ignores other accounts' ids and reports how many it deleted", () =>
+        Effect.gen(function* () {
+          const contacts = yield* Contacts
+          const mine = yield* freshAccount()
+          const theirs = yield* freshAccount()
+          const a = yield* contacts.create(mine, input("a@example.com"))
+          const b = yield* contacts.create(mine, input("b@example.com"))
+          const foreign = yield* contacts.create(theirs, input("c@example.com"))
+          expect(yield* contacts.bulkDelete(mine, [a.id, b.id, foreign.id, "ct_unknown"])).toEqual({ deleted: 2, requested: 4 })
+          expect((yield* contacts.get(theirs, foreign.id)).email).toBe("c@example.com")
+          expect((yield* Effect.flip(contacts.delete(mine, a.id)))._tag).toBe("ResourceNotFound")
+        }))
+
+      it.effect("export streams every matching contact across pages, in id order", () =>
+        Effect.gen(function* () {
+          const contacts = yield* Contacts
+          const account = yield* freshAccount()
+          yield* contacts.bulkCreate(account, {
+            contacts: Array.from({ length: 1203 }, (_, i) => input(`e${i}@example.com`, { status: i % 3 === 0 ? "UNSUBSCRIBED" : "ACTIVE" })),
+            skipDuplicates: true,
+          })
+          const all = Chunk.toReadonlyArray(yield* Stream.runCollect(contacts.export(account, {})))
+          expect(all).toHaveLength(1203)
+          expect(all.map((c) => c.id)).toEqual([...all.map((c) => c.id)].sort())
+          const unsubscribed = yield* Stream.runCount(contacts.export(account, { status: "UNSUBSCRIBED" }))
+          expect(unsubscribed).toBe(401)
+        }))
+    },
+  )
