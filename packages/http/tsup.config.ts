@@ -5,7 +5,7 @@ export default defineConfig({
   format: ["esm"],
   target: "node20",
   platform: "node",
-  dts: { compilerOptions: { composite: false, emitDeclarationOnly: false } },
+  dts: { compilerOptions: { composite: false, emitDeclarationOnly: false, customConditions: [] } },
   sourcemap: true,
   clean: true,
   tsconfig: "tsconfig.json",

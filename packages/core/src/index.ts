@@ -24,11 +24,42 @@ export {
 export type { Contact, ContactTag, CustomField, ContactSortKey, ContactFilter, ContactQuery } from "./domain/contact.js"
 export { idPrefixes } from "./domain/ids.js"
 export type { IdKind } from "./domain/ids.js"
+export {
+  importLimits, importFields, ImportField, ColumnMapping, ImportResult, decodeMappings, decodeImportTags,
+  decodeImportRequest, planColumns, readRow, readCsvFile, planImport,
+} from "./domain/csv-import.js"
+export type {
+  CsvSource, ImportRequest, ImportOptions, ImportRow, RowRejection, CsvFile, ColumnPlan, ActiveRoom, ImportPlan,
+} from "./domain/csv-import.js"
+
+export {
+  ListId, listTypes, ListType, listLimits, ListName, ListDescription, SuppressionGroupRef, CreateListInput,
+  UpdateListInput, checkSegmentRules, listTypeFilters, matchesListQuery, compareLists,
+} from "./domain/list.js"
+export type { ContactList, ListWithCount, ListTypeFilter, ListQuery } from "./domain/list.js"
+export {
+  MemberId, memberLimits, suppressionStatuses, statusSuppressions, suppressingStatuses, memberSuppressionStatuses,
+  toListMember, memberFilters, MemberFilter, compareMembers, AddMembersInput, RemoveMembersInput, blockedReasons,
+  createMissingBlock, memberEventSources, memberEvent,
+} from "./domain/member.js"
+export type {
+  ListMembership, MemberContact, MemberRecord, SuppressionStatus, ListMember, MemberQuery, MemberCounts, MemberPage,
+  BlockedReason, MemberEventSource, MemberEventInput,
+} from "./domain/member.js"
+export {
+  segmentLimits, textFields, dateFields, segmentFields, textOperators, presenceOperators, setOperators, tagOperators,
+  dateOperators, operatorsByField, SegmentRules, countConditions, foldCase, withinLastDaysStart, conditionText,
+  matchesSegment,
+} from "./domain/segment.js"
+export type {
+  TextField, DateField, SegmentField, TextOperator, PresenceOperator, SegmentCondition, AllGroup, AnyGroup,
+  SegmentGroup, SegmentNode,
+} from "./domain/segment.js"
 
 export { Store } from "./ports/store.js"
 export type {
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage,
-  EventOutbox,
+  EventOutbox, ListPage, ListRepository, MemberRepository,
 } from "./ports/store.js"
 export { Ids, IdsLive, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
 export type { IdsService } from "./ports/ids.js"
@@ -38,8 +69,12 @@ export { Mailer, MailerError } from "./ports/mailer.js"
 export type { OutgoingMessage, MailResult } from "./ports/mailer.js"
 
 export { Accounts } from "./services/accounts.js"
-export type { CreateAccountInput, UpdateAccountInput, CreateApiKeyInput, CreateAppCredentialInput } from "./services/accounts.js"
+export { AccountsConfig } from "./services/accounts.js"
+export type { AccountsOptions, CreateAccountInput, UpdateAccountInput, CreateApiKeyInput, CreateAppCredentialInput } from "./services/accounts.js"
 export { Contacts } from "./services/contacts.js"
 export type { BulkCreateInput, BulkCreateResult } from "./services/contacts.js"
+export { Imports, importWriteBatch } from "./services/imports.js"
+export { Lists } from "./services/lists.js"
+export type { ListTopic, ListDetails, ListsPage, MembersPage, AddMembersResult } from "./services/lists.js"
 export { servicesLayer } from "./services/layer.js"
 export type { MailroomServices } from "./services/layer.js"

@@ -19,6 +19,26 @@ export const contactsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
   it.layer(Layer.provideMerge(servicesLayer, Layer.merge(storeLayer, IdsLive)), { timeout: "60 seconds" })(
     `Contacts service (${backend})`,
     (it) => {
+      it.effect("a revoked key and a changed plan take effect at once, even right after a cached lookup", () =>
+        Effect.gen(function* () {
+          const accounts = yield* Accounts
+          const { account, apiKey } = yield* accounts.create({ plan: "free" })
+          const extra = yield* accounts.createApiKey(account.id, { scopes: ["contacts:read"], mode: "test" })
+          expect((yield* accounts.authenticate(extra.key)).apiKey.scopes).toEqual(["contacts:read"])
+          expect((yield* accounts.authenticate(apiKey)).account.plan).toBe("free")
+          yield* accounts.update(account.id, { plan: "pro" })
+          expect((yield* accounts.authenticate(apiKey)).account.plan).toBe("pro")
+          yield* accounts.revokeApiKey(account.id, extra.apiKey.id)
+          const error = yield* Effect.flip(accounts.authenticate(extra.key))
+          expect(error._tag).toBe("InvalidCredentials")
+          expect(error.message).toContain("revoked")
+          expect((yield* Effect.flip(accounts.authenticate(undefined)))._tag).toBe("Unauthorized")
+          expect((yield* Effect.flip(accounts.authenticate("svc_live_not-a-key")))._tag).toBe("InvalidCredentials")
+          expect((yield* Effect.flip(accounts.authenticate("Basic abc")))._tag).toBe("InvalidCredentials")
+          const other = yield* accounts.create({})
+          expect((yield* Effect.flip(accounts.revokeApiKey(other.account.id, extra.apiKey.id)))._tag).toBe("ResourceNotFound")
+        }))
+
       it.effect("a created contact is ACTIVE with source API and no consent evidence unless told otherwise", () =>
         Effect.gen(function* () {
           const contacts = yield* Contacts
@@ -54,12 +74,13 @@ export const contactsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
           const second = yield* freshAccount()
           const mine = yield* contacts.create(first, input("shared@example.com"))
           yield* contacts.create(second, input("shared@example.com"))
-          for (const attempt of [
+          const attempts: ReadonlyArray<Effect.Effect<unknown, { readonly _tag: string }>> = [
             contacts.get(second, mine.id),
             contacts.update(second, mine.id, { firstName: "X" }),
             contacts.delete(second, mine.id),
             contacts.addTags(second, mine.id, ["x"]),
-          ]) {
+          ]
+          for (const attempt of attempts) {
             const error = yield* Effect.flip(attempt)
             expect(error._tag).toBe("ResourceNotFound")
           }

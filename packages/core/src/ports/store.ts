@@ -5,6 +5,9 @@ import type { Contact, ContactFilter, ContactId, ContactQuery, ContactTag, Custo
 import type { EmailAddress } from "../domain/email.js"
 import type { DomainEvent, EventType } from "../domain/event.js"
 import type { DuplicateContact, StoreError } from "../errors.js"
+import type { ContactList, ListQuery, ListWithCount } from "../domain/list.js"
+import type { ListMembership, MemberPage, MemberQuery } from "../domain/member.js"
+import type { SegmentRules } from "../domain/segment.js"
 
 export interface AccountRepository {
   readonly insert: (account: Account) => Effect.Effect<void, StoreError>
@@ -90,6 +93,54 @@ export interface EventOutbox {
   readonly list: (accountId: AccountId, options?: { readonly type?: EventType; readonly limit?: number }) => Effect.Effect<ReadonlyArray<DomainEvent>, StoreError>
 }
 
+export interface ListPage {
+  readonly lists: ReadonlyArray<ListWithCount>
+  /** Lists matching the query, over all pages. */
+  readonly total: number
+}
+
+export interface ListRepository {
+  readonly insert: (list: ContactList) => Effect.Effect<void, StoreError>
+  /** Replaces every field but id, accountId, type and createdAt of the account's list. False when the list is unknown
+   *  in the account (nothing is written then). */
+  readonly update: (list: ContactList) => Effect.Effect<boolean, StoreError>
+  /** The account's list, archived or not, or none (also for another account's id). */
+  readonly findById: (accountId: AccountId, id: string) => Effect.Effect<Option.Option<ContactList>, StoreError>
+  /** One page of the account's lists matching the query (semantics of core's matchesListQuery and compareLists), each
+   *  with its contactCount at `now`: the current members of a STATIC list, the contacts matching the rules of a
+   *  DYNAMIC one (core's matchesSegment). A bounded number of queries, whatever the page holds. */
+  readonly list: (accountId: AccountId, query: ListQuery, now: Date) => Effect.Effect<ListPage, StoreError>
+  /** `current`: the list's contactCount at `now` (as in `list`); `all`: its membership rows, removed ones included
+   *  (for a DYNAMIC list, the matching contacts again). */
+  readonly countMembers: (accountId: AccountId, list: ContactList, now: Date) => Effect.Effect<{ readonly current: number; readonly all: number }, StoreError>
+  /** Sets lastSyncedAt of the account's list; does nothing when the id is unknown in the account. */
+  readonly markSynced: (accountId: AccountId, id: string, at: Date) => Effect.Effect<void, StoreError>
+}
+
+export interface MemberRepository {
+  /** One page of a STATIC list's membership rows, removed ones included, in core's compareMembers order, with counts
+   *  over the whole list. `active` and `suppressed` agree with core's memberSuppressionStatuses (none / at least one)
+   *  and are decided by the storage query, never by loading every member. One query. */
+  readonly page: (accountId: AccountId, listId: string, query: MemberQuery) => Effect.Effect<MemberPage, StoreError>
+  /** The same for the account's contacts matching `rules` at `now` (the members of a DYNAMIC list; core's
+   *  matchesSegment): id `<listId>:<contactId>`, addedAt the contact's createdAt, removedAt null; ordered by createdAt
+   *  then contact id, both descending. One query. */
+  readonly pageMatching: (accountId: AccountId, listId: string, rules: SegmentRules, query: MemberQuery, now: Date) => Effect.Effect<MemberPage, StoreError>
+  /** The membership of this contact in the account's list, current or removed, or none. */
+  readonly find: (accountId: AccountId, listId: string, contactId: ContactId) => Effect.Effect<Option.Option<ListMembership>, StoreError>
+  /** Makes each of the account's contacts among `contactIds` a current member of the account's list: inserts a
+   *  membership, or restores a removed one (removedAt cleared, addedAt = `at`, id kept). Current members stay as they
+   *  are; unknown and foreign contact ids, and lists of another account, are ignored. Set-based: a bounded number of
+   *  statements whatever the number of contacts. Answers the ids newly added or restored, in no particular order. */
+  readonly addCurrent: (accountId: AccountId, listId: string, contactIds: ReadonlyArray<ContactId>, at: Date) => Effect.Effect<ReadonlyArray<ContactId>, StoreError>
+  /** Deletes the current memberships of these contacts (removal by the list owner, which is no unsubscribe and keeps
+   *  no history: rule 2). Removed memberships stay. Answers the ids whose membership was deleted. */
+  readonly remove: (accountId: AccountId, listId: string, contactIds: ReadonlyArray<ContactId>) => Effect.Effect<ReadonlyArray<ContactId>, StoreError>
+  /** Marks the current memberships of these contacts removed at `at` (an unsubscribe from the list: the row stays as
+   *  history, rule 2). Answers the ids marked. */
+  readonly markRemoved: (accountId: AccountId, listId: string, contactIds: ReadonlyArray<ContactId>, at: Date) => Effect.Effect<ReadonlyArray<ContactId>, StoreError>
+}
+
 /** Persistence for every resource. An id that belongs to another account is "not found". */
 export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly accounts: AccountRepository
@@ -97,6 +148,8 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly appCredentials: AppCredentialRepository
   readonly settings: SettingRepository
   readonly contacts: ContactRepository
+  readonly lists: ListRepository
+  readonly members: MemberRepository
   readonly events: EventOutbox
   /** Runs `effect` atomically: all of its writes and events commit, or none do (on failure, defect or interruption).
    *  Nested calls join the outer transaction. */

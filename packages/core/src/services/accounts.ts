@@ -1,5 +1,5 @@
 /** Accounts, API keys and application credentials: the operator API's service, and key authentication. */
-import { Clock, Effect, Option } from "effect"
+import { Clock, Context, Effect, Option } from "effect"
 import {
   type Account, type AccountId, type ApiKey, type ApiKeyId, type AppCredential, credentialKind, type KeyMode, keyPrefixes,
   type Plan, type Scope, scopes,
@@ -36,11 +36,39 @@ export interface CreateAppCredentialInput {
 /** Where the generated MAILROOM_SECRET is kept in settings. */
 const secretSetting = "mailroom_secret"
 
+export interface AccountsOptions {
+  /** How long a successful key lookup is reused, in milliseconds (default 2,000; 0 turns the cache off). A revocation
+   *  or account change made through this process takes effect at once; one made by another process sharing the
+   *  database takes effect within this time. */
+  readonly authCacheTtlMs?: number | undefined
+}
+
+const defaultAuthCacheTtlMs = 2_000
+
+/** Options of the Accounts service; the facade provides them, and the default applies when none are given. */
+export class AccountsConfig extends Context.Reference<AccountsConfig>()("@mailroom/core/AccountsConfig", {
+  defaultValue: (): AccountsOptions => ({}),
+}) {}
+
+interface CachedAuthentication {
+  readonly account: Account
+  readonly apiKey: ApiKey
+  readonly expiresAt: number
+}
+
 export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Accounts", {
   effect: Effect.gen(function* () {
     const store = yield* Store
     const ids = yield* Ids
+    const config = yield* AccountsConfig
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+    const cacheTtlMs = config.authCacheTtlMs ?? defaultAuthCacheTtlMs
+    /** Successful lookups by key hash. Entries of an account are dropped when it or one of its keys changes. */
+    const authCache = new Map<string, CachedAuthentication>()
+    const forgetAccount = (accountId: AccountId) =>
+      Effect.sync(() => {
+        for (const [hash, entry] of authCache) if (entry.account.id === accountId) authCache.delete(hash)
+      })
 
     const find = (id: string) =>
       store.accounts.findById(id as AccountId).pipe(
@@ -94,6 +122,7 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
         ...(patch.ownerEmail !== undefined ? { ownerEmail: patch.ownerEmail } : {}),
       }
       yield* store.accounts.update(next)
+      yield* forgetAccount(next.id)
       return next
     }, store.transaction)
 
@@ -106,6 +135,7 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
       const account = yield* find(accountId)
       const revoked = yield* store.apiKeys.revoke(account.id, keyId as ApiKeyId, yield* now)
       if (!revoked) return yield* Effect.fail(new ResourceNotFound({ resource: "API key", id: keyId }))
+      yield* forgetAccount(account.id)
     }, store.transaction)
 
     const createAppCredential = Effect.fn("Accounts.createAppCredential")(
@@ -139,13 +169,18 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
       if (kind === "app") {
         return yield* Effect.fail(new InvalidCredentials({ detail: "application credentials (svc_app_) reach only the template API" }))
       }
-      const apiKey = yield* store.apiKeys.findByHash(hashCredential(bearer))
+      const hash = hashCredential(bearer)
+      const at = yield* Clock.currentTimeMillis
+      const cached = authCache.get(hash)
+      if (cached !== undefined && cached.expiresAt > at) return { account: cached.account, apiKey: cached.apiKey }
+      const apiKey = yield* store.apiKeys.findByHash(hash)
       if (Option.isNone(apiKey)) return yield* Effect.fail(new InvalidCredentials({ detail: "the API key is not valid" }))
       if (apiKey.value.revokedAt !== null) {
         return yield* Effect.fail(new InvalidCredentials({ detail: "the API key has been revoked" }))
       }
       const account = yield* store.accounts.findById(apiKey.value.accountId)
       if (Option.isNone(account)) return yield* Effect.fail(new InvalidCredentials({ detail: "the API key is not valid" }))
+      if (cacheTtlMs > 0) authCache.set(hash, { account: account.value, apiKey: apiKey.value, expiresAt: at + cacheTtlMs })
       return { account: account.value, apiKey: apiKey.value }
     })
 

@@ -97,10 +97,16 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
 
     const create = Effect.fn("Contacts.create")(function* (account: Account, input: CreateContactInput) {
       const contact = newContact(account, input, yield* now)
-      if (contact.status === "ACTIVE" && (yield* activeRoom(account)) < 1) return yield* Effect.fail(freeTierLimit(account))
-      yield* store.contacts.insert(contact)
-      return contact
-    }, store.transaction)
+      const capped = contact.status === "ACTIVE" && planLimits[account.plan].activeContacts !== null
+      const insert = Effect.gen(function* () {
+        if (capped && (yield* activeRoom(account)) < 1) return yield* Effect.fail(freeTierLimit(account))
+        yield* store.contacts.insert(contact)
+        return contact
+      })
+      // A contact without tags or custom fields is one INSERT, atomic on its own; the rest needs a transaction.
+      const singleStatement = !capped && contact.tags.length === 0 && contact.customFields.length === 0
+      return yield* (singleStatement ? insert : store.transaction(insert))
+    })
 
     /** Timestamps that follow a status move: leaving for UNSUBSCRIBED stamps unsubscribedAt, returning to ACTIVE from
      *  UNSUBSCRIBED or PENDING stamps subscribedAt ("time the contact (re)subscribed"). */

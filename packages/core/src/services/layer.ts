@@ -2,6 +2,8 @@
 import { Layer } from "effect"
 import { Accounts } from "./accounts.js"
 import { Contacts } from "./contacts.js"
+import { Imports } from "./imports.js"
+import { Lists } from "./lists.js"
 
-export const servicesLayer = Layer.mergeAll(Accounts.Default, Contacts.Default)
-export type MailroomServices = Accounts | Contacts
+export const servicesLayer = Layer.mergeAll(Accounts.Default, Contacts.Default, Lists.Default, Imports.Default)
+export type MailroomServices = Accounts | Contacts | Lists | Imports

@@ -1,0 +1,76 @@
+import { adapterHostOf, adapterSuite, httpSuite, targetOverHttp } from "@mailroom/testing"
+import type { FetchHandler } from "@mailroom/testing"
+import Fastify from "fastify"
+import type { FastifyInstance } from "fastify"
+import { createMailroom } from "mailroom"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { mailroomPlugin } from "../src/index.js"
+
+const listen = async (app: FastifyInstance) => {
+  await app.listen({ port: 0, host: "127.0.0.1" })
+  return adapterHostOf(app.server)
+}
+
+adapterSuite("fastify", async (mailroom, basePath) => {
+  const app = Fastify()
+  app.get("/host/hello", async () => "hello from the host")
+  await app.register(mailroomPlugin, { prefix: basePath, mailroom })
+  return listen(app)
+})
+
+httpSuite("fastify", async () => {
+  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token" })
+  await mailroom.ready()
+  const app = Fastify()
+  await app.register(mailroomPlugin, { prefix: "/mailroom", mailroom })
+  return targetOverHttp(await listen(app), "/mailroom", mailroom.close)
+})
+
+/** Answers with what reached it: path, Content-Type and body text. */
+const echo: FetchHandler = {
+  fetch: async (request) => Response.json({
+    path: new URL(request.url).pathname,
+    contentType: request.headers.get("content-type"),
+    body: await request.text(),
+  }),
+}
+
+describe("mailroomPlugin", () => {
+  let host: Awaited<ReturnType<typeof listen>>
+
+  beforeAll(async () => {
+    const app = Fastify()
+    app.post("/host/json", async (request) => ({ parsedByHost: request.body }))
+    await app.register(async (api) => {
+      await api.register(mailroomPlugin, { prefix: "/mailroom", mailroom: echo })
+    }, { prefix: "/api" })
+    host = await listen(app)
+  })
+  afterAll(() => host.close())
+
+  it("strips the prefixes of enclosing plugins too", async () => {
+    const response = await fetch(`${host.origin}/api/mailroom/v1/contacts?page=2`)
+    expect(await response.json()).toMatchObject({ path: "/v1/contacts" })
+  })
+
+  it("passes bodies of any content type through unparsed", async () => {
+    const response = await fetch(`${host.origin}/api/mailroom/v1/imports`, {
+      method: "POST", headers: { "content-type": "text/csv" }, body: "email\nada@example.com\n",
+    })
+    expect(await response.json()).toEqual({ path: "/v1/imports", contentType: "text/csv", body: "email\nada@example.com\n" })
+  })
+
+  it("passes a body without a Content-Type through", async () => {
+    const response = await fetch(`${host.origin}/api/mailroom/v1/contacts`, {
+      method: "POST", body: new Blob(['{"email":"ada@example.com"}']),
+    })
+    expect(await response.json()).toMatchObject({ contentType: null, body: '{"email":"ada@example.com"}' })
+  })
+
+  it("keeps the host's own JSON parser outside the prefix", async () => {
+    const response = await fetch(`${host.origin}/host/json`, {
+      method: "POST", headers: { "content-type": "application/json" }, body: '{"a":1}',
+    })
+    expect(await response.json()).toEqual({ parsedByHost: { a: 1 } })
+  })
+})

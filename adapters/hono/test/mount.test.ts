@@ -1,0 +1,49 @@
+import { serve } from "@hono/node-server"
+import { adapterHostOf, adapterSuite, httpSuite, targetOverHttp } from "@mailroom/testing"
+import type { FetchHandler } from "@mailroom/testing"
+import type { Server } from "node:http"
+import { Hono } from "hono"
+import { createMailroom } from "mailroom"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { mountMailroom } from "../src/index.js"
+
+const listen = (app: Hono) =>
+  adapterHostOf(serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server)
+
+adapterSuite("hono", (mailroom, basePath) => {
+  const app = new Hono()
+  app.get("/host/hello", (c) => c.text("hello from the host"))
+  mountMailroom(app, basePath, mailroom)
+  return listen(app)
+})
+
+httpSuite("hono", async () => {
+  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token" })
+  await mailroom.ready()
+  const app = new Hono()
+  mountMailroom(app, "/mailroom", mailroom)
+  return targetOverHttp(await listen(app), "/mailroom", mailroom.close)
+})
+
+describe("mountMailroom", () => {
+  const echoPath: FetchHandler = { fetch: async (request) => new Response(new URL(request.url).pathname) }
+  let host: Awaited<ReturnType<typeof listen>>
+
+  beforeAll(async () => {
+    const app = new Hono().basePath("/api")
+    mountMailroom(app, "/mailroom", echoPath)
+    host = await listen(app)
+  })
+  afterAll(() => host.close())
+
+  it("strips the app's own basePath together with the mount path", async () => {
+    const response = await fetch(`${host.origin}/api/mailroom/v1/contacts`)
+    expect(await response.text()).toBe("/v1/contacts")
+  })
+
+  it("leaves the path outside the app's basePath to Hono's 404", async () => {
+    const response = await fetch(`${host.origin}/mailroom/v1/contacts`)
+    expect(response.status).toBe(404)
+    expect(await response.text()).toBe("404 Not Found")
+  })
+})

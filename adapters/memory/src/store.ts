@@ -1,0 +1,37 @@
+/** The memory Store: every repository over one in-memory database. Each build of the layer starts empty. */
+import { Store } from "@mailroom/core"
+import { Effect, Layer } from "effect"
+import { makeAccountRepository } from "./accounts.js"
+import { makeApiKeyRepository } from "./api-keys.js"
+import { makeAppCredentialRepository } from "./app-credentials.js"
+import { makeContactTable } from "./contact-table.js"
+import { makeContactRepository } from "./contacts.js"
+import { makeMemoryDb } from "./db.js"
+import { makeEventOutbox } from "./events.js"
+import { makeListRepository, makeListTable } from "./lists.js"
+import { makeMemberRepository, makeMembershipTable } from "./members.js"
+import { makeSettingRepository } from "./settings.js"
+
+export const makeMemoryStore = Effect.gen(function* () {
+  const db = yield* makeMemoryDb
+  const contactTable = makeContactTable(db)
+  const listTable = makeListTable(db)
+  const membershipTable = makeMembershipTable(db)
+  return Store.of({
+    accounts: makeAccountRepository(db),
+    apiKeys: makeApiKeyRepository(db),
+    appCredentials: makeAppCredentialRepository(db),
+    settings: makeSettingRepository(db),
+    contacts: makeContactRepository(db, contactTable),
+    lists: makeListRepository(db, listTable, membershipTable, contactTable),
+    members: makeMemberRepository(db, membershipTable, listTable, contactTable),
+    events: makeEventOutbox(db),
+    transaction: db.transaction,
+    ping: Effect.void,
+  })
+})
+
+/** The in-memory Store: no native modules, nothing survives the layer. For unit tests and demos. */
+export const MemoryStore = {
+  layer: Layer.scoped(Store, makeMemoryStore) satisfies Layer.Layer<Store>,
+} as const

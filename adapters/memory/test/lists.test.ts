@@ -1,0 +1,4 @@
+import { listSuite } from "@mailroom/testing"
+import { MemoryStore } from "../src/index.js"
+
+listSuite("memory", MemoryStore.layer)

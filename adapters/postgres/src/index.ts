@@ -1,0 +1,3 @@
+// The public surface of @mailroom/postgres, listed by name.
+export { MailroomPostgres } from "./postgres.js"
+export type { MailroomPostgresOptions } from "./postgres.js"

@@ -1,0 +1,50 @@
+// A Mailroom server for benchmarks, mounted like the starter: FRAMEWORK=hono|express|fastify, DATABASE_URL.
+// Rate limits are raised through their configuration option so the load measures the work, not the limiter.
+import { createMailroom } from "mailroom"
+
+const framework = process.env.FRAMEWORK ?? "hono"
+const mailroom = createMailroom({
+  database: process.env.DATABASE_URL,
+  sqliteSynchronous: process.env.SQLITE_SYNCHRONOUS ?? "FULL",
+  logLevel: "error",
+  rateLimits: { contactsCreatePerMinute: 1_000_000_000, requestsPerSecond: 1_000_000_000 },
+})
+await mailroom.ready()
+const { account, apiKey } = await mailroom.accounts.create({ name: "bench", plan: "pro" })
+
+const listen = {
+  async hono() {
+    const { Hono } = await import("hono")
+    const { serve } = await import("@hono/node-server")
+    const { mountMailroom } = await import("@mailroom/hono")
+    const app = new Hono()
+    mountMailroom(app, "/", mailroom)
+    return new Promise((resolve) => {
+      const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) => resolve({ port: info.port, server }))
+    })
+  },
+  async express() {
+    const { default: express } = await import("express")
+    const { mailroomMiddleware } = await import("@mailroom/express")
+    const app = express()
+    app.use("/", mailroomMiddleware(mailroom))
+    return new Promise((resolve) => {
+      const server = app.listen(0, "127.0.0.1", () => resolve({ port: server.address().port, server }))
+    })
+  },
+  async fastify() {
+    const { default: Fastify } = await import("fastify")
+    const { mailroomPlugin } = await import("@mailroom/fastify")
+    const app = Fastify()
+    await app.register(mailroomPlugin, { prefix: "/", mailroom })
+    await app.listen({ host: "127.0.0.1", port: 0 })
+    return { port: app.server.address().port, server: app.server }
+  },
+}
+
+const { port, server } = await listen[framework]()
+process.send({ port, apiKey, accountId: account.id })
+process.on("SIGTERM", () => {
+  server.close()
+  mailroom.close().finally(() => process.exit(0))
+})

@@ -1,0 +1,83 @@
+// The starter's configuration: every environment variable of the operator contract, mapped to createMailroom's
+// options. Unset variables keep Mailroom's defaults; malformed ones stop the process with a message.
+import type { MailroomConfig } from "mailroom"
+
+export interface StarterEnvironment {
+  readonly port: number
+  readonly host: string
+  readonly mailroom: MailroomConfig & { readonly database: string }
+}
+
+const logLevels = ["debug", "info", "warn", "error"] as const
+type LogLevel = (typeof logLevels)[number]
+
+/** A variable that is missing or empty counts as unset. */
+const valueOf = (env: NodeJS.ProcessEnv, name: string): string | undefined => {
+  const value = env[name]?.trim()
+  return value === undefined || value === "" ? undefined : value
+}
+
+/** Thrown for a variable that is set to something the starter cannot use. */
+export class EnvironmentError extends Error {}
+
+const parsePort = (value: string | undefined): number => {
+  if (value === undefined) return 3000
+  const port = Number(value)
+  if (!/^\d+$/.test(value) || port > 65535) throw new EnvironmentError(`PORT must be a TCP port (0-65535), not "${value}"`)
+  return port
+}
+
+const parseLogLevel = (value: string | undefined): LogLevel => {
+  if (value === undefined) return "info"
+  const level = value.toLowerCase()
+  if (!(logLevels as ReadonlyArray<string>).includes(level)) {
+    throw new EnvironmentError(`LOG_LEVEL must be one of ${logLevels.join(", ")}, not "${value}"`)
+  }
+  return level as LogLevel
+}
+
+/** Reads PORT, HOST, DATABASE_URL, APP_URL, TRACK_URL, MAILROOM_SECRET, ADMIN_TOKEN, SMTP_URL,
+ *  MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS and LOG_LEVEL, with the defaults of the operator contract. */
+export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
+  const port = parsePort(valueOf(env, "PORT"))
+  const appUrl = valueOf(env, "APP_URL") ?? `http://localhost:${port}`
+  const secret = valueOf(env, "MAILROOM_SECRET")
+  const adminToken = valueOf(env, "ADMIN_TOKEN")
+  const smtpUrl = valueOf(env, "SMTP_URL")
+  return {
+    port,
+    host: valueOf(env, "HOST") ?? "127.0.0.1",
+    mailroom: {
+      database: valueOf(env, "DATABASE_URL") ?? "sqlite:.data/mailroom.sqlite",
+      appUrl,
+      trackUrl: valueOf(env, "TRACK_URL") ?? appUrl,
+      // Unset means Mailroom generates a secret once and keeps it in the database.
+      ...(secret === undefined ? {} : { secret }),
+      // Unset leaves the operator API at /admin disabled.
+      ...(adminToken === undefined ? {} : { adminToken }),
+      // Unset sends mail to the dev outbox.
+      ...(smtpUrl === undefined ? {} : { smtpUrl }),
+      unsafeAllowPrivateUrls: valueOf(env, "MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS") === "1",
+      logLevel: parseLogLevel(valueOf(env, "LOG_LEVEL")),
+    },
+  }
+}
+
+/** readEnvironment(env), or a message on stderr and exit code 1 when a variable is malformed. */
+export const readEnvironmentOrExit = (env: NodeJS.ProcessEnv): StarterEnvironment => {
+  try {
+    return readEnvironment(env)
+  } catch (error) {
+    if (!(error instanceof EnvironmentError)) throw error
+    console.error(error.message)
+    return process.exit(1)
+  }
+}
+
+/** The database URL without its password, for messages. */
+export const displayDatabase = (database: string): string => {
+  if (!/^postgres(ql)?:\/\//.test(database)) return database
+  const url = new URL(database)
+  if (url.password !== "") url.password = "***"
+  return url.toString()
+}

@@ -1,0 +1,18 @@
+// Creates or migrates the schema of DATABASE_URL and exits: for operators who run migrations as their own step.
+// `npm run migrate` at the repository root runs it.
+import { createMailroom } from "mailroom"
+import { displayDatabase, readEnvironmentOrExit } from "./environment.js"
+
+const { mailroom: config } = readEnvironmentOrExit(process.env)
+try {
+  const mailroom = createMailroom(config)
+  try {
+    await mailroom.ready()
+  } finally {
+    await mailroom.close()
+  }
+  console.log(`Migrated ${displayDatabase(config.database)}`)
+} catch (error) {
+  console.error(`Could not migrate ${displayDatabase(config.database)}:`, error)
+  process.exitCode = 1
+}

@@ -1,0 +1,189 @@
+/** List members: memberships of STATIC lists, the reasons a member will not receive mail, the member-route inputs and
+ *  the list.member_* events. Spec: audience "List member", "Contact lists", rule 2, and the list.member_* details. */
+import { Schema } from "effect"
+import type { AccountId } from "./account.js"
+import { type ContactId, type ContactStatus, contactStatuses } from "./contact.js"
+import { EmailAddress } from "./email.js"
+import type { DomainEvent } from "./event.js"
+import type { ListId } from "./list.js"
+
+export const MemberId = Schema.String.pipe(Schema.brand("MemberId"))
+export type MemberId = typeof MemberId.Type
+
+export const memberLimits = {
+  /** Page size of GET members: default and maximum (spec, Limits). */
+  pageSize: 50,
+  maxPageSize: 100,
+  /** contactIds and emails of one add or remove request, each. */
+  perRequest: 1000,
+} as const
+
+/** One membership row of a STATIC list. `removedAt` is set when the contact unsubscribed from the list: the row stays
+ *  as history (rule 2) until the contact is added again, which clears it and stamps a new `addedAt`. */
+export interface ListMembership {
+  readonly id: MemberId
+  readonly accountId: AccountId
+  readonly listId: ListId
+  readonly contactId: ContactId
+  readonly addedAt: Date
+  readonly removedAt: Date | null
+}
+
+/** The contact as a member row shows it. */
+export interface MemberContact {
+  readonly id: ContactId
+  readonly email: EmailAddress
+  readonly firstName: string | null
+  readonly lastName: string | null
+  readonly status: ContactStatus
+  readonly subscribedAt: Date
+  readonly createdAt: Date
+}
+
+/** A member as the store reads it: the membership with its contact. A DYNAMIC list keeps no rows: its members are
+ *  the matching contacts, with id `<listId>:<contactId>`, addedAt the contact's createdAt and removedAt null. */
+export interface MemberRecord {
+  readonly id: string
+  readonly contactId: ContactId
+  readonly contact: MemberContact
+  readonly addedAt: Date
+  readonly removedAt: Date | null
+}
+
+export const suppressionStatuses = [
+  "REMOVED_FROM_LIST", "UNSUBSCRIBED", "BOUNCED", "COMPLAINED", "CLEANED", "MANUALLY_SUPPRESSED", "CATEGORY_SUPPRESSED",
+] as const
+export type SuppressionStatus = (typeof suppressionStatuses)[number]
+
+/** The contact statuses that keep a member from receiving mail, each shown as the suppression status of its name. */
+export const statusSuppressions: Partial<Record<ContactStatus, SuppressionStatus>> = {
+  UNSUBSCRIBED: "UNSUBSCRIBED",
+  BOUNCED: "BOUNCED",
+  COMPLAINED: "COMPLAINED",
+  CLEANED: "CLEANED",
+}
+
+/** Statuses listed in `statusSuppressions`, for storage queries that filter on them. */
+export const suppressingStatuses: ReadonlyArray<ContactStatus> = contactStatuses.filter((status) =>
+  statusSuppressions[status] !== undefined)
+
+/** Every reason of the spec's table that can be decided today, in the spec's order. MANUALLY_SUPPRESSED (a Manual
+ *  suppression of the address) and CATEGORY_SUPPRESSED (an opt-out of the list's topic) join as rows of this table,
+ *  with a fact on MemberRecord and the matching condition in each backend's member query, when suppressions and
+ *  topics exist. Storage filters (active, suppressed) and counts must agree with this table. */
+const suppressionChecks: ReadonlyArray<readonly [SuppressionStatus, (member: MemberRecord) => boolean]> = [
+  ["REMOVED_FROM_LIST", (member) => member.removedAt !== null],
+  ["UNSUBSCRIBED", (member) => statusSuppressions[member.contact.status] === "UNSUBSCRIBED"],
+  ["BOUNCED", (member) => statusSuppressions[member.contact.status] === "BOUNCED"],
+  ["COMPLAINED", (member) => statusSuppressions[member.contact.status] === "COMPLAINED"],
+  ["CLEANED", (member) => statusSuppressions[member.contact.status] === "CLEANED"],
+]
+
+/** Every reason the member will not receive mail; empty for an active member. Spec: "List member", suppressionStatuses. */
+export const memberSuppressionStatuses = (member: MemberRecord): ReadonlyArray<SuppressionStatus> =>
+  suppressionChecks.filter(([, applies]) => applies(member)).map(([status]) => status)
+
+export interface ListMember extends MemberRecord {
+  readonly suppressionStatuses: ReadonlyArray<SuppressionStatus>
+}
+
+export const toListMember = (member: MemberRecord): ListMember =>
+  ({ ...member, suppressionStatuses: memberSuppressionStatuses(member) })
+
+export const memberFilters = ["all", "active", "suppressed"] as const
+export const MemberFilter = Schema.Literal(...memberFilters)
+export type MemberFilter = typeof MemberFilter.Type
+
+/** GET members: `active` = no suppression status, `suppressed` = at least one. */
+export interface MemberQuery {
+  readonly page: number
+  readonly limit: number
+  readonly filter: MemberFilter
+}
+
+export interface MemberCounts {
+  readonly total: number
+  readonly active: number
+  readonly suppressed: number
+}
+
+export interface MemberPage {
+  readonly members: ReadonlyArray<MemberRecord>
+  /** Over the whole list, whatever the filter. */
+  readonly counts: MemberCounts
+}
+
+/** Members in the order of GET members: most recently added first, ties broken by id, also descending. */
+export const compareMembers = (a: MemberRecord, b: MemberRecord): number => {
+  const byAdded = b.addedAt.getTime() - a.addedAt.getTime()
+  return byAdded !== 0 ? byAdded : a.id < b.id ? 1 : a.id > b.id ? -1 : 0
+}
+
+const idList = (name: string) => Schema.Array(
+  Schema.String.pipe(Schema.minLength(1, { message: () => `${name} must not hold empty ids` })),
+).pipe(Schema.maxItems(memberLimits.perRequest, { message: () => `${name} holds at most ${memberLimits.perRequest} ids` }))
+
+const emailList = Schema.Array(EmailAddress).pipe(
+  Schema.maxItems(memberLimits.perRequest, { message: () => `emails holds at most ${memberLimits.perRequest} addresses` }),
+)
+
+const namesSomeone = (input: {
+  readonly contactIds?: ReadonlyArray<string> | undefined
+  readonly emails?: ReadonlyArray<string> | undefined
+}) =>
+  (input.contactIds?.length ?? 0) + (input.emails?.length ?? 0) > 0
+  || { path: ["contactIds"], message: "give contactIds or emails, with at least one entry" }
+
+/** Body of POST /contacts/lists/{id}/members. */
+export const AddMembersInput = Schema.Struct({
+  contactIds: Schema.optional(idList("contactIds")),
+  emails: Schema.optional(emailList),
+  createMissing: Schema.optional(Schema.Boolean),
+}).pipe(Schema.filter(namesSomeone))
+export type AddMembersInput = typeof AddMembersInput.Type
+
+/** Body of DELETE /contacts/lists/{id}/members (or its single-member query, contactId or email). */
+export const RemoveMembersInput = Schema.Struct({
+  contactIds: Schema.optional(idList("contactIds")),
+  emails: Schema.optional(emailList),
+}).pipe(Schema.filter(namesSomeone))
+export type RemoveMembersInput = typeof RemoveMembersInput.Type
+
+export const blockedReasons = ["RECIPIENT_UNSUBSCRIBED", "RECIPIENT_SUPPRESSED", "FREE_TIER_CONTACT_LIMIT"] as const
+export type BlockedReason = (typeof blockedReasons)[number]
+
+/** Why an address given with `createMissing` is refused: the Subscriptions codes for an address that unsubscribed
+ *  (RECIPIENT_UNSUBSCRIBED) or bounced, complained or was cleaned (RECIPIENT_SUPPRESSED). Account-level suppressions
+ *  of addresses that are no contact join this rule when suppressions exist (Unsubscribe and Manual as unsubscribed,
+ *  Bounce and Complaint as suppressed). FREE_TIER_CONTACT_LIMIT is decided by the service, which counts. */
+export const createMissingBlock = (status: ContactStatus | undefined): BlockedReason | undefined =>
+  status === "UNSUBSCRIBED" ? "RECIPIENT_UNSUBSCRIBED"
+  : status === "BOUNCED" || status === "COMPLAINED" || status === "CLEANED" ? "RECIPIENT_SUPPRESSED"
+  : undefined
+
+/** Sources of list.member_added and list.member_removed: who moved the member, UNSUBSCRIBE when the recipient left by
+ *  unsubscribing. Owner removals use API. */
+export const memberEventSources = [
+  "FORM", "API", "IMPORT", "PREFERENCE_CENTER", "PLATFORM_SIGNUP", "DASHBOARD", "UNSUBSCRIBE",
+] as const
+export type MemberEventSource = (typeof memberEventSources)[number]
+
+export interface MemberEventInput {
+  readonly id: string
+  readonly accountId: AccountId
+  readonly listId: ListId
+  readonly contactId: ContactId
+  readonly email: string
+  readonly source: MemberEventSource
+  readonly occurredAt: Date
+}
+
+/** A list.member_added or list.member_removed event. Spec: "details of list.member_added and list.member_removed". */
+export const memberEvent = (type: "list.member_added" | "list.member_removed", input: MemberEventInput): DomainEvent => ({
+  id: input.id,
+  accountId: input.accountId,
+  type,
+  recipient: input.email,
+  details: { listId: input.listId, contactId: input.contactId, email: input.email, source: input.source },
+  occurredAt: input.occurredAt,
+})

@@ -1,0 +1,132 @@
+/** CSV import: reads the file, then writes every new contact and list membership in one transaction. Spec: audience
+ *  "POST /contacts/import", rules 8 and 9. An import records consent source `import`, clears no suppression and
+ *  appends no events: CSV imports fire no webhooks. */
+import { Clock, Effect, Option } from "effect"
+import { type Account, planLimits } from "../domain/account.js"
+import type { Contact, ContactId } from "../domain/contact.js"
+import {
+  type ActiveRoom, type CsvFile, decodeImportRequest, type ImportOptions, type ImportRequest, type ImportResult,
+  type ImportRow, planImport, readCsvFile,
+} from "../domain/csv-import.js"
+import type { EmailAddress } from "../domain/email.js"
+import { ImportRejected, type StoreError } from "../errors.js"
+import { Ids } from "../ports/ids.js"
+import { Store } from "../ports/store.js"
+
+/** Addresses looked up, contacts inserted and memberships added per store call. A driver like better-sqlite3 runs a
+ *  call's statements synchronously, so one batch is also the longest stretch the import holds the event loop. */
+export const importWriteBatch = 250
+
+/** Suspends until a later turn of the event loop, so that other requests run between the batches of an import. */
+const nextTurn = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
+/** `write` applied to `items` in batches of `importWriteBatch`, with a turn of the event loop after each; answers the
+ *  results of every batch, in order. */
+const inBatches = <A, B, E>(items: ReadonlyArray<A>, write: (batch: ReadonlyArray<A>) => Effect.Effect<ReadonlyArray<B>, E>) =>
+  Effect.forEach(
+    Array.from({ length: Math.ceil(items.length / importWriteBatch) }, (_, i) =>
+      items.slice(i * importWriteBatch, (i + 1) * importWriteBatch)),
+    (batch) => Effect.zipLeft(write(batch), nextTurn),
+  ).pipe(Effect.map((results) => results.flat()))
+
+export class Imports extends Effect.Service<Imports>()("@mailroom/core/Imports", {
+  effect: Effect.gen(function* () {
+    const store = yield* Store
+    const ids = yield* Ids
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    /** A new contact from a row: ACTIVE, source CSV_IMPORT, consent source `import` recorded now, with the import's tags. */
+    const newContact = (account: Account, row: ImportRow, tags: ReadonlyArray<string>, at: Date): Contact => {
+      const id = ids.make("contact") as ContactId
+      return {
+        id,
+        accountId: account.id,
+        email: row.email,
+        firstName: row.firstName,
+        lastName: row.lastName,
+        phone: row.phone,
+        metadata: null,
+        source: "CSV_IMPORT",
+        status: "ACTIVE",
+        subscribedAt: at,
+        unsubscribedAt: null,
+        confirmedAt: null,
+        consentSource: "import",
+        consentAt: at,
+        consentIp: null,
+        consentUserAgent: null,
+        consentText: null,
+        tags: tags.map((tag) => ({ id: ids.make("tag"), contactId: id, tag })),
+        customFields: [],
+        createdAt: at,
+        updatedAt: at,
+      }
+    }
+
+    /** The list the import fills: one of the account's STATIC lists. */
+    const targetList = (account: Account, listId: string) =>
+      store.lists.findById(account.id, listId).pipe(Effect.flatMap(Option.match({
+        onNone: () => Effect.fail(new ImportRejected({ status: 404, detail: `list ${listId} was not found` })),
+        onSome: (list) => list.type === "DYNAMIC"
+          ? Effect.fail(new ImportRejected({
+            status: 400,
+            detail: `list ${listId} is DYNAMIC: its members follow its segment rules; import into a STATIC list`,
+          }))
+          : Effect.succeed(list),
+      })))
+
+    /** The plan's cap on ACTIVE contacts, counted after locking the account so that concurrent writers cannot both
+     *  take the last places. Undefined when the plan has no cap. */
+    const activeRoom = (account: Account): Effect.Effect<ActiveRoom | undefined, StoreError> => {
+      const limit = planLimits[account.plan].activeContacts
+      if (limit === null) return Effect.succeed(undefined)
+      return store.accounts.lock(account.id).pipe(
+        Effect.zipRight(store.contacts.countActive(account.id)),
+        Effect.map((active) => ({ room: Math.max(0, limit - active), limit })),
+      )
+    }
+
+    const existingContacts = (account: Account, emails: ReadonlyArray<EmailAddress>) =>
+      inBatches(emails, (batch) => store.contacts.findByEmails(account.id, batch))
+
+    /** Everything the import writes, in one transaction: the new contacts, then the memberships. */
+    const write = Effect.fn("Imports.write")(function* (account: Account, options: ImportOptions, file: CsvFile) {
+      const list = options.listId === undefined ? undefined : yield* targetList(account, options.listId)
+      const at = yield* now
+      const existing = yield* existingContacts(account, [...new Set(file.rows.map((row) => row.email))])
+      const plan = planImport(file, new Set<string>(existing.map((contact) => contact.email)), yield* activeRoom(account))
+
+      const inserted = yield* inBatches(plan.create, (rows) =>
+        store.contacts.insertMany(rows.map((row) => newContact(account, row, options.tags, at))))
+      // A concurrent writer may have taken an address between the read and the insert: that row counts as skipped,
+      // and its contact still joins the list as an existing one.
+      const insertedEmails = new Set<string>(inserted.map((contact) => contact.email))
+      const raced = plan.create.filter((row) => !insertedEmails.has(row.email)).map((row) => row.email)
+      const racedContacts = yield* existingContacts(account, raced)
+
+      const members = [...inserted, ...existing, ...racedContacts].map((contact) => contact.id)
+      const added = list === undefined
+        ? []
+        : yield* inBatches(members, (contactIds) => store.members.addCurrent(account.id, list.id, contactIds, at))
+      return {
+        imported: inserted.length,
+        skipped: plan.skipped + raced.length,
+        addedToList: added.length,
+        errors: plan.errors,
+      } satisfies ImportResult
+    }, store.transaction)
+
+    /** POST /contacts/import. Fails with ImportRejected (400, 404 or 413) when the request or the file is refused as
+     *  a whole; nothing is written then. Rows refused one by one are reported in `errors`. */
+    const importCsv = Effect.fn("Imports.importCsv")(function* (account: Account, request: ImportRequest) {
+      const options = yield* decodeImportRequest(request)
+      const file = yield* readCsvFile(options.content, options.mappings)
+      return yield* write(account, options, file)
+    })
+
+    return { importCsv } as const
+  }),
+}) {}

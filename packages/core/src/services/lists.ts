@@ -1,0 +1,315 @@
+/** The contact lists API: lists, their members and dynamic segments. Spec: audience "Contact lists", rules 2, 6 and 9,
+ *  and the list rows of "Moves made by other operations". Member changes append list.member_* events in the same
+ *  transaction as the change. */
+import { Clock, Effect, Option } from "effect"
+import { type Account, planLimits } from "../domain/account.js"
+import type { Contact, ContactId } from "../domain/contact.js"
+import type { EmailAddress } from "../domain/email.js"
+import {
+  checkSegmentRules, type ContactList, type CreateListInput, type ListId, type ListQuery, type ListWithCount,
+  type UpdateListInput,
+} from "../domain/list.js"
+import {
+  type AddMembersInput, type BlockedReason, createMissingBlock, type ListMember, type MemberCounts, memberEvent,
+  type MemberQuery, type RemoveMembersInput, toListMember,
+} from "../domain/member.js"
+import type { SegmentRules } from "../domain/segment.js"
+import { ListNotFound, NotAMember, type StoreError, type TopicNotFound, ValidationFailed } from "../errors.js"
+import { Ids } from "../ports/ids.js"
+import { Store } from "../ports/store.js"
+
+/** The topic of a tagged list as the single-list read shows it. */
+export interface ListTopic {
+  readonly id: string
+  readonly name: string
+  readonly publicLabel: string | null
+}
+
+/** A list as GET /contacts/lists/{id} answers it. */
+export interface ListDetails extends ListWithCount {
+  /** `_count.members`: membership rows, removed ones included (the `counts.total` of GET members). */
+  readonly memberRows: number
+  readonly suppressionGroup: ListTopic | null
+}
+
+export interface ListsPage {
+  readonly lists: ReadonlyArray<ListWithCount>
+  readonly total: number
+}
+
+export interface MembersPage {
+  readonly members: ReadonlyArray<ListMember>
+  readonly counts: MemberCounts
+  /** Members matching the filter, over all pages. */
+  readonly total: number
+}
+
+export interface AddMembersResult {
+  /** Members added or restored by this call. */
+  readonly added: number
+  readonly alreadyMembers: number
+  /** Ids unknown in the account (foreign ones included) and, without createMissing, unknown addresses. */
+  readonly notFound: ReadonlyArray<string>
+  readonly blocked: ReadonlyArray<{ readonly email: string; readonly reason: BlockedReason }>
+  /** Contacts created through createMissing. */
+  readonly created: number
+}
+
+const unique = <A>(items: ReadonlyArray<A> | undefined): ReadonlyArray<A> => [...new Set(items ?? [])]
+
+export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
+  effect: Effect.gen(function* () {
+    const store = yield* Store
+    const ids = yield* Ids
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    /** The one place a list's topic is checked and described. Topics do not exist yet: every id is accepted as given
+     *  and described as null. When topics arrive, `checkTopic` fails with TopicNotFound for an id that is not one of
+     *  the account's topics, and `describeTopic` reads { id, name, publicLabel }. */
+    const checkTopic = (_account: Account, _suppressionGroupId: string | null): Effect.Effect<void, TopicNotFound | StoreError> =>
+      Effect.void
+    const describeTopic = (_account: Account, _suppressionGroupId: string | null): Effect.Effect<ListTopic | null, StoreError> =>
+      Effect.succeed(null)
+
+    const find = (account: Account, id: string) =>
+      store.lists.findById(account.id, id).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new ListNotFound({ listId: id })),
+          onSome: Effect.succeed,
+        })),
+      )
+
+    /** The list, refusing a DYNAMIC one: its members follow its rules and are never added or removed by hand. */
+    const findStatic = (account: Account, id: string) =>
+      Effect.flatMap(find(account, id), (list) =>
+        list.type === "DYNAMIC"
+          ? Effect.fail(new ValidationFailed({
+            detail: `list ${list.id} is DYNAMIC: its members are the contacts matching its segmentRules and cannot be added or removed`,
+          }))
+          : Effect.succeed(list))
+
+    const details = (account: Account, list: ContactList, at: Date) =>
+      Effect.gen(function* () {
+        const counts = yield* store.lists.countMembers(account.id, list, at)
+        const suppressionGroup = yield* describeTopic(account, list.suppressionGroupId)
+        return { list, contactCount: counts.current, memberRows: counts.all, suppressionGroup } satisfies ListDetails
+      })
+
+    const list = Effect.fn("Lists.list")(function* (account: Account, query: ListQuery) {
+      const page = yield* store.lists.list(account.id, query, yield* now)
+      return page satisfies ListsPage
+    })
+
+    const get = Effect.fn("Lists.get")(function* (account: Account, id: string) {
+      return yield* details(account, yield* find(account, id), yield* now)
+    })
+
+    const create = Effect.fn("Lists.create")(function* (account: Account, input: CreateListInput) {
+      const type = input.type ?? "STATIC"
+      const segmentRules = yield* checkSegmentRules(type, input.segmentRules ?? null)
+      const suppressionGroupId = input.suppressionGroupId ?? null
+      yield* checkTopic(account, suppressionGroupId)
+      const at = yield* now
+      const created: ContactList = {
+        id: ids.make("list") as ListId,
+        accountId: account.id,
+        name: input.name,
+        description: input.description ?? null,
+        type,
+        segmentRules,
+        suppressionGroupId,
+        trackingEnabled: input.trackingEnabled ?? true,
+        isArchived: false,
+        createdAt: at,
+        updatedAt: at,
+        lastSyncedAt: null,
+      }
+      yield* store.lists.insert(created)
+      return yield* details(account, created, at)
+    }, store.transaction)
+
+    /** PATCH: only sent fields change. A DYNAMIC list keeps rules (null is refused) and a STATIC one takes none. */
+    const update = Effect.fn("Lists.update")(function* (account: Account, id: string, input: UpdateListInput) {
+      const current = yield* find(account, id)
+      const segmentRules = input.segmentRules === undefined
+        ? current.segmentRules
+        : yield* checkSegmentRules(current.type, input.segmentRules)
+      if (input.suppressionGroupId !== undefined) yield* checkTopic(account, input.suppressionGroupId)
+      const at = yield* now
+      const next: ContactList = {
+        ...current,
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(input.isArchived !== undefined ? { isArchived: input.isArchived } : {}),
+        ...(input.suppressionGroupId !== undefined ? { suppressionGroupId: input.suppressionGroupId } : {}),
+        ...(input.trackingEnabled !== undefined ? { trackingEnabled: input.trackingEnabled } : {}),
+        segmentRules,
+        updatedAt: at,
+      }
+      yield* store.lists.update(next)
+      return yield* details(account, next, at)
+    }, store.transaction)
+
+    /** DELETE archives: the list and its memberships stay, with isArchived true. Archiving twice is no error. */
+    const archive = Effect.fn("Lists.archive")(function* (account: Account, id: string) {
+      const current = yield* find(account, id)
+      if (current.isArchived) return
+      yield* store.lists.update({ ...current, isArchived: true, updatedAt: yield* now })
+    }, store.transaction)
+
+    /** The members of a DYNAMIC list: its rules evaluated now, which stamps the list's lastSyncedAt. */
+    const evaluate = (account: Account, listId: ListId, rules: SegmentRules, query: MemberQuery) =>
+      Effect.gen(function* () {
+        const at = yield* now
+        const page = yield* store.members.pageMatching(account.id, listId, rules, query, at)
+        yield* store.lists.markSynced(account.id, listId, at)
+        return page
+      })
+
+    /** GET members. A DYNAMIC list is evaluated on every read. */
+    const members = Effect.fn("Lists.members")(function* (account: Account, id: string, query: MemberQuery) {
+      const current = yield* find(account, id)
+      const page = current.segmentRules === null
+        ? yield* store.members.page(account.id, current.id, query)
+        : yield* evaluate(account, current.id, current.segmentRules, query)
+      const total = query.filter === "all" ? page.counts.total : page.counts[query.filter]
+      return { members: page.members.map(toListMember), counts: page.counts, total } satisfies MembersPage
+    })
+
+    /** How many more ACTIVE contacts the account may gain; Infinity when its plan has no cap. Locks the account so
+     *  that concurrent writers cannot both take the last place. */
+    const activeRoom = (account: Account) => {
+      const limit = planLimits[account.plan].activeContacts
+      if (limit === null) return Effect.succeed(Number.POSITIVE_INFINITY)
+      return store.accounts.lock(account.id).pipe(
+        Effect.zipRight(store.contacts.countActive(account.id)),
+        Effect.map((active) => Math.max(0, limit - active)),
+      )
+    }
+
+    /** A contact made by createMissing: ACTIVE, source API, no consent evidence (none was given). */
+    const missingContact = (account: Account, email: EmailAddress, at: Date): Contact => ({
+      id: ids.make("contact") as ContactId,
+      accountId: account.id,
+      email,
+      firstName: null,
+      lastName: null,
+      phone: null,
+      metadata: null,
+      source: "API",
+      status: "ACTIVE",
+      subscribedAt: at,
+      unsubscribedAt: null,
+      confirmedAt: null,
+      consentSource: null,
+      consentAt: null,
+      consentIp: null,
+      consentUserAgent: null,
+      consentText: null,
+      tags: [],
+      customFields: [],
+      createdAt: at,
+      updatedAt: at,
+    })
+
+    /** The account's contacts among `contactIds` and among `emails`, skipping the round trip for an empty list. */
+    const contactsByIds = (account: Account, contactIds: ReadonlyArray<string>) =>
+      contactIds.length === 0 ? Effect.succeed([]) : store.contacts.findByIds(account.id, contactIds)
+    const contactsByEmails = (account: Account, emails: ReadonlyArray<EmailAddress>) =>
+      emails.length === 0 ? Effect.succeed([]) : store.contacts.findByEmails(account.id, emails)
+
+    const appendMemberEvents = (
+      type: "list.member_added" | "list.member_removed",
+      account: Account,
+      listId: ListId,
+      contacts: ReadonlyArray<Contact>,
+      at: Date,
+    ) =>
+      store.events.append(contacts.map((contact) => memberEvent(type, {
+        id: ids.make("event"),
+        accountId: account.id,
+        listId,
+        contactId: contact.id,
+        email: contact.email,
+        source: "API",
+        occurredAt: at,
+      })))
+
+    /** POST members. Contacts named by id, and existing addresses without createMissing, are added as they are
+     *  (send-time suppression still skips them). With createMissing, unknown addresses become ACTIVE contacts (within
+     *  the Free cap) and addresses that unsubscribed, bounced, complained or were cleaned are refused, as the
+     *  Subscriptions API would. */
+    const addMembers = Effect.fn("Lists.addMembers")(function* (account: Account, id: string, input: AddMembersInput) {
+      const target = yield* findStatic(account, id)
+      const at = yield* now
+      const contactIds = unique(input.contactIds)
+      const emails = unique(input.emails)
+      const createMissing = input.createMissing ?? false
+
+      const candidates = new Map<ContactId, Contact>()
+      const notFound: Array<string> = []
+      const blocked: Array<{ email: string; reason: BlockedReason }> = []
+
+      const named = yield* contactsByIds(account, contactIds)
+      for (const contact of named) candidates.set(contact.id, contact)
+      const foundIds = new Set<string>(candidates.keys())
+      for (const contactId of contactIds) if (!foundIds.has(contactId)) notFound.push(contactId)
+
+      const byEmail = new Map((yield* contactsByEmails(account, emails)).map((c) => [c.email as string, c]))
+      const missing: Array<EmailAddress> = []
+      const admit = (contact: Contact) => {
+        if (candidates.has(contact.id)) return
+        const reason = createMissing ? createMissingBlock(contact.status) : undefined
+        if (reason === undefined) candidates.set(contact.id, contact)
+        else blocked.push({ email: contact.email, reason })
+      }
+      for (const email of emails) {
+        const contact = byEmail.get(email)
+        if (contact !== undefined) admit(contact)
+        else if (createMissing) missing.push(email)
+        else notFound.push(email)
+      }
+
+      let created = 0
+      if (missing.length > 0) {
+        const room = yield* activeRoom(account)
+        const creatable = missing.slice(0, room)
+        for (const email of missing.slice(creatable.length)) blocked.push({ email, reason: "FREE_TIER_CONTACT_LIMIT" })
+        const inserted = yield* store.contacts.insertMany(creatable.map((email) => missingContact(account, email, at)))
+        created = inserted.length
+        for (const contact of inserted) candidates.set(contact.id, contact)
+        // A concurrent writer may have created some of these addresses between the read and the insert.
+        const insertedEmails = new Set<string>(inserted.map((contact) => contact.email))
+        const raced = creatable.filter((email) => !insertedEmails.has(email))
+        if (raced.length > 0) for (const contact of yield* contactsByEmails(account, raced)) admit(contact)
+      }
+
+      const added = new Set<string>(yield* store.members.addCurrent(account.id, target.id, [...candidates.keys()], at))
+      const addedContacts = [...candidates.values()].filter((contact) => added.has(contact.id))
+      yield* appendMemberEvents("list.member_added", account, target.id, addedContacts, at)
+      return {
+        added: addedContacts.length,
+        alreadyMembers: candidates.size - addedContacts.length,
+        notFound,
+        blocked,
+        created,
+      } satisfies AddMembersResult
+    }, store.transaction)
+
+    /** DELETE members: removal by the list owner deletes the current memberships (no unsubscribe, no history: rule 2).
+     *  Fails with NotAMember when none of the named contacts is a current member; nothing changes then. */
+    const removeMembers = Effect.fn("Lists.removeMembers")(function* (account: Account, id: string, input: RemoveMembersInput) {
+      const target = yield* findStatic(account, id)
+      const named = new Map<ContactId, Contact>()
+      for (const contact of yield* contactsByIds(account, unique(input.contactIds))) named.set(contact.id, contact)
+      for (const contact of yield* contactsByEmails(account, unique(input.emails))) named.set(contact.id, contact)
+      const removed = new Set<string>(yield* store.members.remove(account.id, target.id, [...named.keys()]))
+      if (removed.size === 0) return yield* Effect.fail(new NotAMember({ listId: target.id }))
+      const removedContacts = [...named.values()].filter((contact) => removed.has(contact.id))
+      yield* appendMemberEvents("list.member_removed", account, target.id, removedContacts, yield* now)
+      return { removed: removedContacts.length }
+    }, store.transaction)
+
+    return { list, get, create, update, archive, members, addMembers, removeMembers } as const
+  }),
+}) {}

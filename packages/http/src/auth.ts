@@ -1,0 +1,32 @@
+/** API-key authentication and scopes. Spec: audience "Authentication" (scope table, 401 and 403) and sending
+ *  "Authentication" (codes UNAUTHORIZED and INVALID_CREDENTIALS). */
+import { Accounts, hasScope, type Scope, ScopeInsufficient } from "@mailroom/core"
+import { Effect, Exit } from "effect"
+import { createMiddleware } from "hono/factory"
+import type { MailroomEnv } from "./env.js"
+import { errorResponse } from "./errors.js"
+
+/** The credential of an Authorization header: the token after `Bearer`, undefined when no header was sent, and the
+ *  raw value for any other scheme (which then fails as a malformed key). */
+export const bearerOf = (header: string | undefined): string | undefined => {
+  if (header === undefined) return undefined
+  const match = /^Bearer(?:\s+(.*))?$/i.exec(header.trim())
+  return match ? (match[1] ?? "").trim() : header.trim()
+}
+
+/** Resolves the API key to its account and key (c.var.account, c.var.apiKey); 401 when missing, invalid or revoked. */
+export const authenticate = createMiddleware<MailroomEnv>(async (c, next) => {
+  const bearer = bearerOf(c.req.header("authorization"))
+  const exit = await c.var.runExit(Effect.flatMap(Accounts, (accounts) => accounts.authenticate(bearer)))
+  if (Exit.isFailure(exit)) return c.var.answerFailure(exit.cause)
+  c.set("account", exit.value.account)
+  c.set("apiKey", exit.value.apiKey)
+  await next()
+})
+
+/** 403 SCOPE_INSUFFICIENT unless the caller's key has `scope`. Full-access keys hold every scope. */
+export const requireScope = (scope: Scope) =>
+  createMiddleware<MailroomEnv>(async (c, next) => {
+    if (!hasScope(c.var.apiKey, scope)) return errorResponse(new ScopeInsufficient({ scope }))
+    await next()
+  })

@@ -1,0 +1,119 @@
+/** The one place that turns errors into HTTP answers: the status of each spec code, its fix_action, and the two
+ *  body shapes (the standard envelope and the `{ error }` body of CSV import). Routes never build error bodies. */
+import type { ErrorCode, MailroomError } from "@mailroom/core"
+
+/** Status of every code. Typed against ErrorCode, so a new domain error does not compile until it has a row. */
+export const statusByCode = {
+  VALIDATION_ERROR: 400,
+  PAYLOAD_TOO_LARGE: 413,
+  UNAUTHORIZED: 401,
+  INVALID_CREDENTIALS: 401,
+  SCOPE_INSUFFICIENT: 403,
+  RATE_LIMIT_EXCEEDED: 429,
+  RESOURCE_NOT_FOUND: 404,
+  NOT_FOUND: 404,
+  DUPLICATE_CONTACT: 409,
+  INVALID_STATUS_TRANSITION: 400,
+  TAG_LIMIT_EXCEEDED: 400,
+  FREE_TIER_CONTACT_LIMIT: 403,
+  LIST_NOT_FOUND: 404,
+  TOPIC_NOT_FOUND: 404,
+  NOT_A_MEMBER: 404,
+  CONTACT_NOT_FOUND: 404,
+  RECIPIENT_UNSUBSCRIBED: 409,
+  RECIPIENT_SUPPRESSED: 409,
+  CONTACT_BLOCKED: 409,
+  // ImportRejected carries its own status (400, 404 or 413); this row is the fallback.
+  IMPORT_REJECTED: 400,
+  INTERNAL_ERROR: 500,
+} as const satisfies Record<ErrorCode, number>
+
+/** What the caller can do about each code, answered as `fix_action`. */
+export const fixActionByCode = {
+  VALIDATION_ERROR: "Correct the field named in error.context.field and send the request again.",
+  PAYLOAD_TOO_LARGE: "Send a smaller request body, or split the work into several requests.",
+  UNAUTHORIZED: "Send the header Authorization: Bearer <API_KEY>.",
+  INVALID_CREDENTIALS: "Check the API key; create a new one if it was revoked.",
+  SCOPE_INSUFFICIENT: "Use an API key that has the scope named in the message.",
+  RATE_LIMIT_EXCEEDED: "Wait error.context.retry_after seconds (the Retry-After header) before retrying.",
+  RESOURCE_NOT_FOUND: "Check the id; ids of other accounts are not visible.",
+  NOT_FOUND: "Check the method and path against the API reference.",
+  DUPLICATE_CONTACT: "Update the existing contact instead, or use another address.",
+  INVALID_STATUS_TRANSITION: "Move the contact only along the allowed status transitions.",
+  TAG_LIMIT_EXCEEDED: "Remove tags from the contact before adding new ones.",
+  FREE_TIER_CONTACT_LIMIT: "Upgrade the plan, or unsubscribe or delete active contacts first.",
+  LIST_NOT_FOUND: "Check the list id; lists of other accounts are not visible.",
+  TOPIC_NOT_FOUND: "Check the topic id; topics of other accounts are not visible.",
+  NOT_A_MEMBER: "Check the contact ids against the list's current members.",
+  CONTACT_NOT_FOUND: "Create the contact first, or check the address.",
+  RECIPIENT_UNSUBSCRIBED: "Pass resubscribe: true, and only with fresh consent from the recipient.",
+  RECIPIENT_SUPPRESSED: "The address cannot be added through the API; remove a manual suppression first if it is one.",
+  CONTACT_BLOCKED: "The contact complained or was cleaned and cannot be resubscribed.",
+  IMPORT_REJECTED: "Correct the CSV file or the mappings and upload again.",
+  INTERNAL_ERROR: "Retry later; if it persists, report the request id to the operator.",
+} as const satisfies Record<ErrorCode, string>
+
+export const docsBaseUrl = "https://mailroom.dev/docs/errors"
+
+/** `envelope`: { success: false, error: { … } }; `plain`: { error: message } (CSV import). */
+export type ErrorShape = "envelope" | "plain"
+
+export interface ErrorBody {
+  readonly success: false
+  readonly error: {
+    readonly code: ErrorCode
+    readonly message: string
+    readonly fix_action: string
+    readonly docs_url: string
+    readonly context?: Readonly<Record<string, string | number>>
+  }
+}
+
+export const statusOf = (error: MailroomError): number =>
+  error._tag === "ImportRejected" ? error.status : statusByCode[error.code]
+
+/** The spec's context: the field of a VALIDATION_ERROR, the wait of a RATE_LIMIT_EXCEEDED. */
+const contextOf = (error: MailroomError): Record<string, string | number> | undefined => {
+  switch (error._tag) {
+    case "ValidationFailed":
+      return error.field === undefined ? undefined : { field: error.field }
+    case "RateLimitExceeded":
+      return { retry_after: error.retryAfter }
+    default:
+      return undefined
+  }
+}
+
+const body = (code: ErrorCode, message: string, context?: Record<string, string | number>): ErrorBody => ({
+  success: false,
+  error: {
+    code,
+    message,
+    fix_action: fixActionByCode[code],
+    docs_url: `${docsBaseUrl}#${code.toLowerCase()}`,
+    ...(context === undefined ? {} : { context }),
+  },
+})
+
+export const errorBody = (error: MailroomError): ErrorBody => body(error.code, error.message, contextOf(error))
+
+const json = (value: unknown, status: number, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(value), { status, headers: { "content-type": "application/json", ...headers } })
+
+/** The answer to a domain error. StoreError is not one: answer it with `internalErrorResponse`. */
+export const errorResponse = (error: MailroomError, shape: ErrorShape = "envelope"): Response => {
+  const headers: Record<string, string> = error._tag === "RateLimitExceeded" ? { "retry-after": String(error.retryAfter) } : {}
+  const payload = shape === "plain" ? { error: error.message } : errorBody(error)
+  return json(payload, statusOf(error), headers)
+}
+
+/** The answer to a StoreError or defect: 500 with nothing of the cause, only the request id to report. */
+export const internalErrorResponse = (requestId: string, shape: ErrorShape = "envelope"): Response => {
+  const message = `an internal error occurred; report request id ${requestId} if it persists`
+  return json(shape === "plain" ? { error: message } : body("INTERNAL_ERROR", message), statusByCode.INTERNAL_ERROR)
+}
+
+/** Whether a failure is a domain error answered with its own code (anything else is internal). */
+export const isDomainError = (failure: unknown): failure is MailroomError =>
+  typeof failure === "object" && failure !== null && "_tag" in failure && "code" in failure &&
+  typeof failure.code === "string" && failure.code in statusByCode && failure.code !== "INTERNAL_ERROR"

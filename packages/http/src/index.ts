@@ -1,0 +1,31 @@
+// The public surface of @mailroom/http, listed by name.
+export { makeHttpApp } from "./app.js"
+export type { HttpApp, HttpAppOptions } from "./app.js"
+export type { MailroomEnv, HttpServices, Run, RunExit, RunOptions, AnswerFailure } from "./env.js"
+export type { HttpRuntime } from "./run.js"
+export {
+  statusByCode, fixActionByCode, docsBaseUrl, statusOf, errorBody, errorResponse, internalErrorResponse, isDomainError,
+} from "./errors.js"
+export type { ErrorBody, ErrorShape } from "./errors.js"
+export { authenticate, requireScope, bearerOf } from "./auth.js"
+export { defaultBodyLimitBytes, readBody } from "./body.js"
+export { decodeJson, decodeQuery, decodeInput, toValidationFailed } from "./validation.js"
+export type { DecodeOptions } from "./validation.js"
+export { ok, pageEnvelope, paginatedEnvelope } from "./envelope.js"
+export { ContactResponse, encodeContact, encodeContacts } from "./contact-response.js"
+export { contactListLimits, ContactFilterParams, ContactListParams, ContactListOptions } from "./contact-query.js"
+export { csvCell, csvRow } from "./csv.js"
+export { defaultRateLimits, makeRateLimiters, rateLimit } from "./rate-limit.js"
+export type { RateLimiterFactory, RateLimiterSpec, RateLimitOptions, RateLimiters, Limiter } from "./rate-limit.js"
+export { contactRoutes, BulkCreateBody, BulkDeleteBody, bulkLimits } from "./routes/contacts.js"
+export { exportRoutes, ExportParams, exportColumns } from "./routes/export.js"
+export { importRoutes, importRequestLimitBytes, readImportForm } from "./routes/import.js"
+export {
+  adminRoutes, CreateAccountBody, UpdateAccountBody, CreateApiKeyBody, CreateAppCredentialBody, OutboxParams,
+} from "./routes/admin.js"
+export type { AdminOptions } from "./routes/admin.js"
+export { healthRoutes } from "./routes/health.js"
+export {
+  listRoutes, ListsParams, MembersParams, RemoveMemberParams, ListResponse, ListDetailResponse, MemberResponse,
+  AddMembersResponse,
+} from "./routes/lists.js"

@@ -1,0 +1,85 @@
+/** Request rates per API key, with rate-limiter-flexible. In memory by default; a host running several instances
+ *  passes a factory for a shared store (Redis, Postgres, …). Spec: audience "Limits" (POST /contacts 60 per minute per
+ *  client) and sending "Limits" (all other endpoints 200 per second). */
+import { RateLimitExceeded } from "@mailroom/core"
+import { Effect } from "effect"
+import { createMiddleware } from "hono/factory"
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible"
+import type { MailroomEnv } from "./env.js"
+import { errorResponse } from "./errors.js"
+
+/** What a limiter must enforce: `points` requests per `duration` seconds for each key, under `keyPrefix`. */
+export interface RateLimiterSpec {
+  readonly keyPrefix: string
+  readonly points: number
+  readonly duration: number
+}
+
+/** Builds one limiter; any RateLimiterAbstract (memory, Redis, Postgres, …) will do. */
+export type RateLimiterFactory = (spec: RateLimiterSpec) => RateLimiterAbstract
+
+export interface RateLimitOptions {
+  /** POST /v1/contacts per API key per minute. Default 60. */
+  readonly contactsCreatePerMinute?: number
+  /** Every /v1 request per API key per second. Default 200. */
+  readonly requestsPerSecond?: number
+  /** Where counters live. Default: RateLimiterMemory (one process). */
+  readonly store?: RateLimiterFactory
+}
+
+export const defaultRateLimits = { contactsCreatePerMinute: 60, requestsPerSecond: 200 } as const
+
+export interface Limiter {
+  readonly limiter: RateLimiterAbstract
+  readonly points: number
+  readonly duration: number
+}
+
+export interface RateLimiters {
+  /** Every /v1 request. */
+  readonly requests: Limiter
+  /** POST /v1/contacts. */
+  readonly contactsCreate: Limiter
+}
+
+const memoryLimiter: RateLimiterFactory = (spec) => new RateLimiterMemory(spec)
+
+export const makeRateLimiters = (options: RateLimitOptions = {}): RateLimiters => {
+  const factory = options.store ?? memoryLimiter
+  const make = (keyPrefix: string, points: number, duration: number): Limiter =>
+    ({ limiter: factory({ keyPrefix, points, duration }), points, duration })
+  return {
+    requests: make("mailroom:requests", options.requestsPerSecond ?? defaultRateLimits.requestsPerSecond, 1),
+    contactsCreate: make(
+      "mailroom:contacts-create",
+      options.contactsCreatePerMinute ?? defaultRateLimits.contactsCreatePerMinute,
+      60,
+    ),
+  }
+}
+
+/** RateLimitExceeded when the key has no point left, undefined when the request may proceed. Store failures throw. */
+const consume = async ({ limiter, points, duration }: Limiter, key: string): Promise<RateLimitExceeded | undefined> => {
+  try {
+    await limiter.consume(key)
+    return undefined
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection
+    const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))
+    return new RateLimitExceeded({ retryAfter, limit: points, windowSeconds: duration })
+  }
+}
+
+/** Consumes one request of the named limit for the caller's API key (the "client"); 429 RATE_LIMIT_EXCEEDED with
+ *  Retry-After when none is left. Runs after the API-key middleware. */
+export const rateLimit = (name: keyof RateLimiters) =>
+  createMiddleware<MailroomEnv>(async (c, next) => {
+    let exceeded: RateLimitExceeded | undefined
+    try {
+      exceeded = await consume(c.var.limiters[name], c.var.apiKey.id)
+    } catch (cause) {
+      return c.var.run(Effect.die(cause))
+    }
+    if (exceeded !== undefined) return errorResponse(exceeded)
+    await next()
+  })

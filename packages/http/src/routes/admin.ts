@@ -1,0 +1,122 @@
+/** The operator API under /admin (CONTRACT.md, "Operator API"): accounts, API keys, application credentials and the
+ *  dev outbox. Mounted only when an admin token is configured; every request must carry it as a Bearer token. */
+import { createHash, timingSafeEqual } from "node:crypto"
+import {
+  type Account, Accounts, EmailAddress, InvalidCredentials, KeyMode, limitParam, Plan, Scope, Unauthorized,
+} from "@mailroom/core"
+import { Effect, Schema } from "effect"
+import { Hono } from "hono"
+import { createMiddleware } from "hono/factory"
+import { bearerOf } from "../auth.js"
+import type { MailroomEnv } from "../env.js"
+import { errorResponse } from "../errors.js"
+import { decodeJson, decodeQuery } from "../validation.js"
+
+const Name = Schema.String.pipe(Schema.maxLength(255, { message: () => "must be at most 255 characters" }))
+
+export const CreateAccountBody = Schema.Struct({
+  name: Schema.optional(Schema.NullOr(Name)),
+  plan: Schema.optional(Plan),
+  ownerEmail: Schema.optional(Schema.NullOr(EmailAddress)),
+})
+
+export const UpdateAccountBody = CreateAccountBody
+
+export const CreateApiKeyBody = Schema.Struct({
+  name: Schema.optional(Schema.NullOr(Name)),
+  scopes: Schema.optional(Schema.Array(Scope)),
+  mode: Schema.optional(KeyMode),
+})
+
+export const CreateAppCredentialBody = Schema.Struct({
+  applicationKey: Name.pipe(Schema.minLength(1, { message: () => "must not be empty" })),
+  allowedSenders: Schema.Array(Schema.NonEmptyTrimmedString),
+})
+
+export const OutboxParams = Schema.Struct({
+  to: Schema.optional(EmailAddress),
+  limit: Schema.optionalWith(limitParam(100), { default: () => 20 }),
+})
+
+const digest = (text: string) => createHash("sha256").update(text).digest()
+
+/** 401 unless the request carries `Authorization: Bearer <adminToken>`; compared in constant time. */
+const requireAdminToken = (adminToken: string) => {
+  const expected = digest(adminToken)
+  return createMiddleware<MailroomEnv>(async (c, next) => {
+    const token = bearerOf(c.req.header("authorization"))
+    if (token === undefined || token === "") {
+      return errorResponse(new Unauthorized({ detail: "missing admin token: send Authorization: Bearer <ADMIN_TOKEN>" }))
+    }
+    if (!timingSafeEqual(digest(token), expected)) {
+      return errorResponse(new InvalidCredentials({ detail: "the admin token is not valid" }))
+    }
+    await next()
+  })
+}
+
+const accountJson = (account: Account) => ({
+  id: account.id,
+  name: account.name,
+  plan: account.plan,
+  ownerEmail: account.ownerEmail,
+  createdAt: account.createdAt.toISOString(),
+})
+
+export interface AdminOptions {
+  readonly adminToken: string
+  /** Whether mail is kept in the dev outbox (no SMTP relay configured); GET /outbox exists only then. */
+  readonly devOutbox: boolean
+}
+
+/** The operator routes, guarded by the admin token. Paths are relative to /admin. */
+export const adminRoutes = (options: AdminOptions) => {
+  const routes = new Hono<MailroomEnv>()
+    .use("*", requireAdminToken(options.adminToken))
+    .post("/accounts", (c) =>
+      c.var.run(Effect.gen(function* () {
+        const body = yield* decodeJson(c, CreateAccountBody)
+        const accounts = yield* Accounts
+        const { account, apiKey } = yield* accounts.create(body)
+        return c.json({ id: account.id, name: account.name, plan: account.plan, ownerEmail: account.ownerEmail, apiKey }, 201)
+      })))
+    .get("/accounts/:id", (c) =>
+      c.var.run(Effect.gen(function* () {
+        const accounts = yield* Accounts
+        return c.json(accountJson(yield* accounts.get(c.req.param("id"))))
+      })))
+    .patch("/accounts/:id", (c) =>
+      c.var.run(Effect.gen(function* () {
+        const body = yield* decodeJson(c, UpdateAccountBody)
+        const accounts = yield* Accounts
+        return c.json(accountJson(yield* accounts.update(c.req.param("id"), body)))
+      })))
+    .post("/accounts/:id/api-keys", (c) =>
+      c.var.run(Effect.gen(function* () {
+        const body = yield* decodeJson(c, CreateApiKeyBody)
+        const accounts = yield* Accounts
+        const { apiKey, key } = yield* accounts.createApiKey(c.req.param("id"), body)
+        return c.json({ id: apiKey.id, key, scopes: apiKey.scopes, mode: apiKey.mode }, 201)
+      })))
+    .delete("/accounts/:id/api-keys/:keyId", (c) =>
+      c.var.run(Effect.gen(function* () {
+        const keyId = c.req.param("keyId")
+        const accounts = yield* Accounts
+        yield* accounts.revokeApiKey(c.req.param("id"), keyId)
+        return c.json({ id: keyId, revoked: true })
+      })))
+    .post("/accounts/:id/app-credentials", (c) =>
+      c.var.run(Effect.gen(function* () {
+        const body = yield* decodeJson(c, CreateAppCredentialBody)
+        const accounts = yield* Accounts
+        const { credential, key } = yield* accounts.createAppCredential(c.req.param("id"), body)
+        return c.json({ id: credential.id, key }, 201)
+      })))
+  if (!options.devOutbox) return routes
+  return routes.get("/outbox", (c) =>
+    c.var.run(Effect.gen(function* () {
+      yield* decodeQuery(c, OutboxParams)
+      // No part of Mailroom sends mail yet, so the dev outbox stays empty until the sending service keeps messages.
+      return c.json({ data: [] })
+    })))
+}

@@ -1,0 +1,55 @@
+/** Running route effects on Mailroom's ManagedRuntime, and answering their failures: domain errors through the error
+ *  table, everything else (StoreError, defects, a runtime that failed to start) logged with the request id and
+ *  answered 500 without detail. */
+import { StoreError } from "@mailroom/core"
+import { Cause, Effect, Exit, type ManagedRuntime, Option } from "effect"
+import type { AnswerFailure, HttpServices, Run, RunExit } from "./env.js"
+import { errorResponse, internalErrorResponse, isDomainError } from "./errors.js"
+
+/** The runtime the facade builds. Its error is whatever building the backend can fail with. */
+export type HttpRuntime = ManagedRuntime.ManagedRuntime<HttpServices, unknown>
+
+export interface Runner {
+  readonly run: Run
+  readonly runExit: RunExit
+  readonly answerFailure: AnswerFailure
+}
+
+/** What the operator needs beyond the cause's trace: the failed storage operation and the driver's own error. */
+const storeDetails = (cause: Cause.Cause<unknown>): Record<string, string> => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isNone(failure) || !(failure.value instanceof StoreError)) return {}
+  const inner = failure.value.cause
+  return { operation: failure.value.operation, storeCause: inner instanceof Error ? inner.stack ?? inner.message : String(inner) }
+}
+
+const logInternal = (runtime: HttpRuntime, requestId: string, cause: Cause.Cause<unknown>): Promise<void> =>
+  runtime.runPromise(
+    Effect.logError("request failed with an internal error", cause).pipe(
+      Effect.annotateLogs({ requestId, ...storeDetails(cause) }),
+    ),
+  ).catch(() => {
+    // The runtime itself could not start, so its logger is unavailable.
+    console.error(`[mailroom] request ${requestId} failed:`, Cause.pretty(cause))
+  })
+
+/** The runner of one request. `signal` interrupts the running effect when the client goes away. */
+export const makeRunner = (runtime: HttpRuntime, requestId: string, signal: AbortSignal | undefined): Runner => {
+  const runExit: RunExit = (effect) =>
+    runtime.runPromiseExit(effect.pipe(Effect.annotateLogs("requestId", requestId)), signal ? { signal } : undefined)
+
+  const answerFailure: AnswerFailure = async (cause, options = {}) => {
+    const failure = Cause.failureOption(cause)
+    if (Option.isSome(failure) && isDomainError(failure.value)) return errorResponse(failure.value, options.shape)
+    // An interrupted request means the client left: nobody reads the answer and nothing went wrong on our side.
+    if (!Cause.isInterruptedOnly(cause)) await logInternal(runtime, requestId, cause)
+    return internalErrorResponse(requestId, options.shape)
+  }
+
+  const run: Run = async (effect, options) => {
+    const exit = await runExit(effect)
+    return Exit.isSuccess(exit) ? exit.value : answerFailure(exit.cause, options)
+  }
+
+  return { run, runExit, answerFailure }
+}

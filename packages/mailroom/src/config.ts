@@ -1,0 +1,51 @@
+/** The configuration of createMailroom, and the choice of backend its `database` URL makes. CONTRACT.md lists the
+ *  environment variables a starter maps onto these fields. */
+import type { RateLimitOptions } from "@mailroom/http"
+
+export interface MailroomConfig {
+  /** `sqlite:PATH`, `postgres://…` / `postgresql://…`, or `memory:`. Default `sqlite:.data/mailroom.sqlite`. */
+  readonly database?: string
+  /** SQLite durability: FULL (default) survives power loss; NORMAL commits faster. */
+  readonly sqliteSynchronous?: "FULL" | "NORMAL"
+  /** Enables the operator API under /admin, which then requires `Authorization: Bearer <adminToken>`. */
+  readonly adminToken?: string
+  /** Origin of hosted pages (confirmation, preference centre, forms). */
+  readonly appUrl?: string
+  /** Origin of tracking and unsubscribe links. Default: appUrl. */
+  readonly trackUrl?: string
+  /** Key for signed tokens. Default: generated once and kept in the database. */
+  readonly secret?: string
+  /** `smtp://user:pass@host:port` or `smtps://…`; unset keeps mail in the dev outbox. */
+  readonly smtpUrl?: string
+  /** Relaxes the webhook URL rules (http://, private addresses) for local development only. */
+  readonly unsafeAllowPrivateUrls?: boolean
+  readonly logLevel?: "debug" | "info" | "warn" | "error"
+  /** Request rates per API key; the defaults follow the spec (60 POST /contacts per minute, 200 requests per second). */
+  readonly rateLimits?: RateLimitOptions
+  /** Largest JSON request body in bytes. Default 8 MiB. */
+  readonly bodyLimitBytes?: number
+}
+
+export const defaultDatabase = "sqlite:.data/mailroom.sqlite"
+
+export type DatabaseChoice =
+  | { readonly kind: "memory" }
+  | { readonly kind: "sqlite"; readonly filename: string }
+  | { readonly kind: "postgres"; readonly url: string }
+
+/** Reads a `database` URL. `sqlite:` takes a path (`sqlite:data/app.db`, `sqlite:///var/lib/app.db`, `sqlite::memory:`).
+ *  Throws on anything else, so that a typo fails at startup rather than at the first request. */
+export const parseDatabase = (url: string): DatabaseChoice => {
+  const trimmed = url.trim()
+  if (trimmed === "memory:") return { kind: "memory" }
+  if (/^postgres(ql)?:\/\//.test(trimmed)) return { kind: "postgres", url: trimmed }
+  if (trimmed.startsWith("sqlite:")) {
+    const rest = trimmed.slice("sqlite:".length)
+    const filename = rest.startsWith("//") ? rest.slice(2) : rest
+    if (filename === "") throw new Error("the sqlite: database names no file: use sqlite:PATH")
+    return { kind: "sqlite", filename }
+  }
+  // Only the scheme is repeated: the rest of a mistyped URL may hold a password.
+  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(trimmed)?.[0] ?? "(no scheme)"
+  throw new Error(`database scheme ${scheme} is not supported: use sqlite:PATH, postgres://…, postgresql://… or memory:`)
+}

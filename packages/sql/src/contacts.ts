@@ -1,0 +1,196 @@
+/** The contacts, contact_tags and contact_custom_fields tables behind `Store.contacts`. Writes are set-based and reads
+ *  fetch tags and custom fields for all contacts at once, so the number of statements never grows with the number of
+ *  contacts. */
+import { SqlClient } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
+import {
+  type AccountId, type Contact, type ContactRepository, DuplicateContact, offsetOf, StoreError,
+} from "@mailroom/core"
+import { Effect, Option, Schema } from "effect"
+import { contactFilter, contactOrder } from "./contact-query.js"
+import { type ContactRow, contactRow, decodeContactRows, fieldRow, scalarColumns, tagRow, withChildren } from "./contact-rows.js"
+import { chunksOf, forEachChunk, insertRows, maxInList } from "./internal/batch.js"
+import { IntegerColumn } from "./internal/columns.js"
+import { isUniqueViolation, orStoreError, type UniqueConstraint } from "./internal/errors.js"
+
+const accountEmailKey: UniqueConstraint = {
+  name: "contacts_account_email_key",
+  table: "contacts",
+  columns: ["account_id", "email"],
+}
+
+/** Fails with DuplicateContact when the address is taken, with StoreError for anything else. */
+const refuseDuplicate = (operation: string, email: string) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, DuplicateContact | StoreError, R> =>
+  Effect.mapError(effect, (error) =>
+    error instanceof DuplicateContact ? error
+    : isUniqueViolation(error, accountEmailKey) ? new DuplicateContact({ email })
+    : new StoreError({ operation, cause: error }))
+
+const decodeCount = Schema.decodeUnknown(Schema.Array(Schema.Struct({ count: IntegerColumn })))
+const decodeTagCounts = Schema.decodeUnknown(Schema.Array(Schema.Struct({ name: Schema.String, count: IntegerColumn })))
+
+/** The first contact of each address (per account), in input order. */
+const firstPerAddress = (contacts: ReadonlyArray<Contact>): ReadonlyArray<Contact> => {
+  const seen = new Set<string>()
+  return contacts.filter((contact) => {
+    const key = `${contact.accountId}\n${contact.email}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
+export const makeContactRepository = (sql: SqlClient.SqlClient): ContactRepository => {
+  const complete = (accountId: AccountId) => (rows: ReadonlyArray<ContactRow>) => withChildren(sql, accountId, rows)
+
+  /** The account's contacts (alias `c`) matching `where`, completed with tags and custom fields. */
+  const select = (accountId: AccountId, where: Fragment) =>
+    sql`SELECT c.* FROM contacts c WHERE c.account_id = ${accountId} AND ${where}`.pipe(
+      Effect.flatMap(decodeContactRows),
+      Effect.flatMap(complete(accountId)),
+    )
+
+  /** The account's contacts whose `column` is among `values`, chunked under the parameter limit. */
+  const selectIn = (accountId: AccountId, column: "id" | "email", values: ReadonlyArray<string>) =>
+    Effect.forEach(chunksOf([...new Set(values)], maxInList), (chunk) =>
+      sql`SELECT c.* FROM contacts c WHERE c.account_id = ${accountId} AND ${sql.literal(`c.${column}`)} IN ${sql.in(chunk)}`.pipe(
+        Effect.flatMap(decodeContactRows),
+      )).pipe(Effect.flatMap((chunks) => complete(accountId)(chunks.flat())))
+
+  const insertChildren = (contacts: ReadonlyArray<Contact>) =>
+    Effect.zipRight(
+      insertRows(sql, "contact_tags", contacts.flatMap((contact) => contact.tags.map((tag) => tagRow(contact, tag))),
+        sql.literal("ON CONFLICT (contact_id, tag) DO NOTHING")),
+      insertRows(sql, "contact_custom_fields",
+        contacts.flatMap((contact) => contact.customFields.map((field) => fieldRow(contact, field))),
+        sql.literal("ON CONFLICT (contact_id, key) DO NOTHING")),
+    )
+
+  /** Runs `effect` only when the contact belongs to the account, in one transaction with the check. */
+  const whenOwned = <A, E, R>(accountId: AccountId, contactId: string, effect: Effect.Effect<A, E, R>) =>
+    sql.withTransaction(Effect.gen(function* () {
+      const owned = yield* sql`SELECT 1 AS owned FROM contacts WHERE account_id = ${accountId} AND id = ${contactId}`
+      if (owned.length > 0) yield* effect
+    }))
+
+  /** A failed statement aborts a whole Postgres transaction. Inside a caller's transaction, a statement that may hit
+   *  the address constraint runs under a savepoint, so the caller can handle DuplicateContact and go on. SQLite only
+   *  undoes the failed statement, so it needs none. */
+  const recoverable = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    sql.onDialectOrElse({
+      pg: () =>
+        Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
+          Option.isSome(transaction) ? sql.withTransaction(effect) : effect),
+      orElse: () => effect,
+    })
+
+  return {
+    // ON CONFLICT rather than a caught violation: nothing is written, and a surrounding transaction stays usable.
+    // Without tags or custom fields this is one statement, with no transaction of its own.
+    insert: (contact) => {
+      const inserted = sql`INSERT INTO contacts ${sql.insert(contactRow(contact))}
+        ON CONFLICT (account_id, email) DO NOTHING RETURNING id`.pipe(
+        Effect.flatMap((rows) => rows.length > 0 ? Effect.void : Effect.fail(new DuplicateContact({ email: contact.email }))),
+      )
+      const hasChildren = contact.tags.length > 0 || contact.customFields.length > 0
+      return (hasChildren ? sql.withTransaction(Effect.zipRight(inserted, insertChildren([contact]))) : inserted).pipe(
+        refuseDuplicate("contacts.insert", contact.email),
+      )
+    },
+
+    insertMany: (contacts) => {
+      const candidates = firstPerAddress(contacts)
+      if (candidates.length === 0) return Effect.succeed([])
+      return sql.withTransaction(Effect.gen(function* () {
+        const returned = yield* insertRows(sql, "contacts", candidates.map(contactRow),
+          sql.literal("ON CONFLICT (account_id, email) DO NOTHING RETURNING id"))
+        const insertedIds = new Set(returned.map((row) => row["id"]))
+        const inserted = candidates.filter((contact) => insertedIds.has(contact.id))
+        yield* insertChildren(inserted)
+        return inserted
+      })).pipe(orStoreError("contacts.insertMany"))
+    },
+
+    update: (contact) =>
+      recoverable(sql`UPDATE contacts SET ${sql.update(scalarColumns(contact))}
+        WHERE account_id = ${contact.accountId} AND id = ${contact.id}`).pipe(
+        Effect.asVoid,
+        refuseDuplicate("contacts.update", contact.email),
+      ),
+
+    replaceCustomFields: (accountId, contactId, fields) =>
+      whenOwned(accountId, contactId, Effect.zipRight(
+        sql`DELETE FROM contact_custom_fields WHERE account_id = ${accountId} AND contact_id = ${contactId}`,
+        insertRows(sql, "contact_custom_fields", fields.map((field) => fieldRow({ id: contactId, accountId }, field)),
+          sql.literal("ON CONFLICT (contact_id, key) DO NOTHING")),
+      )).pipe(orStoreError("contacts.replaceCustomFields")),
+
+    addTags: (accountId, contactId, tags) =>
+      whenOwned(accountId, contactId,
+        insertRows(sql, "contact_tags", tags.map((tag) => tagRow({ id: contactId, accountId }, tag)),
+          sql.literal("ON CONFLICT (contact_id, tag) DO NOTHING"))).pipe(orStoreError("contacts.addTags")),
+
+    removeTag: (accountId, contactId, tag) =>
+      sql`DELETE FROM contact_tags WHERE account_id = ${accountId} AND contact_id = ${contactId} AND tag = ${tag}
+        RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), orStoreError("contacts.removeTag")),
+
+    findById: (accountId, id) =>
+      select(accountId, sql`c.id = ${id}`).pipe(Effect.map((found) => Option.fromNullable(found[0])),
+        orStoreError("contacts.findById")),
+
+    findByEmail: (accountId, email) =>
+      select(accountId, sql`c.email = ${email}`).pipe(Effect.map((found) => Option.fromNullable(found[0])),
+        orStoreError("contacts.findByEmail")),
+
+    findByEmails: (accountId, emails) => selectIn(accountId, "email", emails).pipe(orStoreError("contacts.findByEmails")),
+
+    findByIds: (accountId, ids) => selectIn(accountId, "id", ids).pipe(orStoreError("contacts.findByIds")),
+
+    list: (accountId, query) => {
+      const where = contactFilter(sql, accountId, query)
+      const page = sql`SELECT c.* FROM contacts c WHERE ${where} ${contactOrder(sql, query.sortBy, query.sortOrder)}
+        LIMIT ${query.limit} OFFSET ${offsetOf(query)}`.pipe(Effect.flatMap(decodeContactRows),
+        Effect.flatMap(complete(accountId)))
+      const total = sql`SELECT COUNT(*) AS count FROM contacts c WHERE ${where}`.pipe(Effect.flatMap(decodeCount))
+      return Effect.all({ contacts: page, counted: total }, { concurrency: 2 }).pipe(
+        Effect.map(({ contacts, counted }) => ({ contacts, total: counted[0]?.count ?? 0 })),
+        orStoreError("contacts.list"),
+      )
+    },
+
+    listAfter: (accountId, filter, afterId, size) =>
+      sql`SELECT c.* FROM contacts c WHERE ${contactFilter(sql, accountId, filter)}
+        ${afterId === undefined ? sql.literal("") : sql`AND c.id > ${afterId}`}
+        ORDER BY c.id ASC LIMIT ${size}`.pipe(
+        Effect.flatMap(decodeContactRows),
+        Effect.flatMap(complete(accountId)),
+        orStoreError("contacts.listAfter"),
+      ),
+
+    // Tags, custom fields and list memberships go with the contact through ON DELETE CASCADE.
+    delete: (accountId, id) =>
+      sql`DELETE FROM contacts WHERE account_id = ${accountId} AND id = ${id} RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        orStoreError("contacts.delete"),
+      ),
+
+    deleteMany: (accountId, ids) =>
+      forEachChunk(sql, [...new Set(ids)], maxInList, (chunk) =>
+        sql`DELETE FROM contacts WHERE account_id = ${accountId} AND ${sql.in("id", chunk)} RETURNING id`).pipe(
+        Effect.map((rows) => rows.length),
+        orStoreError("contacts.deleteMany"),
+      ),
+
+    countActive: (accountId) =>
+      sql`SELECT COUNT(*) AS count FROM contacts WHERE account_id = ${accountId} AND status = 'ACTIVE'`.pipe(
+        Effect.flatMap(decodeCount),
+        Effect.map((rows) => rows[0]?.count ?? 0),
+        orStoreError("contacts.countActive"),
+      ),
+
+    tagCounts: (accountId) =>
+      sql`SELECT tag AS name, COUNT(*) AS count FROM contact_tags WHERE account_id = ${accountId}
+        GROUP BY tag ORDER BY tag`.pipe(Effect.flatMap(decodeTagCounts), orStoreError("contacts.tagCounts")),
+  }
+}

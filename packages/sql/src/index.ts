@@ -1,0 +1,5 @@
+// The public surface of @mailroom/sql, listed by name.
+export { SqlStore, makeSqlStore } from "./store.js"
+export { migrate, migrationsLayer } from "./migrate.js"
+export { migrations } from "./migrations/index.js"
+export type { Migration } from "./migrations/index.js"

@@ -1,0 +1,46 @@
+/** Set-based statements over many rows or ids, split only where a statement would exceed the bound-parameter limit. */
+import type { SqlClient } from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import type { Row } from "@effect/sql/SqlConnection"
+import type { Fragment } from "@effect/sql/Statement"
+import { Effect } from "effect"
+
+/** Most parameters bound to one statement: under SQLite's limit (32,766) and Postgres's (65,535). */
+export const maxParameters = 32_000
+
+/** Ids or addresses in one `IN (…)` list, leaving room for the statement's other parameters. */
+export const maxInList = 10_000
+
+export const chunksOf = <A>(items: ReadonlyArray<A>, size: number): ReadonlyArray<ReadonlyArray<A>> => {
+  const chunks: Array<ReadonlyArray<A>> = []
+  for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size))
+  return chunks
+}
+
+/** Runs `statement` once per chunk of `items` and concatenates the answers. Several chunks run in one transaction
+ *  (joining the caller's), so that the whole operation stays atomic. */
+export const forEachChunk = <A, B, E, R>(
+  sql: SqlClient,
+  items: ReadonlyArray<A>,
+  size: number,
+  statement: (chunk: ReadonlyArray<A>) => Effect.Effect<ReadonlyArray<B>, E, R>,
+): Effect.Effect<ReadonlyArray<B>, E | SqlError, R> => {
+  if (items.length === 0) return Effect.succeed([])
+  if (items.length <= size) return statement(items)
+  return sql.withTransaction(
+    Effect.map(Effect.forEach(chunksOf(items, size), statement), (answers) => answers.flat()),
+  )
+}
+
+/** Multi-row `INSERT INTO table (…) VALUES (…), (…) <suffix>`, as few statements as the parameter limit allows.
+ *  Every row must have the same keys in the same order. Answers the rows returned by a `RETURNING` suffix. */
+export const insertRows = (
+  sql: SqlClient,
+  table: string,
+  rows: ReadonlyArray<Record<string, unknown>>,
+  suffix: Fragment = sql.literal(""),
+): Effect.Effect<ReadonlyArray<Row>, SqlError> => {
+  const columns = rows.length === 0 ? 1 : Object.keys(rows[0]!).length
+  return forEachChunk(sql, rows, Math.floor(maxParameters / columns), (chunk) =>
+    sql`INSERT INTO ${sql(table)} ${sql.insert(chunk)} ${suffix}`)
+}

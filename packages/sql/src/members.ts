@@ -1,0 +1,207 @@
+/** The list_members table behind `Store.members`. A page of members, with the counts of the whole list, is one query
+ *  in which the database decides which members are suppressed. Writes are set-based, one statement per chunk of
+ *  about 16,000 contacts. */
+import type { SqlClient } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
+import {
+  AccountId, ContactId, ContactStatus, type ListMembership, ListId, makeRandomIds, MemberId, type MemberPage,
+  type MemberQuery, type MemberRepository, offsetOf, suppressingStatuses,
+} from "@mailroom/core"
+import { Effect, Option, Schema } from "effect"
+import { forEachChunk, maxParameters } from "./internal/batch.js"
+import { EpochMillis, IntegerColumn, toMillis } from "./internal/columns.js"
+import { orStoreError } from "./internal/errors.js"
+import { segmentSql } from "./segment-sql.js"
+
+/** Membership ids are made here: `addCurrent` is called with contact ids only (the CSV import calls it too). */
+const ids = makeRandomIds()
+
+/** Contacts per write statement: each binds two parameters in the VALUES list. */
+const contactsPerStatement = Math.floor(maxParameters / 2) - 8
+
+/** Addresses were validated and lower-cased before they were stored; reading them back does not check them again. */
+const StoredEmail = Schema.String.pipe(Schema.brand("EmailAddress"))
+
+/** One row of the paged member query: the totals, and the member's columns (all null when the page is empty). */
+const PageRow = Schema.Struct({
+  total: IntegerColumn,
+  suppressed_total: Schema.NullOr(IntegerColumn),
+  id: Schema.NullOr(Schema.String),
+  contact_id: Schema.NullOr(ContactId),
+  added_at: Schema.NullOr(EpochMillis),
+  removed_at: Schema.NullOr(EpochMillis),
+  email: Schema.NullOr(StoredEmail),
+  first_name: Schema.NullOr(Schema.String),
+  last_name: Schema.NullOr(Schema.String),
+  status: Schema.NullOr(ContactStatus),
+  subscribed_at: Schema.NullOr(EpochMillis),
+  created_at: Schema.NullOr(EpochMillis),
+})
+const decodePageRows = Schema.decodeUnknown(Schema.Array(PageRow))
+
+const MembershipRow = Schema.Struct({
+  id: MemberId,
+  account_id: AccountId,
+  list_id: ListId,
+  contact_id: ContactId,
+  added_at: EpochMillis,
+  removed_at: Schema.NullOr(EpochMillis),
+})
+const decodeMemberships = Schema.decodeUnknown(Schema.Array(MembershipRow))
+const decodeContactIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ contact_id: ContactId })))
+
+/** The storage side of core's suppression table (memberSuppressionStatuses), over list_members `lm` and contacts `c`:
+ *  one condition per reason. A reason added to core's table gets its condition here, so that filters and counts keep
+ *  agreeing with the statuses shown. */
+const suppressionConditions = (sql: SqlClient.SqlClient, membership: boolean): ReadonlyArray<Fragment> => [
+  ...(membership ? [sql`lm.removed_at IS NOT NULL`] : []),
+  sql`c.status IN ${sql.in(suppressingStatuses)}`,
+]
+
+/** The members' condition of having at least one reason not to receive mail, in parentheses (it follows NOT). */
+const suppressedCondition = (sql: SqlClient.SqlClient, membership: boolean): Fragment =>
+  sql`(${sql.join(" OR ", false)(suppressionConditions(sql, membership))})`
+
+/** The rows a member page reads: `from` joins contacts `c` (and list_members `lm` for a STATIC list), `where` selects
+ *  the list's members, `columns` names the PageRow columns, `order` is the ORDER BY of the page (newest first). */
+interface MemberSource {
+  readonly from: Fragment
+  readonly where: Fragment
+  readonly columns: Fragment
+  readonly order: string
+  readonly membership: boolean
+}
+
+const filterCondition = (sql: SqlClient.SqlClient, source: MemberSource, query: MemberQuery): Fragment =>
+  query.filter === "active" ? sql`AND NOT ${suppressedCondition(sql, source.membership)}`
+  : query.filter === "suppressed" ? sql`AND ${suppressedCondition(sql, source.membership)}`
+  : sql.literal("")
+
+/** One query answering the page and the counts: the totals scan the whole list once, the page walks the list in
+ *  order and stops at the limit. The totals row is left-joined to the page, so an empty page still answers them. */
+const pageQuery = (sql: SqlClient.SqlClient, source: MemberSource, query: MemberQuery) =>
+  sql`WITH totals AS (
+      SELECT count(*) AS total,
+        sum(CASE WHEN ${suppressedCondition(sql, source.membership)} THEN 1 ELSE 0 END) AS suppressed_total
+      FROM ${source.from} WHERE ${source.where}
+    ),
+    page AS (
+      SELECT ${source.columns} FROM ${source.from} WHERE ${source.where} ${filterCondition(sql, source, query)}
+      ORDER BY ${sql.literal(source.order)} LIMIT ${query.limit} OFFSET ${offsetOf(query)}
+    )
+    SELECT totals.total, totals.suppressed_total, page.id, page.contact_id, page.added_at, page.removed_at, page.email,
+      page.first_name, page.last_name, page.status, page.subscribed_at, page.created_at
+    FROM totals LEFT JOIN page ON 1 = 1
+    ORDER BY page.added_at DESC, page.id DESC`.pipe(
+    Effect.flatMap(decodePageRows),
+    Effect.map((rows): MemberPage => {
+      const total = rows[0]?.total ?? 0
+      const suppressed = rows[0]?.suppressed_total ?? 0
+      return {
+        counts: { total, active: total - suppressed, suppressed },
+        members: rows.flatMap((row) =>
+          row.id === null || row.contact_id === null || row.email === null || row.status === null
+            || row.added_at === null || row.subscribed_at === null || row.created_at === null
+            ? []
+            : [{
+              id: row.id,
+              contactId: row.contact_id,
+              contact: {
+                id: row.contact_id,
+                email: row.email,
+                firstName: row.first_name,
+                lastName: row.last_name,
+                status: row.status,
+                subscribedAt: row.subscribed_at,
+                createdAt: row.created_at,
+              },
+              addedAt: row.added_at,
+              removedAt: row.removed_at,
+            }]),
+      }
+    }),
+  )
+
+/** `(id, contact_id)` pairs for a VALUES list, one fresh membership id per contact. */
+const valuesOf = (sql: SqlClient.SqlClient, contactIds: ReadonlyArray<ContactId>): Fragment =>
+  sql.join(", ", false)(contactIds.map((contactId) => sql`(${ids.make("member")}, ${contactId})`))
+
+export const makeMemberRepository = (sql: SqlClient.SqlClient): MemberRepository => ({
+  page: (accountId, listId, query) =>
+    pageQuery(sql, {
+      from: sql`list_members lm JOIN contacts c ON c.id = lm.contact_id`,
+      where: sql`lm.account_id = ${accountId} AND lm.list_id = ${listId}`,
+      columns: sql`lm.id, lm.contact_id, lm.added_at, lm.removed_at, c.email, c.first_name, c.last_name, c.status,
+        c.subscribed_at, c.created_at`,
+      order: "lm.added_at DESC, lm.id DESC",
+      membership: true,
+    }, query).pipe(orStoreError("members.page")),
+
+  pageMatching: (accountId, listId, rules, query, now) =>
+    pageQuery(sql, {
+      from: sql`contacts c`,
+      where: sql`c.account_id = ${accountId} AND (${segmentSql(sql, rules, now)})`,
+      columns: sql`c.id, c.id AS contact_id, c.created_at AS added_at, CAST(NULL AS BIGINT) AS removed_at, c.email,
+        c.first_name, c.last_name, c.status, c.subscribed_at, c.created_at`,
+      order: "c.created_at DESC, c.id DESC",
+      membership: false,
+    }, query).pipe(
+      Effect.map((page): MemberPage => ({
+        counts: page.counts,
+        members: page.members.map((member) => ({ ...member, id: `${listId}:${member.contactId}` })),
+      })),
+      orStoreError("members.pageMatching"),
+    ),
+
+  find: (accountId, listId, contactId) =>
+    sql`SELECT lm.* FROM list_members lm
+      WHERE lm.account_id = ${accountId} AND lm.list_id = ${listId} AND lm.contact_id = ${contactId}`.pipe(
+      Effect.flatMap(decodeMemberships),
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row): ListMembership => ({
+        id: row.id,
+        accountId: row.account_id,
+        listId: row.list_id,
+        contactId: row.contact_id,
+        addedAt: row.added_at,
+        removedAt: row.removed_at,
+      }))),
+      orStoreError("members.find"),
+    ),
+
+  // One upsert: the VALUES list carries a fresh id per contact, used only when the row is new. The joins drop foreign
+  // contacts and lists; the WHERE of DO UPDATE leaves current members untouched, so RETURNING answers exactly the
+  // rows inserted or restored. (SQLite needs the WHERE true: without it, ON CONFLICT would parse as a join constraint.)
+  addCurrent: (accountId, listId, contactIds, at) =>
+    forEachChunk(sql, [...new Set(contactIds)], contactsPerStatement, (chunk) =>
+      sql`WITH v (id, contact_id) AS (VALUES ${valuesOf(sql, chunk)})
+        INSERT INTO list_members (id, account_id, list_id, contact_id, added_at, removed_at)
+        SELECT v.id, c.account_id, l.id, c.id, CAST(${toMillis(at)} AS BIGINT), NULL
+        FROM v
+        JOIN contacts c ON c.id = v.contact_id AND c.account_id = ${accountId}
+        JOIN contact_lists l ON l.id = ${listId} AND l.account_id = ${accountId}
+        WHERE true
+        ON CONFLICT (list_id, contact_id) DO UPDATE SET added_at = excluded.added_at, removed_at = NULL
+          WHERE list_members.removed_at IS NOT NULL
+        RETURNING contact_id`.pipe(Effect.flatMap(decodeContactIds))).pipe(
+      Effect.map((rows) => rows.map((row) => row.contact_id)),
+      orStoreError("members.addCurrent"),
+    ),
+
+  remove: (accountId, listId, contactIds) =>
+    forEachChunk(sql, [...new Set(contactIds)], contactsPerStatement, (chunk) =>
+      sql`DELETE FROM list_members
+        WHERE account_id = ${accountId} AND list_id = ${listId} AND removed_at IS NULL AND contact_id IN ${sql.in(chunk)}
+        RETURNING contact_id`.pipe(Effect.flatMap(decodeContactIds))).pipe(
+      Effect.map((rows) => rows.map((row) => row.contact_id)),
+      orStoreError("members.remove"),
+    ),
+
+  markRemoved: (accountId, listId, contactIds, at) =>
+    forEachChunk(sql, [...new Set(contactIds)], contactsPerStatement, (chunk) =>
+      sql`UPDATE list_members SET removed_at = ${toMillis(at)}
+        WHERE account_id = ${accountId} AND list_id = ${listId} AND removed_at IS NULL AND contact_id IN ${sql.in(chunk)}
+        RETURNING contact_id`.pipe(Effect.flatMap(decodeContactIds))).pipe(
+      Effect.map((rows) => rows.map((row) => row.contact_id)),
+      orStoreError("members.markRemoved"),
+    ),
+})

@@ -1,0 +1,13 @@
+/** Every migration, in the order it applies. A new migration goes in its own module and gets one line here. */
+import { accountsContacts } from "./0001_accounts_contacts.js"
+import { events } from "./0002_events.js"
+import { lists } from "./0003_lists.js"
+import type { Migration } from "./migration.js"
+
+export const migrations: ReadonlyArray<Migration> = [
+  accountsContacts,
+  events,
+  lists,
+]
+
+export type { Migration } from "./migration.js"

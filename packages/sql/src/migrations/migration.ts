@@ -1,0 +1,11 @@
+/** The shape of one schema migration. Each migration lives in its own module and is registered in ./index.ts. */
+
+/** One step of the schema, written for both dialects. Statements run in order, one per string (SQLite prepares one
+ *  statement at a time). A migration is never edited once released: later changes come as a new migration. */
+export interface Migration {
+  /** Position in the list, starting at 1; recorded in `mailroom_migrations.id`. */
+  readonly id: number
+  readonly name: string
+  readonly sqlite: ReadonlyArray<string>
+  readonly pg: ReadonlyArray<string>
+}

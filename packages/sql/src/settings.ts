@@ -1,0 +1,15 @@
+/** The settings table behind `Store.settings`: process-wide values such as the generated MAILROOM_SECRET. */
+import type { SqlClient } from "@effect/sql"
+import type { SettingRepository } from "@mailroom/core"
+import { Effect } from "effect"
+import { orStoreError } from "./internal/errors.js"
+
+export const makeSettingRepository = (sql: SqlClient.SqlClient): SettingRepository => ({
+  // Two instances booting at once may both try to insert; the loser's insert does nothing and both read the winner's.
+  getOrInsert: (name, value) =>
+    Effect.gen(function* () {
+      yield* sql`INSERT INTO settings ${sql.insert({ name, value })} ON CONFLICT (name) DO NOTHING`
+      const rows = yield* sql<{ readonly value: string }>`SELECT value FROM settings WHERE name = ${name}`
+      return yield* Effect.fromNullable(rows[0]?.value)
+    }).pipe(orStoreError("settings.getOrInsert")),
+})

@@ -1,0 +1,39 @@
+/** The Store port over an @effect/sql client, for Postgres and SQLite alike. Each repository lives in its own module;
+ *  this one only assembles them. Schema changes are not made here: see migrate.ts. */
+import { SqlClient } from "@effect/sql"
+import { Store } from "@mailroom/core"
+import { Effect, Layer } from "effect"
+import { makeAccountRepository } from "./accounts.js"
+import { makeApiKeyRepository } from "./api-keys.js"
+import { makeAppCredentialRepository } from "./app-credentials.js"
+import { makeContactRepository } from "./contacts.js"
+import { makeEventOutbox } from "./events.js"
+import { makeListRepository } from "./lists.js"
+import { makeMemberRepository } from "./members.js"
+import { isSqlError, orStoreError, storeError } from "./internal/errors.js"
+import { makeSettingRepository } from "./settings.js"
+
+/** The Store over `sql`. A SQLite connection must have `PRAGMA foreign_keys = ON`: deleting a contact relies on
+ *  ON DELETE CASCADE to remove its tags, custom fields and memberships. */
+export const makeSqlStore = (sql: SqlClient.SqlClient): Store["Type"] =>
+  Store.of({
+    accounts: makeAccountRepository(sql),
+    apiKeys: makeApiKeyRepository(sql),
+    appCredentials: makeAppCredentialRepository(sql),
+    settings: makeSettingRepository(sql),
+    contacts: makeContactRepository(sql),
+    lists: makeListRepository(sql),
+    members: makeMemberRepository(sql),
+    events: makeEventOutbox(sql),
+    // Nested calls become savepoints of the outer transaction. Only the client's own failures (BEGIN) turn into
+    // StoreError; the effect's errors pass through unchanged.
+    transaction: (effect) =>
+      sql.withTransaction(effect).pipe(Effect.catchIf(isSqlError, (cause) => Effect.fail(storeError("transaction")(cause)))),
+    ping: sql`SELECT 1`.pipe(Effect.asVoid, orStoreError("ping")),
+  })
+
+export const SqlStore = {
+  /** The Store over the SqlClient in context. It does not migrate: adapters run `migrate` (or `migrationsLayer`)
+   *  when they build their layer. */
+  layer: Layer.effect(Store, Effect.map(SqlClient.SqlClient, makeSqlStore)) satisfies Layer.Layer<Store, never, SqlClient.SqlClient>,
+} as const

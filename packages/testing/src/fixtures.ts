@@ -1,0 +1,111 @@
+/** Builders of complete core records for tests: accounts, keys, contacts and events with unique ids and fixed
+ *  millisecond timestamps, so that every backend stores them exactly. */
+import type {
+  Account, AccountId, ApiKey, ApiKeyId, AppCredential, Contact, ContactId, ContactTag, CustomField, DomainEvent,
+  EmailAddress, EventType,
+} from "@mailroom/core"
+
+/** Tells this process's ids apart from those of other test processes sharing one database. Digits only, so that no
+ *  generated id or address contains letters that a search test looks for. */
+const runTag = Array.from(crypto.getRandomValues(new Uint8Array(10)), (byte) => byte % 10).join("")
+let counter = 0
+
+/** `<prefix>_<run>_<counter>`: unique across processes, and later ids sort after earlier ones within a process. */
+const freshId = (prefix: string): string => `${prefix}_${runTag}_${String(++counter).padStart(9, "0")}`
+
+/** The instant every fixture is stamped with unless told otherwise. */
+export const fixtureTime = new Date("2024-05-01T12:00:00.000Z")
+
+export const freshAccountId = (): AccountId => freshId("acc") as AccountId
+export const freshContactId = (): ContactId => freshId("ct") as ContactId
+
+/** A string that no other call returns, for hashes, setting keys and names. */
+export const uniqueText = (label: string): string => freshId(label)
+
+export const makeAccount = (overrides: Partial<Account> = {}): Account => ({
+  id: freshAccountId(),
+  name: "Test account",
+  plan: "free",
+  ownerEmail: "owner@example.com",
+  createdAt: fixtureTime,
+  ...overrides,
+})
+
+export const makeApiKey = (overrides: Partial<ApiKey> & Pick<ApiKey, "accountId">): ApiKey => ({
+  id: freshId("key") as ApiKeyId,
+  name: "Test key",
+  mode: "live",
+  scopes: ["contacts:read", "contacts:write"],
+  prefix: "svc_live_abcd",
+  hash: freshId("hash"),
+  createdAt: fixtureTime,
+  revokedAt: null,
+  ...overrides,
+})
+
+export const makeAppCredential = (
+  overrides: Partial<AppCredential> & Pick<AppCredential, "accountId">,
+): AppCredential => ({
+  id: freshId("app"),
+  applicationKey: "newsletter",
+  allowedSenders: ["news@example.com"],
+  prefix: "svc_app_abcd",
+  hash: freshId("hash"),
+  createdAt: fixtureTime,
+  ...overrides,
+})
+
+export const makeTag = (contactId: ContactId, tag: string): ContactTag => ({ id: freshId("tag"), contactId, tag })
+
+export const makeCustomField = (contactId: ContactId, key: string, value: string): CustomField =>
+  ({ id: freshId("cf"), contactId, key, value })
+
+/** What a test says about a contact: any field of `Contact`, the address as a plain string, tags as names and
+ *  custom fields as a record (ids and contact ids are filled in). */
+export type ContactOverrides =
+  & Partial<Omit<Contact, "accountId" | "email" | "tags" | "customFields">>
+  & {
+    readonly accountId: AccountId
+    readonly email?: string
+    readonly tags?: ReadonlyArray<string>
+    readonly customFields?: Readonly<Record<string, string>>
+  }
+
+/** A complete contact: ACTIVE, source API, subscribed and created at `fixtureTime`, no tags or custom fields, a fresh
+ *  `ct_` id and a fresh address unless the overrides say otherwise. */
+export const makeContact = (overrides: ContactOverrides): Contact => {
+  const { email, tags = [], customFields = {}, ...fields } = overrides
+  const id = fields.id ?? freshContactId()
+  return {
+    id,
+    email: (email ?? `${freshId("contact")}@example.com`) as EmailAddress,
+    firstName: null,
+    lastName: null,
+    phone: null,
+    metadata: null,
+    source: "API",
+    status: "ACTIVE",
+    subscribedAt: fixtureTime,
+    unsubscribedAt: null,
+    confirmedAt: null,
+    consentSource: null,
+    consentAt: null,
+    consentIp: null,
+    consentUserAgent: null,
+    consentText: null,
+    createdAt: fixtureTime,
+    updatedAt: fixtureTime,
+    ...fields,
+    tags: tags.map((tag) => makeTag(id, tag)),
+    customFields: Object.entries(customFields).map(([key, value]) => makeCustomField(id, key, value)),
+  }
+}
+
+export const makeEvent = (overrides: Partial<DomainEvent> & Pick<DomainEvent, "accountId">): DomainEvent => ({
+  id: freshId("evt"),
+  type: "contact.subscribed" satisfies EventType,
+  recipient: null,
+  details: {},
+  occurredAt: fixtureTime,
+  ...overrides,
+})

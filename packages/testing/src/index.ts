@@ -1,0 +1,14 @@
+// The public surface of @mailroom/testing, listed by name.
+export {
+  fixtureTime, freshAccountId, freshContactId, uniqueText, makeAccount, makeApiKey, makeAppCredential, makeTag,
+  makeCustomField, makeContact, makeEvent,
+} from "./fixtures.js"
+export type { ContactOverrides } from "./fixtures.js"
+export { storeSuite } from "./store-suite.js"
+export { adapterSuite, adapterHostOf, targetOverHttp } from "./adapter-suite.js"
+export type { AdapterHost, FetchHandler, StartAdapterHost } from "./adapter-suite.js"
+export { findTestPostgres } from "./postgres.js"
+export { importSuite } from "./import-suite.js"
+export { contactsSuite } from "./contacts-suite.js"
+export { httpSuite, type HttpTarget } from "./http-suite.js"
+export { listSuite } from "./list-suite.js"

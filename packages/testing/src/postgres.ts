@@ -1,0 +1,50 @@
+/** Finds the Postgres database that Postgres test suites run against, or explains how to enable them. `pg` is loaded
+ *  only when this is called, so that hosts testing on other backends do not need it. */
+
+/** Where a local Postgres answers in development and CI (trust authentication). */
+const localServer = "postgres://postgres@127.0.0.1:5432/postgres"
+const testDatabase = "mailroom_test"
+
+/** SQLSTATEs of a CREATE DATABASE that lost a race with another test process: duplicate_database, unique_violation. */
+const alreadyCreated = new Set(["42P04", "23505"])
+
+const errorCode = (error: unknown): string =>
+  typeof error === "object" && error !== null && "code" in error ? String(error.code) : ""
+
+/** The URL of the test database: MAILROOM_TEST_DATABASE_URL when set, otherwise database `mailroom_test` on the local
+ *  server (or on `options.server`), created when missing. When no server answers, prints one
+ *  line on how to enable the Postgres suites and answers undefined, unless MAILROOM_REQUIRE_POSTGRES=1 (as in CI):
+ *  then it throws. */
+export const findTestPostgres = async (options: { readonly server?: string } = {}): Promise<string | undefined> => {
+  const configured = process.env["MAILROOM_TEST_DATABASE_URL"]
+  if (configured !== undefined && configured !== "") return configured
+
+  const server = options.server ?? localServer
+  const { host } = new URL(server)
+  const imported = await import("pg")
+  const pg = ("default" in imported ? imported.default : imported) as typeof import("pg")
+  const client = new pg.Client({ connectionString: server, connectionTimeoutMillis: 3_000 })
+  try {
+    await client.connect()
+  } catch (cause) {
+    await client.end().catch(() => undefined)
+    if (process.env["MAILROOM_REQUIRE_POSTGRES"] === "1") {
+      throw new Error(`MAILROOM_REQUIRE_POSTGRES=1, but no Postgres answers at ${host}`, { cause })
+    }
+    console.warn(`Postgres suites skipped: no server answers at ${host}. Start Postgres or set MAILROOM_TEST_DATABASE_URL.`)
+    return undefined
+  }
+  try {
+    const existing = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [testDatabase])
+    if (existing.rowCount === 0) {
+      await client.query(`CREATE DATABASE ${testDatabase}`).catch((error: unknown) => {
+        if (!alreadyCreated.has(errorCode(error))) throw error
+      })
+    }
+  } finally {
+    await client.end()
+  }
+  const url = new URL(server)
+  url.pathname = `/${testDatabase}`
+  return url.toString()
+}

@@ -1,0 +1,22 @@
+/** The Store contract suite: every backend runs it against itself, and passing it is what makes a backend done.
+ *  Each test makes its own accounts, so tests need no cleanup and never see each other's rows. */
+import { it } from "@effect/vitest"
+import type { Store } from "@mailroom/core"
+import type { Layer } from "effect"
+import { accountTests } from "./store-suite/accounts.js"
+import { contactListTests } from "./store-suite/contacts-list.js"
+import { contactReadTests } from "./store-suite/contacts-read.js"
+import { contactWriteTests } from "./store-suite/contacts-write.js"
+import { eventTests } from "./store-suite/events.js"
+import { transactionTests } from "./store-suite/transaction.js"
+
+/** Declares the suite for `backend` (a name for the report) over one shared instance of `layer`. */
+export const storeSuite = (backend: string, layer: Layer.Layer<Store, unknown>) =>
+  it.layer(layer, { timeout: "30 seconds" })(`Store contract (${backend})`, (it) => {
+    accountTests(it)
+    contactWriteTests(it)
+    contactReadTests(it)
+    contactListTests(it)
+    eventTests(it)
+    transactionTests(it)
+  })
