@@ -1,9 +1,9 @@
 /** A Mailroom router over the memory backend, with helpers to call it as a client would and to read its logs. */
 import { IdsLive, servicesLayer, type Store } from "@mailroom/core"
 import { MemoryStore } from "@mailroom/memory"
-import { HashMap, Layer, List, Logger, ManagedRuntime } from "effect"
+import { HashMap, Layer, Logger, ManagedRuntime } from "effect"
 import { afterAll } from "vitest"
-import { type HttpAppOptions, makeHttpApp } from "../src/index.js"
+import { type HttpAppOptions, type HttpRuntime, makeHttpApp } from "../src/index.js"
 
 export const adminToken = "test-admin-token"
 
@@ -19,7 +19,7 @@ const recordingLogger = (lines: Array<LoggedLine>) =>
   Logger.replace(Logger.defaultLogger, Logger.make(({ logLevel, message, annotations, cause }) => {
     lines.push({
       level: logLevel.label,
-      message: List.isList(message) ? List.toArray(message).map(String).join(" ") : Array.isArray(message) ? message.map(String).join(" ") : String(message),
+      message: Array.isArray(message) ? message.map(String).join(" ") : String(message),
       annotations: Object.fromEntries(HashMap.toEntries(annotations)),
       cause: String(cause),
     })
@@ -28,7 +28,7 @@ const recordingLogger = (lines: Array<LoggedLine>) =>
 export interface TestApp {
   readonly fetch: (request: Request) => Promise<Response>
   readonly logs: ReadonlyArray<LoggedLine>
-  readonly runtime: ManagedRuntime.ManagedRuntime<any, unknown>
+  readonly runtime: HttpRuntime
 }
 
 /** A router over a fresh memory store (or `store`, to replace the backend), disposed after the file's tests. */

@@ -55,7 +55,7 @@ describe("createMailroom on memory", () => {
     const exported = []
     for await (const contact of mailroom.contacts.export(account.id, { tag: "vip" })) exported.push(contact.email)
     expect(exported).toEqual(["ada@example.com"])
-    const b = page.total === 2 ? (await mailroom.contacts.list(account.id, { search: "b@" })).contacts[0]! : undefined
+    const [b] = (await mailroom.contacts.list(account.id, { search: "b@" })).contacts
     expect(await mailroom.contacts.bulkDelete(account.id, [b!.id, "ct_unknown"])).toEqual({ deleted: 1, requested: 2 })
     await mailroom.contacts.delete(account.id, ada.id)
     expect((await mailroom.contacts.list(account.id)).total).toBe(0)

@@ -6,7 +6,10 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { adminToken, type CallOptions, type Client } from "./client.js"
 
-export const transcriptFile = new URL("../../fixtures/contacts-transcript.json", import.meta.url)
+/** fixtures/contacts-transcript.json of this package, from the sources (src/http-suite/) or from the bundle (dist/). */
+const fixtureCandidates = ["../../fixtures/contacts-transcript.json", "../fixtures/contacts-transcript.json"]
+  .map((path) => new URL(path, import.meta.url))
+export const transcriptFile = fixtureCandidates.find((url) => existsSync(url)) ?? fixtureCandidates[0]!
 
 export interface TranscriptEntry {
   readonly step: string
