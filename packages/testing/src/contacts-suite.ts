@@ -39,6 +39,14 @@ export const contactsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
           expect((yield* Effect.flip(accounts.revokeApiKey(other.account.id, extra.apiKey.id)))._tag).toBe("ResourceNotFound")
         }))
 
+      it.effect("the signing secret is generated once and kept", () =>
+        Effect.gen(function* () {
+          const accounts = yield* Accounts
+          const first = yield* accounts.secret
+          expect(first).toMatch(/^[0-9a-f]{64}$/)
+          expect(yield* accounts.secret).toBe(first)
+        }))
+
       it.effect("a created contact is ACTIVE with source API and no consent evidence unless told otherwise", () =>
         Effect.gen(function* () {
           const contacts = yield* Contacts

@@ -41,6 +41,8 @@ export interface AccountsOptions {
    *  or account change made through this process takes effect at once; one made by another process sharing the
    *  database takes effect within this time. */
   readonly authCacheTtlMs?: number | undefined
+  /** The host's MAILROOM_SECRET. When unset, a secret is generated once and kept in the database. */
+  readonly secret?: string | undefined
 }
 
 const defaultAuthCacheTtlMs = 2_000
@@ -185,7 +187,9 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
     })
 
     /** The signing secret: MAILROOM_SECRET when the host passes one, otherwise generated once and kept in settings. */
-    const secret = store.settings.getOrInsert(secretSetting, ids.token(32))
+    const secret = config.secret !== undefined && config.secret !== ""
+      ? Effect.succeed(config.secret)
+      : store.settings.getOrInsert(secretSetting, ids.token(32))
 
     return { create, get, update, createApiKey, revokeApiKey, createAppCredential, authenticate, secret } as const
   }),
