@@ -26,8 +26,9 @@ export { idPrefixes } from "./domain/ids.js"
 export type { IdKind } from "./domain/ids.js"
 export {
   importLimits, importFields, ImportField, ColumnMapping, ImportResult, decodeMappings, decodeImportTags,
-  decodeImportRequest, planColumns, readRow, readCsvFile, planImport,
+  decodeImportRequest, planColumns, readRow, planImport,
 } from "./domain/csv-import.js"
+export { readCsvFile } from "./internal/csv-reader.js"
 export type {
   CsvSource, ImportRequest, ImportOptions, ImportRow, RowRejection, CsvFile, ColumnPlan, ActiveRoom, ImportPlan,
 } from "./domain/csv-import.js"

@@ -6,8 +6,9 @@ import { type Account, planLimits } from "../domain/account.js"
 import type { Contact, ContactId } from "../domain/contact.js"
 import {
   type ActiveRoom, type CsvFile, decodeImportRequest, type ImportOptions, type ImportRequest, type ImportResult,
-  type ImportRow, planImport, readCsvFile,
+  type ImportRow, planImport,
 } from "../domain/csv-import.js"
+import { readCsvFile } from "../internal/csv-reader.js"
 import type { EmailAddress } from "../domain/email.js"
 import { ImportRejected, type StoreError } from "../errors.js"
 import { Ids } from "../ports/ids.js"
