@@ -11,7 +11,7 @@ export {
   AccountId, Plan, planLimits, Account, scopes, Scope, ApiKeyId, KeyMode, ApiKey, AppCredential, keyPrefixes,
   credentialKind, hasScope,
 } from "./domain/account.js"
-export type { PlanLimits } from "./domain/account.js"
+export type { ActiveRoom, PlanLimits } from "./domain/account.js"
 export { EmailAddress, emailProblem, normalizeEmail, parseEmail } from "./domain/email.js"
 export { offsetOf, pageMeta, pagination, slicePage, PageParam, limitParam, likeContains } from "./domain/paging.js"
 export type { PageRequest } from "./domain/paging.js"
@@ -30,7 +30,7 @@ export {
 } from "./domain/csv-import.js"
 export { readCsvFile } from "./internal/csv-reader.js"
 export type {
-  CsvSource, ImportRequest, ImportOptions, ImportRow, RowRejection, CsvFile, ColumnPlan, ActiveRoom, ImportPlan,
+  CsvSource, ImportRequest, ImportOptions, ImportRow, RowRejection, CsvFile, ColumnPlan, ImportPlan,
 } from "./domain/csv-import.js"
 
 export {

@@ -34,6 +34,13 @@ export const planLimits: Record<Plan, PlanLimits> = {
   enterprise: { activeContacts: null, monthlySendQuota: null, customDomains: null, webhookEndpoints: null, studioTemplates: null, studioBrands: null, campaigns: true },
 }
 
+/** The account's room for new ACTIVE contacts under its plan's cap (the Free plan's 100). */
+export interface ActiveRoom {
+  /** How many more ACTIVE contacts the account may gain. */
+  readonly room: number
+  readonly limit: number
+}
+
 export const Account = Schema.Struct({
   id: AccountId,
   name: Schema.NullOr(Schema.String),

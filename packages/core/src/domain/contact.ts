@@ -104,6 +104,36 @@ export interface Contact {
   readonly updatedAt: Date
 }
 
+/** The fields a new contact is given unless its maker says otherwise: ACTIVE, source API, subscribed at creation, no
+ *  consent evidence, no tags or custom fields. */
+export const newContact = (
+  base: { readonly id: ContactId; readonly accountId: AccountId; readonly email: EmailAddress; readonly at: Date },
+  fields: Partial<Omit<Contact, "id" | "accountId" | "email" | "createdAt" | "updatedAt">> = {},
+): Contact => ({
+  id: base.id,
+  accountId: base.accountId,
+  email: base.email,
+  firstName: null,
+  lastName: null,
+  phone: null,
+  metadata: null,
+  source: "API",
+  status: "ACTIVE",
+  subscribedAt: base.at,
+  unsubscribedAt: null,
+  confirmedAt: null,
+  consentSource: null,
+  consentAt: null,
+  consentIp: null,
+  consentUserAgent: null,
+  consentText: null,
+  tags: [],
+  customFields: [],
+  createdAt: base.at,
+  updatedAt: base.at,
+  ...fields,
+})
+
 const tagList = Schema.Array(TagName).pipe(Schema.maxItems(contactLimits.tags, {
   message: () => `at most ${contactLimits.tags} tags`,
 }))

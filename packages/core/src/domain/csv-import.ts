@@ -2,6 +2,7 @@
  *  row becomes. Spec: audience "POST /contacts/import", rules 8 and 9, "Errors", "Limits".
  *  Reading the file is internal/csv-reader.ts; writing is the Imports service's job. */
 import { Either, ParseResult, Schema } from "effect"
+import type { ActiveRoom } from "./account.js"
 import { ImportRejected } from "../errors.js"
 import { contactLimits, PhoneE164, TagName } from "./contact.js"
 import { type EmailAddress, emailProblem, normalizeEmail } from "./email.js"
@@ -261,11 +262,6 @@ export const readRow = (plan: ColumnPlan, cells: ReadonlyArray<string>, row: num
   })
 }
 
-/** The account's room for new ACTIVE contacts under its plan's cap (the Free plan's 100). */
-export interface ActiveRoom {
-  readonly room: number
-  readonly limit: number
-}
 
 /** What an import does with the rows of a file once the account's existing addresses are known. */
 export interface ImportPlan {

@@ -4,9 +4,10 @@ import { Chunk, Clock, Effect, Either, Option, Stream } from "effect"
 import { type Account, planLimits } from "../domain/account.js"
 import {
   type Contact, type ContactFilter, type ContactId, type ContactQuery, type ContactStatus, type ContactTag,
-  type CreateContactInput, type CustomField, mergeTags, moveStatus, type UpdateContactInput,
+  type CreateContactInput, type CustomField, mergeTags, moveStatus, newContact, type UpdateContactInput,
 } from "../domain/contact.js"
 import { DuplicateContact, FreeTierContactLimit, ResourceNotFound, type StoreError } from "../errors.js"
+import { activeRoom } from "../internal/active-room.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 
@@ -39,16 +40,9 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
         })),
       )
 
-    /** How many more ACTIVE contacts the account may gain; Infinity when its plan has no cap. Locks the account so
-     *  that concurrent writers cannot both take the last place. */
-    const activeRoom = (account: Account) => {
-      const limit = planLimits[account.plan].activeContacts
-      if (limit === null) return Effect.succeed(Number.POSITIVE_INFINITY)
-      return store.accounts.lock(account.id).pipe(
-        Effect.zipRight(store.contacts.countActive(account.id)),
-        Effect.map((active) => Math.max(0, limit - active)),
-      )
-    }
+    /** How many more ACTIVE contacts the account may gain; Infinity when its plan has no cap. */
+    const roomFor = (account: Account) =>
+      Effect.map(activeRoom(store, account), (cap) => cap?.room ?? Number.POSITIVE_INFINITY)
 
     const freeTierLimit = (account: Account) => new FreeTierContactLimit({ limit: planLimits[account.plan].activeContacts ?? 0 })
 
@@ -59,32 +53,20 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
       Object.entries(fields).map(([key, value]) => ({ id: ids.make("customField"), contactId, key, value }))
 
     /** A new contact from POST /contacts fields: status ACTIVE and source API unless given; no consent evidence. */
-    const newContact = (account: Account, input: CreateContactInput, at: Date): Contact => {
+    const contactFrom = (account: Account, input: CreateContactInput, at: Date): Contact => {
       const id = ids.make("contact") as ContactId
       const status = input.status ?? "ACTIVE"
-      return {
-        id,
-        accountId: account.id,
-        email: input.email,
+      return newContact({ id, accountId: account.id, email: input.email, at }, {
         firstName: input.firstName ?? null,
         lastName: input.lastName ?? null,
         phone: input.phone ?? null,
         metadata: input.metadata ?? null,
         source: input.source ?? "API",
         status,
-        subscribedAt: at,
         unsubscribedAt: status === "UNSUBSCRIBED" ? at : null,
-        confirmedAt: null,
-        consentSource: null,
-        consentAt: null,
-        consentIp: null,
-        consentUserAgent: null,
-        consentText: null,
         tags: tagsFor(id, [...new Set(input.tags ?? [])]),
         customFields: customFieldsFor(id, input.customFields ?? {}),
-        createdAt: at,
-        updatedAt: at,
-      }
+      })
     }
 
     const list = Effect.fn("Contacts.list")(function* (account: Account, query: ContactQuery) {
@@ -96,10 +78,10 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
     })
 
     const create = Effect.fn("Contacts.create")(function* (account: Account, input: CreateContactInput) {
-      const contact = newContact(account, input, yield* now)
+      const contact = contactFrom(account, input, yield* now)
       const capped = contact.status === "ACTIVE" && planLimits[account.plan].activeContacts !== null
       const insert = Effect.gen(function* () {
-        if (capped && (yield* activeRoom(account)) < 1) return yield* Effect.fail(freeTierLimit(account))
+        if (capped && (yield* roomFor(account)) < 1) return yield* Effect.fail(freeTierLimit(account))
         yield* store.contacts.insert(contact)
         return contact
       })
@@ -124,7 +106,7 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
         onLeft: (error) => Effect.fail(error),
         onRight: (to) => Effect.succeed(to),
       })
-      if (status === "ACTIVE" && current.status !== "ACTIVE" && (yield* activeRoom(account)) < 1) {
+      if (status === "ACTIVE" && current.status !== "ACTIVE" && (yield* roomFor(account)) < 1) {
         return yield* Effect.fail(freeTierLimit(account))
       }
       const next: Contact = {
@@ -191,7 +173,7 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
         fresh.push(item)
       }
       const existing = new Set((yield* store.contacts.findByEmails(account.id, fresh.map((c) => c.email))).map((c) => c.email))
-      let room = yield* activeRoom(account)
+      let room = yield* roomFor(account)
       const toInsert: Array<Contact> = []
       for (const item of fresh) {
         if (existing.has(item.email)) {
@@ -199,7 +181,7 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
           else errors.push({ email: item.email, error: new DuplicateContact({ email: item.email }).message })
           continue
         }
-        const contact = newContact(account, item, at)
+        const contact = contactFrom(account, item, at)
         if (contact.status === "ACTIVE") {
           if (room < 1) {
             errors.push({ email: item.email, error: freeTierLimit(account).message })

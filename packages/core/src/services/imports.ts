@@ -2,15 +2,16 @@
  *  "POST /contacts/import", rules 8 and 9. An import records consent source `import`, clears no suppression and
  *  appends no events: CSV imports fire no webhooks. */
 import { Clock, Effect, Option } from "effect"
-import { type Account, planLimits } from "../domain/account.js"
-import type { Contact, ContactId } from "../domain/contact.js"
+import type { Account } from "../domain/account.js"
+import { type Contact, type ContactId, newContact } from "../domain/contact.js"
 import {
-  type ActiveRoom, type CsvFile, decodeImportRequest, type ImportOptions, type ImportRequest, type ImportResult,
+  type CsvFile, decodeImportRequest, type ImportOptions, type ImportRequest, type ImportResult,
   type ImportRow, planImport,
 } from "../domain/csv-import.js"
 import { readCsvFile } from "../internal/csv-reader.js"
 import type { EmailAddress } from "../domain/email.js"
-import { ImportRejected, type StoreError } from "../errors.js"
+import { ImportRejected } from "../errors.js"
+import { activeRoom } from "../internal/active-room.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 
@@ -40,31 +41,17 @@ export class Imports extends Effect.Service<Imports>()("@mailroom/core/Imports",
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     /** A new contact from a row: ACTIVE, source CSV_IMPORT, consent source `import` recorded now, with the import's tags. */
-    const newContact = (account: Account, row: ImportRow, tags: ReadonlyArray<string>, at: Date): Contact => {
+    const contactFrom = (account: Account, row: ImportRow, tags: ReadonlyArray<string>, at: Date): Contact => {
       const id = ids.make("contact") as ContactId
-      return {
-        id,
-        accountId: account.id,
-        email: row.email,
+      return newContact({ id, accountId: account.id, email: row.email, at }, {
         firstName: row.firstName,
         lastName: row.lastName,
         phone: row.phone,
-        metadata: null,
         source: "CSV_IMPORT",
-        status: "ACTIVE",
-        subscribedAt: at,
-        unsubscribedAt: null,
-        confirmedAt: null,
         consentSource: "import",
         consentAt: at,
-        consentIp: null,
-        consentUserAgent: null,
-        consentText: null,
         tags: tags.map((tag) => ({ id: ids.make("tag"), contactId: id, tag })),
-        customFields: [],
-        createdAt: at,
-        updatedAt: at,
-      }
+      })
     }
 
     /** The list the import fills: one of the account's STATIC lists. */
@@ -79,17 +66,6 @@ export class Imports extends Effect.Service<Imports>()("@mailroom/core/Imports",
           : Effect.succeed(list),
       })))
 
-    /** The plan's cap on ACTIVE contacts, counted after locking the account so that concurrent writers cannot both
-     *  take the last places. Undefined when the plan has no cap. */
-    const activeRoom = (account: Account): Effect.Effect<ActiveRoom | undefined, StoreError> => {
-      const limit = planLimits[account.plan].activeContacts
-      if (limit === null) return Effect.succeed(undefined)
-      return store.accounts.lock(account.id).pipe(
-        Effect.zipRight(store.contacts.countActive(account.id)),
-        Effect.map((active) => ({ room: Math.max(0, limit - active), limit })),
-      )
-    }
-
     const existingContacts = (account: Account, emails: ReadonlyArray<EmailAddress>) =>
       inBatches(emails, (batch) => store.contacts.findByEmails(account.id, batch))
 
@@ -98,10 +74,10 @@ export class Imports extends Effect.Service<Imports>()("@mailroom/core/Imports",
       const list = options.listId === undefined ? undefined : yield* targetList(account, options.listId)
       const at = yield* now
       const existing = yield* existingContacts(account, [...new Set(file.rows.map((row) => row.email))])
-      const plan = planImport(file, new Set<string>(existing.map((contact) => contact.email)), yield* activeRoom(account))
+      const plan = planImport(file, new Set<string>(existing.map((contact) => contact.email)), yield* activeRoom(store, account))
 
       const inserted = yield* inBatches(plan.create, (rows) =>
-        store.contacts.insertMany(rows.map((row) => newContact(account, row, options.tags, at))))
+        store.contacts.insertMany(rows.map((row) => contactFrom(account, row, options.tags, at))))
       // A concurrent writer may have taken an address between the read and the insert: that row counts as skipped,
       // and its contact still joins the list as an existing one.
       const insertedEmails = new Set<string>(inserted.map((contact) => contact.email))

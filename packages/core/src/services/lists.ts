@@ -2,8 +2,8 @@
  *  and the list rows of "Moves made by other operations". Member changes append list.member_* events in the same
  *  transaction as the change. */
 import { Clock, Effect, Option } from "effect"
-import { type Account, planLimits } from "../domain/account.js"
-import type { Contact, ContactId } from "../domain/contact.js"
+import type { Account } from "../domain/account.js"
+import { type Contact, type ContactId, newContact } from "../domain/contact.js"
 import type { EmailAddress } from "../domain/email.js"
 import {
   checkSegmentRules, type ContactList, type CreateListInput, type ListId, type ListQuery, type ListWithCount,
@@ -15,6 +15,7 @@ import {
 } from "../domain/member.js"
 import type { SegmentRules } from "../domain/segment.js"
 import { ListNotFound, NotAMember, type StoreError, type TopicNotFound, ValidationFailed } from "../errors.js"
+import { activeRoom } from "../internal/active-room.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 
@@ -176,41 +177,9 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
       return { members: page.members.map(toListMember), counts: page.counts, total } satisfies MembersPage
     })
 
-    /** How many more ACTIVE contacts the account may gain; Infinity when its plan has no cap. Locks the account so
-     *  that concurrent writers cannot both take the last place. */
-    const activeRoom = (account: Account) => {
-      const limit = planLimits[account.plan].activeContacts
-      if (limit === null) return Effect.succeed(Number.POSITIVE_INFINITY)
-      return store.accounts.lock(account.id).pipe(
-        Effect.zipRight(store.contacts.countActive(account.id)),
-        Effect.map((active) => Math.max(0, limit - active)),
-      )
-    }
-
     /** A contact made by createMissing: ACTIVE, source API, no consent evidence (none was given). */
-    const missingContact = (account: Account, email: EmailAddress, at: Date): Contact => ({
-      id: ids.make("contact") as ContactId,
-      accountId: account.id,
-      email,
-      firstName: null,
-      lastName: null,
-      phone: null,
-      metadata: null,
-      source: "API",
-      status: "ACTIVE",
-      subscribedAt: at,
-      unsubscribedAt: null,
-      confirmedAt: null,
-      consentSource: null,
-      consentAt: null,
-      consentIp: null,
-      consentUserAgent: null,
-      consentText: null,
-      tags: [],
-      customFields: [],
-      createdAt: at,
-      updatedAt: at,
-    })
+    const missingContact = (account: Account, email: EmailAddress, at: Date): Contact =>
+      newContact({ id: ids.make("contact") as ContactId, accountId: account.id, email, at })
 
     /** The account's contacts among `contactIds` and among `emails`, skipping the round trip for an empty list. */
     const contactsByIds = (account: Account, contactIds: ReadonlyArray<string>) =>
@@ -272,7 +241,7 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
 
       let created = 0
       if (missing.length > 0) {
-        const room = yield* activeRoom(account)
+        const room = (yield* activeRoom(store, account))?.room ?? Number.POSITIVE_INFINITY
         const creatable = missing.slice(0, room)
         for (const email of missing.slice(creatable.length)) blocked.push({ email, reason: "FREE_TIER_CONTACT_LIMIT" })
         const inserted = yield* store.contacts.insertMany(creatable.map((email) => missingContact(account, email, at)))
