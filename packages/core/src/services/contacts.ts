@@ -8,6 +8,7 @@ import {
 } from "../domain/contact.js"
 import { DuplicateContact, FreeTierContactLimit, ResourceNotFound, type StoreError } from "../errors.js"
 import { activeRoom } from "../internal/active-room.js"
+import { sentFields } from "../internal/patch.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 
@@ -111,12 +112,7 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
       }
       const next: Contact = {
         ...current,
-        ...(input.email !== undefined ? { email: input.email } : {}),
-        ...(input.firstName !== undefined ? { firstName: input.firstName } : {}),
-        ...(input.lastName !== undefined ? { lastName: input.lastName } : {}),
-        ...(input.phone !== undefined ? { phone: input.phone } : {}),
-        ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
-        ...(input.source !== undefined ? { source: input.source } : {}),
+        ...sentFields(input, ["email", "firstName", "lastName", "phone", "metadata", "source"]),
         ...stampMove(current, status, at),
         ...(input.customFields !== undefined ? { customFields: customFieldsFor(current.id, input.customFields) } : {}),
         updatedAt: at,

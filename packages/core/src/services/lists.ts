@@ -16,6 +16,7 @@ import {
 import type { SegmentRules } from "../domain/segment.js"
 import { ListNotFound, NotAMember, type StoreError, type TopicNotFound, ValidationFailed } from "../errors.js"
 import { activeRoom } from "../internal/active-room.js"
+import { sentFields } from "../internal/patch.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 
@@ -139,11 +140,7 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
       const at = yield* now
       const next: ContactList = {
         ...current,
-        ...(input.name !== undefined ? { name: input.name } : {}),
-        ...(input.description !== undefined ? { description: input.description } : {}),
-        ...(input.isArchived !== undefined ? { isArchived: input.isArchived } : {}),
-        ...(input.suppressionGroupId !== undefined ? { suppressionGroupId: input.suppressionGroupId } : {}),
-        ...(input.trackingEnabled !== undefined ? { trackingEnabled: input.trackingEnabled } : {}),
+        ...sentFields(input, ["name", "description", "isArchived", "suppressionGroupId", "trackingEnabled"]),
         segmentRules,
         updatedAt: at,
       }
