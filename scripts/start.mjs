@@ -1,5 +1,6 @@
 // `npm start`: builds the workspace when a package's dist is missing or older than its src, then runs the main
 // starter (examples/hono-sqlite) with this environment, forwarding stop signals and its exit code.
+// `npm run migrate` (`start.mjs migrate`) does the same with the starter's migrate script instead of its server.
 // Build output goes to stderr, so stdout carries only the server's own line with its URL.
 import { spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
@@ -63,5 +64,6 @@ if (stale.length > 0) {
 }
 
 if (stoppedBy === undefined) {
-  exitLike(await run(join(root, "examples/hono-sqlite/dist/server.js"), { stdio: "inherit", group: false }))
+  const entry = process.argv[2] === "migrate" ? "migrate.js" : "server.js"
+  exitLike(await run(join(root, "examples/hono-sqlite/dist", entry), { stdio: "inherit", group: false }))
 }

@@ -36,21 +36,32 @@ const parseLogLevel = (value: string | undefined): LogLevel => {
   return level as LogLevel
 }
 
+/** A URL variable with one of `protocols`, or the error that names the variable. */
+const parseUrl = (name: string, value: string | undefined, protocols: ReadonlyArray<string>): string | undefined => {
+  if (value === undefined) return undefined
+  const url = URL.canParse(value) ? new URL(value) : undefined
+  if (url === undefined || !protocols.includes(url.protocol)) {
+    throw new EnvironmentError(`${name} must be a ${protocols.map((p) => `${p}//`).join(" or ")} URL, not "${value}"`)
+  }
+  return value
+}
+
 /** Reads PORT, HOST, DATABASE_URL, APP_URL, TRACK_URL, MAILROOM_SECRET, ADMIN_TOKEN, SMTP_URL,
  *  MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS and LOG_LEVEL, with the defaults of the operator contract. */
 export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
   const port = parsePort(valueOf(env, "PORT"))
-  const appUrl = valueOf(env, "APP_URL") ?? `http://localhost:${port}`
+  const appUrl = parseUrl("APP_URL", valueOf(env, "APP_URL"), ["http:", "https:"]) ?? `http://localhost:${port}`
+  const trackUrl = parseUrl("TRACK_URL", valueOf(env, "TRACK_URL"), ["http:", "https:"]) ?? appUrl
   const secret = valueOf(env, "MAILROOM_SECRET")
   const adminToken = valueOf(env, "ADMIN_TOKEN")
-  const smtpUrl = valueOf(env, "SMTP_URL")
+  const smtpUrl = parseUrl("SMTP_URL", valueOf(env, "SMTP_URL"), ["smtp:", "smtps:"])
   return {
     port,
     host: valueOf(env, "HOST") ?? "127.0.0.1",
     mailroom: {
       database: valueOf(env, "DATABASE_URL") ?? "sqlite:.data/mailroom.sqlite",
       appUrl,
-      trackUrl: valueOf(env, "TRACK_URL") ?? appUrl,
+      trackUrl,
       // Unset means Mailroom generates a secret once and keeps it in the database.
       ...(secret === undefined ? {} : { secret }),
       // Unset leaves the operator API at /admin disabled.

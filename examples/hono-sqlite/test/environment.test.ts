@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest"
+import { EnvironmentError, readEnvironment } from "../src/environment.js"
+
+describe("the starter's environment (CONTRACT.md)", () => {
+  it("uses the contract's defaults when nothing is set", () => {
+    const { port, host, mailroom } = readEnvironment({})
+    expect({ port, host }).toEqual({ port: 3000, host: "127.0.0.1" })
+    expect(mailroom).toMatchObject({
+      database: "sqlite:.data/mailroom.sqlite",
+      appUrl: "http://localhost:3000",
+      trackUrl: "http://localhost:3000",
+      unsafeAllowPrivateUrls: false,
+      logLevel: "info",
+    })
+    expect(mailroom.adminToken).toBeUndefined()
+    expect(mailroom.smtpUrl).toBeUndefined()
+    expect(mailroom.secret).toBeUndefined()
+  })
+
+  it("maps every variable to its option; TRACK_URL defaults to APP_URL", () => {
+    const { port, mailroom } = readEnvironment({
+      PORT: "4000", DATABASE_URL: "memory:", APP_URL: "https://mail.example.com", MAILROOM_SECRET: "s3cret",
+      ADMIN_TOKEN: "t", SMTP_URL: "smtps://u:p@relay.example.com:465", MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS: "1",
+      LOG_LEVEL: "WARN",
+    })
+    expect(port).toBe(4000)
+    expect(mailroom).toMatchObject({
+      database: "memory:", appUrl: "https://mail.example.com", trackUrl: "https://mail.example.com", secret: "s3cret",
+      adminToken: "t", smtpUrl: "smtps://u:p@relay.example.com:465", unsafeAllowPrivateUrls: true, logLevel: "warn",
+    })
+    expect(readEnvironment({ PORT: "4000" }).mailroom.appUrl).toBe("http://localhost:4000")
+    expect(readEnvironment({ TRACK_URL: "https://t.example.com" }).mailroom.trackUrl).toBe("https://t.example.com")
+  })
+
+  it.each([
+    ["PORT", "eighty", "PORT"],
+    ["PORT", "70000", "PORT"],
+    ["LOG_LEVEL", "loud", "LOG_LEVEL"],
+    ["APP_URL", "mail.example.com", "APP_URL"],
+    ["TRACK_URL", "ftp://t.example.com", "TRACK_URL"],
+    ["SMTP_URL", "relay.example.com:25", "SMTP_URL"],
+  ])("refuses a malformed %s (%s) with a message naming it", (name, value, named) => {
+    expect(() => readEnvironment({ [name]: value })).toThrow(EnvironmentError)
+    expect(() => readEnvironment({ [name]: value })).toThrow(named)
+  })
+})

@@ -1,0 +1,489 @@
+/** The main starter as a user runs it (CONTRACT.md, "Starting the main starter" and "Operator API"): `node
+ *  scripts/start.mjs` from the repository root, which builds first when a package is not built or out of date, with
+ *  PORT, HOST, DATABASE_URL and ADMIN_TOKEN in its environment. Everything is checked over plain HTTP. */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { once } from "node:events"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { request as httpRequest } from "node:http"
+import { type AddressInfo, connect, createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { setTimeout as sleep } from "node:timers/promises"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const root = fileURLToPath(new URL("../../../", import.meta.url))
+
+/** A boot may have to build every package first (a fresh clone): tests and hooks that boot get this long. */
+const bootTimeoutMs = 300_000
+const booting = { timeout: bootTimeoutMs }
+/** How long the starter may take to exit after SIGTERM once its last request has been answered. */
+const exitTimeoutMs = 5_000
+
+const adminToken = "starter-test-admin-token"
+const admin = { token: adminToken }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Helpers: temporary files, ports, child processes and HTTP calls.
+
+const directories: Array<string> = []
+
+/** A `sqlite:` DATABASE_URL for a file that does not exist yet, in its own temporary directory. */
+const freshDatabaseUrl = (): string => {
+  const directory = mkdtempSync(join(tmpdir(), "mailroom-starter-"))
+  directories.push(directory)
+  return `sqlite:${join(directory, "x.sqlite")}`
+}
+
+/** A TCP port nothing listens on: bind port 0, read the port the system chose, release it. */
+const freePort = async (): Promise<number> => {
+  const server = createServer()
+  server.listen(0, "127.0.0.1")
+  await once(server, "listening")
+  const { port } = server.address() as AddressInfo
+  server.close()
+  await once(server, "close")
+  return port
+}
+
+interface Exit {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
+
+interface Child {
+  readonly process: ChildProcess
+  readonly exited: Promise<Exit>
+  readonly stdout: () => string
+  readonly stderr: () => string
+}
+
+const children: Array<Child> = []
+
+/** The contract's variables are removed from the inherited environment, so that each boot sees only its own. */
+const contractVariables = [
+  "PORT", "HOST", "DATABASE_URL", "APP_URL", "TRACK_URL", "MAILROOM_SECRET", "ADMIN_TOKEN", "SMTP_URL",
+  "MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS", "LOG_LEVEL",
+]
+const environmentWith = (variables: Record<string, string>): NodeJS.ProcessEnv => {
+  const env = { ...process.env }
+  for (const name of contractVariables) delete env[name]
+  return { ...env, ...variables }
+}
+
+/** Starts `command` at the repository root, collecting its output. It stays in this process group, so that Ctrl-C on
+ *  the test run reaches it too. */
+const start = (command: string, args: ReadonlyArray<string>, variables: Record<string, string>): Child => {
+  const child = spawn(command, args, {
+    cwd: root,
+    env: environmentWith(variables),
+    stdio: ["ignore", "pipe", "pipe"],
+  })
+  let stdout = ""
+  let stderr = ""
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+  const exited = new Promise<Exit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })))
+  const started: Child = { process: child, exited, stdout: () => stdout, stderr: () => stderr }
+  children.push(started)
+  return started
+}
+
+const isRunning = (child: Child) => child.process.exitCode === null && child.process.signalCode === null
+
+/** Waits for `child` to exit, at most `ms`; undefined when it is still running. */
+const exitWithin = (child: Child, ms: number): Promise<Exit | undefined> =>
+  Promise.race([child.exited, sleep(ms).then(() => undefined)])
+
+/** `pid` and every process it started, directly or not (start.mjs starts the build and the server). */
+const processTree = (pid: number): Array<number> => {
+  const table = execFileSync("ps", ["-A", "-o", "pid=", "-o", "ppid="], { encoding: "utf8" })
+    .trim().split("\n").map((line) => line.trim().split(/\s+/).map(Number))
+  const tree = [pid]
+  for (let i = 0; i < tree.length; i++) {
+    for (const [child, parent] of table) if (parent === tree[i] && child !== undefined) tree.push(child)
+  }
+  return tree
+}
+
+/** Stops every child still running: SIGTERM first (start.mjs passes it on), then SIGKILL to it and its descendants. */
+const stopAll = async () => {
+  await Promise.all(children.filter(isRunning).map(async (child) => {
+    child.process.kill("SIGTERM")
+    if (await exitWithin(child, exitTimeoutMs) !== undefined) return
+    for (const pid of processTree(child.process.pid!)) {
+      try {
+        process.kill(pid, "SIGKILL")
+      } catch {
+        // Already gone.
+      }
+    }
+    await child.exited
+  }))
+}
+
+interface Starter extends Child {
+  /** The URL from the starter's stdout line. */
+  readonly url: string
+  readonly port: number
+}
+
+/** `node scripts/start.mjs` as `npm start` runs it, on a free port; resolves once it has printed its URL. */
+const bootStarter = async (variables: Record<string, string>): Promise<Starter> => {
+  const port = await freePort()
+  const child = start(process.execPath, ["scripts/start.mjs"], { PORT: String(port), HOST: "127.0.0.1", ...variables })
+  const failed = (why: string) => new Error(`${why}\nstdout:\n${child.stdout()}\nstderr:\n${child.stderr()}`)
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = () => {
+      if (!child.stdout().includes("\n")) return
+      const line = child.stdout().split("\n")[0]!
+      const url = /https?:\/\/\S+/.exec(line)?.[0]
+      if (url === undefined) reject(failed("the starter's first stdout line holds no URL"))
+      else resolve(url)
+    }
+    child.process.stdout!.on("data", onData)
+    void child.exited.then(({ code, signal }) => reject(failed(`the starter exited (${signal ?? code}) before it printed its URL`)))
+  })
+  return { ...child, url, port }
+}
+
+/** SIGTERM to the starter (what `kill` and service managers send); resolves with how it exited. */
+const stopStarter = async (starter: Starter): Promise<Exit | undefined> => {
+  starter.process.kill("SIGTERM")
+  return exitWithin(starter, exitTimeoutMs)
+}
+
+interface Answer {
+  readonly status: number
+  /** The parsed JSON answer; the assertions check its shape. */
+  readonly body: any
+}
+
+/** One HTTP call to the starter: a JSON body when `body` is given, a Bearer token when `token` is. */
+const call = async (
+  starter: Starter,
+  method: string,
+  path: string,
+  options: { readonly token?: string; readonly body?: unknown } = {},
+): Promise<Answer> => {
+  const headers: Record<string, string> = {}
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+  if (options.body !== undefined) headers["content-type"] = "application/json"
+  const response = await fetch(new URL(path, starter.url), {
+    method,
+    headers,
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  })
+  const text = await response.text()
+  return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
+}
+
+/** POST /admin/accounts; the created account with its full-access key. */
+const createAccount = async (starter: Starter, body: Record<string, unknown> = {}) => {
+  const { status, body: account } = await call(starter, "POST", "/admin/accounts", { ...admin, body })
+  expect(status).toBe(201)
+  return account as { id: string; name: string | null; plan: string; ownerEmail: string | null; apiKey: string }
+}
+
+/** Whether a new TCP connection to the starter's port is refused (it no longer accepts). */
+const refusesConnections = (starter: Starter): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = connect(starter.port, "127.0.0.1")
+    socket.once("connect", () => {
+      socket.destroy()
+      resolve(false)
+    })
+    socket.once("error", () => resolve(true))
+  })
+
+afterAll(async () => {
+  try {
+    await stopAll()
+  } finally {
+    for (const directory of directories) rmSync(directory, { recursive: true, force: true })
+  }
+}, bootTimeoutMs)
+
+// ---------------------------------------------------------------------------------------------------------------
+
+describe("the starter, started as `npm start` does, with ADMIN_TOKEN set", () => {
+  let starter: Starter
+
+  // The first boot builds whatever is not built yet; later boots and `npm run migrate` rely on that build.
+  beforeAll(async () => {
+    starter = await bootStarter({ DATABASE_URL: freshDatabaseUrl(), ADMIN_TOKEN: adminToken })
+  }, bootTimeoutMs)
+
+  it("prints one line on stdout, with the URL it listens on at HOST and PORT", () => {
+    expect(starter.url).toBe(`http://127.0.0.1:${starter.port}`)
+    expect(starter.stdout().trimEnd().split("\n")).toHaveLength(1)
+  })
+
+  it("answers GET /api/health: ok, database connected", async () => {
+    const { status, body } = await call(starter, "GET", "/api/health")
+    expect(status).toBe(200)
+    expect(body).toMatchObject({ status: "ok", database: "connected" })
+    expect(Number.isNaN(Date.parse(body.timestamp))).toBe(false)
+  })
+
+  describe("operator API at /admin", () => {
+    it("POST /admin/accounts without a plan creates a free account and answers a full-access svc_live_ key", async () => {
+      const { status, body } = await call(starter, "POST", "/admin/accounts", { ...admin, body: {} })
+      expect(status).toBe(201)
+      expect(Object.keys(body).sort()).toEqual(["apiKey", "id", "name", "ownerEmail", "plan"])
+      expect(body.plan).toBe("free")
+      expect(body.apiKey).toMatch(/^svc_live_/)
+    })
+
+    it("POST /admin/accounts with a plan, name and ownerEmail keeps them", async () => {
+      const { status, body } = await call(starter, "POST", "/admin/accounts", {
+        ...admin,
+        body: { name: "Acme", plan: "starter", ownerEmail: "ops@acme.example" },
+      })
+      expect(status).toBe(201)
+      expect(body).toMatchObject({ name: "Acme", plan: "starter", ownerEmail: "ops@acme.example" })
+      expect(body.id).toEqual(expect.any(String))
+      expect(body.apiKey).toMatch(/^svc_live_/)
+    })
+
+    it("the apiKey of a new account works on /v1/contacts, for reading and writing", async () => {
+      const account = await createAccount(starter)
+      const token = account.apiKey
+      expect((await call(starter, "GET", "/v1/contacts", { token })).status).toBe(200)
+      const created = await call(starter, "POST", "/v1/contacts", { token, body: { email: "full@example.com" } })
+      expect(created.status).toBe(201)
+    })
+
+    it("GET /admin/accounts/{id} answers the account with createdAt and without its key", async () => {
+      const account = await createAccount(starter, { name: "Read me", plan: "micro", ownerEmail: "owner@example.com" })
+      const { status, body } = await call(starter, "GET", `/admin/accounts/${account.id}`, admin)
+      expect(status).toBe(200)
+      expect(body).toEqual({
+        id: account.id,
+        name: "Read me",
+        plan: "micro",
+        ownerEmail: "owner@example.com",
+        createdAt: expect.any(String),
+      })
+      expect(Number.isNaN(Date.parse(body.createdAt))).toBe(false)
+    })
+
+    it("PATCH /admin/accounts/{id} changes plan, name and ownerEmail and answers the account", async () => {
+      const account = await createAccount(starter, { name: "Before" })
+      const patched = await call(starter, "PATCH", `/admin/accounts/${account.id}`, {
+        ...admin,
+        body: { plan: "pro", name: "After", ownerEmail: "new@example.com" },
+      })
+      expect(patched.status).toBe(200)
+      expect(patched.body).toEqual({
+        id: account.id,
+        name: "After",
+        plan: "pro",
+        ownerEmail: "new@example.com",
+        createdAt: expect.any(String),
+      })
+      expect((await call(starter, "GET", `/admin/accounts/${account.id}`, admin)).body).toEqual(patched.body)
+    })
+
+    it("answers 404 for an unknown account id or key id", async () => {
+      const unknown = "acc_doesnotexist"
+      const account = await createAccount(starter)
+      const calls: Array<[string, string, unknown?]> = [
+        ["GET", `/admin/accounts/${unknown}`],
+        ["PATCH", `/admin/accounts/${unknown}`, { plan: "pro" }],
+        ["POST", `/admin/accounts/${unknown}/api-keys`, {}],
+        ["DELETE", `/admin/accounts/${unknown}/api-keys/key_doesnotexist`],
+        ["DELETE", `/admin/accounts/${account.id}/api-keys/key_doesnotexist`],
+        ["POST", `/admin/accounts/${unknown}/app-credentials`, { applicationKey: "app", allowedSenders: ["a@example.com"] }],
+      ]
+      for (const [method, path, body] of calls) {
+        const answer = await call(starter, method, path, { ...admin, ...(body === undefined ? {} : { body }) })
+        expect({ method, path, status: answer.status }).toEqual({ method, path, status: 404 })
+      }
+    })
+
+    it("answers 401 to a wrong or missing admin token, on every route", async () => {
+      const account = await createAccount(starter)
+      const calls: Array<[string, string, unknown?]> = [
+        ["POST", "/admin/accounts", {}],
+        ["GET", `/admin/accounts/${account.id}`],
+        ["PATCH", `/admin/accounts/${account.id}`, { plan: "pro" }],
+        ["POST", `/admin/accounts/${account.id}/api-keys`, {}],
+        ["DELETE", `/admin/accounts/${account.id}/api-keys/key_doesnotexist`],
+        ["POST", `/admin/accounts/${account.id}/app-credentials`, { applicationKey: "app", allowedSenders: ["a@example.com"] }],
+        ["GET", "/admin/outbox"],
+      ]
+      // An account's own API key is not an admin token either.
+      for (const token of [undefined, "wrong-admin-token", account.apiKey]) {
+        for (const [method, path, body] of calls) {
+          const answer = await call(starter, method, path, {
+            ...(token === undefined ? {} : { token }),
+            ...(body === undefined ? {} : { body }),
+          })
+          expect({ token, method, path, status: answer.status }).toEqual({ token, method, path, status: 401 })
+        }
+      }
+      // Nothing was changed by the refused calls.
+      expect((await call(starter, "GET", `/admin/accounts/${account.id}`, admin)).body.plan).toBe("free")
+    })
+
+    it("POST /admin/accounts/{id}/api-keys with scopes and mode test answers a svc_test_ key with only those scopes", async () => {
+      const account = await createAccount(starter)
+      const { status, body } = await call(starter, "POST", `/admin/accounts/${account.id}/api-keys`, {
+        ...admin,
+        body: { name: "reporting", scopes: ["contacts:read"], mode: "test" },
+      })
+      expect(status).toBe(201)
+      expect(body).toEqual({ id: expect.any(String), key: expect.stringMatching(/^svc_test_/), scopes: ["contacts:read"], mode: "test" })
+
+      expect((await call(starter, "GET", "/v1/contacts", { token: body.key })).status).toBe(200)
+      const write = await call(starter, "POST", "/v1/contacts", { token: body.key, body: { email: "nope@example.com" } })
+      expect(write.status).toBe(403)
+      expect(write.body.error.code).toBe("SCOPE_INSUFFICIENT")
+    })
+
+    it("POST /admin/accounts/{id}/api-keys without scopes or mode answers a full-access svc_live_ key", async () => {
+      const account = await createAccount(starter)
+      const { status, body } = await call(starter, "POST", `/admin/accounts/${account.id}/api-keys`, { ...admin, body: {} })
+      expect(status).toBe(201)
+      expect(body).toMatchObject({ key: expect.stringMatching(/^svc_live_/), mode: "live" })
+      const write = await call(starter, "POST", "/v1/contacts", { token: body.key, body: { email: "any@example.com" } })
+      expect(write.status).toBe(201)
+    })
+
+    it("DELETE /admin/accounts/{id}/api-keys/{keyId} revokes the key: it answers 401 at once", async () => {
+      const account = await createAccount(starter)
+      const created = await call(starter, "POST", `/admin/accounts/${account.id}/api-keys`, { ...admin, body: {} })
+      const { id, key } = created.body
+      expect((await call(starter, "GET", "/v1/contacts", { token: key })).status).toBe(200)
+
+      const revoked = await call(starter, "DELETE", `/admin/accounts/${account.id}/api-keys/${id}`, admin)
+      expect(revoked.status).toBe(200)
+      expect(revoked.body).toEqual({ id, revoked: true })
+      expect((await call(starter, "GET", "/v1/contacts", { token: key })).status).toBe(401)
+      // The account's other keys keep working.
+      expect((await call(starter, "GET", "/v1/contacts", { token: account.apiKey })).status).toBe(200)
+    })
+
+    it("POST /admin/accounts/{id}/app-credentials answers a svc_app_ key", async () => {
+      const account = await createAccount(starter)
+      const { status, body } = await call(starter, "POST", `/admin/accounts/${account.id}/app-credentials`, {
+        ...admin,
+        body: { applicationKey: "billing", allowedSenders: ["billing@example.com"] },
+      })
+      expect(status).toBe(201)
+      expect(body).toEqual({ id: expect.any(String), key: expect.stringMatching(/^svc_app_/) })
+    })
+
+    it("GET /admin/outbox answers { data: [] } while SMTP_URL is unset", async () => {
+      expect(await call(starter, "GET", "/admin/outbox", admin)).toEqual({ status: 200, body: { data: [] } })
+      const filtered = await call(starter, "GET", "/admin/outbox?to=ada%40example.com&limit=5", admin)
+      expect(filtered).toEqual({ status: 200, body: { data: [] } })
+    })
+  })
+
+  it("creates a contact through /v1/contacts and reads it back", async () => {
+    const { apiKey: token } = await createAccount(starter)
+    const created = await call(starter, "POST", "/v1/contacts", {
+      token,
+      body: { email: "Ada@Example.com", firstName: "Ada", tags: ["newsletter"] },
+    })
+    expect(created.status).toBe(201)
+    expect(created.body.data).toMatchObject({ email: "ada@example.com", firstName: "Ada", status: "ACTIVE" })
+
+    const read = await call(starter, "GET", `/v1/contacts/${created.body.data.id}`, { token })
+    expect(read.status).toBe(200)
+    expect(read.body.data).toEqual(created.body.data)
+    const listed = await call(starter, "GET", "/v1/contacts", { token })
+    expect(listed.body.data.map((contact: { id: string }) => contact.id)).toEqual([created.body.data.id])
+  })
+})
+
+describe("the starter's lifecycle", () => {
+  it("creates the schema at boot, and a second boot on the same file keeps the data", booting, async () => {
+    const DATABASE_URL = freshDatabaseUrl()
+    const first = await bootStarter({ DATABASE_URL, ADMIN_TOKEN: adminToken })
+    const account = await createAccount(first, { name: "Kept", plan: "pro" })
+    const contact = await call(first, "POST", "/v1/contacts", { token: account.apiKey, body: { email: "kept@example.com" } })
+    expect(contact.status).toBe(201)
+    expect(await stopStarter(first)).toEqual({ code: 0, signal: null })
+
+    const second = await bootStarter({ DATABASE_URL, ADMIN_TOKEN: adminToken })
+    expect((await call(second, "GET", `/admin/accounts/${account.id}`, admin)).body).toMatchObject({ name: "Kept", plan: "pro" })
+    const read = await call(second, "GET", `/v1/contacts/${contact.body.data.id}`, { token: account.apiKey })
+    expect(read.status).toBe(200)
+    expect(read.body.data.email).toBe("kept@example.com")
+    expect(await stopStarter(second)).toEqual({ code: 0, signal: null })
+  })
+
+  it("does not serve /admin without ADMIN_TOKEN: 404, whatever the token", booting, async () => {
+    const starter = await bootStarter({ DATABASE_URL: freshDatabaseUrl() })
+    expect((await call(starter, "GET", "/api/health")).status).toBe(200)
+    for (const token of [undefined, adminToken]) {
+      const auth = token === undefined ? {} : { token }
+      expect((await call(starter, "POST", "/admin/accounts", { ...auth, body: {} })).status).toBe(404)
+      expect((await call(starter, "GET", "/admin/accounts/acc_doesnotexist", auth)).status).toBe(404)
+      expect((await call(starter, "GET", "/admin/outbox", auth)).status).toBe(404)
+    }
+    expect(await stopStarter(starter)).toEqual({ code: 0, signal: null })
+  })
+
+  it("on SIGTERM, stops accepting, lets the request in flight finish, and exits 0 within a few seconds", booting, async () => {
+    const starter = await bootStarter({ DATABASE_URL: freshDatabaseUrl(), ADMIN_TOKEN: adminToken })
+    const account = await createAccount(starter, { plan: "pro" })
+    const contacts = Array.from({ length: 1000 }, (_, i) => ({ email: `bulk-${i}@example.com`, firstName: `Bulk ${i}` }))
+    const payload = JSON.stringify({ contacts })
+
+    // A large POST /v1/contacts/bulk whose body is held back until the server has received its headers (it answers
+    // 100 Continue), so that the request is certainly in flight when the signal arrives.
+    const request = httpRequest(new URL("/v1/contacts/bulk", starter.url), {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${account.apiKey}`,
+        "content-type": "application/json",
+        "content-length": String(Buffer.byteLength(payload)),
+        expect: "100-continue",
+      },
+    })
+    const answered = new Promise<Answer>((resolve, reject) => {
+      request.once("error", reject)
+      request.once("response", (response) => {
+        let text = ""
+        response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk))
+        response.once("error", reject)
+        response.once("end", () => resolve({ status: response.statusCode!, body: JSON.parse(text) }))
+      })
+    })
+    answered.catch(() => undefined) // awaited below; a connection reset before then fails the test there
+    request.flushHeaders()
+    await once(request, "continue")
+
+    starter.process.kill("SIGTERM")
+    const signalled = Date.now()
+    while (!(await refusesConnections(starter))) {
+      expect(Date.now() - signalled, "still accepting connections after SIGTERM").toBeLessThan(exitTimeoutMs)
+      await sleep(25)
+    }
+    request.end(payload)
+
+    const answer = await answered
+    expect(answer.status).toBe(200)
+    expect(answer.body.data).toMatchObject({ created: 1000, skipped: 0, errors: [] })
+    expect(await exitWithin(starter, exitTimeoutMs)).toEqual({ code: 0, signal: null })
+    expect(Date.now() - signalled).toBeLessThan(exitTimeoutMs)
+  })
+
+  it("`npm run migrate` creates the schema in a fresh SQLite file and exits 0; the starter then boots on it", booting, async () => {
+    const DATABASE_URL = freshDatabaseUrl()
+    const path = DATABASE_URL.slice("sqlite:".length)
+    const migrate = start("npm", ["run", "migrate"], { DATABASE_URL })
+    expect(await exitWithin(migrate, 60_000), migrate.stderr()).toEqual({ code: 0, signal: null })
+    expect(existsSync(path)).toBe(true)
+
+    const starter = await bootStarter({ DATABASE_URL, ADMIN_TOKEN: adminToken })
+    expect((await call(starter, "GET", "/api/health")).body).toMatchObject({ status: "ok", database: "connected" })
+    const account = await createAccount(starter)
+    expect((await call(starter, "GET", "/v1/contacts", { token: account.apiKey })).status).toBe(200)
+    expect(await stopStarter(starter)).toEqual({ code: 0, signal: null })
+  })
+})
