@@ -1,11 +1,15 @@
 // Mounts Mailroom's web-standard handler on a Hono app. No route logic lives here: Mailroom answers
 // everything under the base path, the host answers everything else.
-import type { Env, Hono, Schema } from "hono"
+import type { Context, Env, Hono, Next, Schema } from "hono"
+import { routePath } from "hono/route"
 
 /** What an adapter needs from a Mailroom: the handler that `createMailroom(…)` returns as `fetch`. */
 export interface MailroomHandler {
   readonly fetch: (request: Request) => Promise<Response>
 }
+
+/** The route `app.mount("/", …)` registers when nothing (base path, app basePath, parent route) prefixes it. */
+const rootRoute = "/*"
 
 /**
  * Serves `mailroom` under `basePath` ("/mailroom", or "/" or "" for the root of the app): a request to
@@ -16,8 +20,17 @@ export const mountMailroom = <E extends Env, S extends Schema, B extends string>
   app: Hono<E, S, B>,
   basePath: string,
   mailroom: MailroomHandler,
-): Hono<E, S, B> =>
+): Hono<E, S, B> => {
+  const path = basePath === "" ? "/" : basePath
+  if (path === "/") {
+    // With no prefix anywhere above it there is nothing to strip, so the request goes over as it came: `app.mount`
+    // would copy it (a second Request, and the body stream piped into it). The app's own basePath or a parent's
+    // `route()` shows in the matched route, and such requests fall through to the mount below.
+    app.all(rootRoute, (c: Context, next: Next) => routePath(c) === rootRoute ? mailroom.fetch(c.req.raw) : next())
+  }
   // `app.mount` strips the base path (the app's own basePath included). It is deprecated from hono 4.13.13
   // in favour of `hono/mount`, which the supported range (^4.10) does not have yet. It would mount "" on
-  // the exact path "/" only, hence the fallback.
-  app.mount(basePath === "" ? "/" : basePath, (request: Request) => mailroom.fetch(request))
+  // the exact path "/" only, hence the fallback. The option handler replaces the default arguments (env and
+  // execution context): asking Node's Hono for an execution context throws, with a stack trace, per request.
+  return app.mount(path, (request: Request) => mailroom.fetch(request), { optionHandler: () => [] })
+}

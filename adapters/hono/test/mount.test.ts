@@ -47,3 +47,31 @@ describe("mountMailroom", () => {
     expect(await response.text()).toBe("404 Not Found")
   })
 })
+
+describe("mountMailroom at the root", () => {
+  const echoPath: FetchHandler = { fetch: async (request) => new Response(new URL(request.url).pathname) }
+
+  it("hands the request itself to Mailroom when nothing prefixes the mount", async () => {
+    const seen: Array<Request> = []
+    const app = new Hono()
+    mountMailroom(app, "", { fetch: async (request) => { seen.push(request); return new Response(await request.text()) } })
+    const request = new Request("http://host.test/v1/contacts", { method: "POST", body: "{}" })
+    const response = await app.fetch(request)
+    expect(await response.text()).toBe("{}")
+    expect(seen).toHaveLength(1)
+    expect(seen[0]).toBe(request)
+  })
+
+  it("still strips the app's basePath", async () => {
+    const app = new Hono().basePath("/api")
+    mountMailroom(app, "/", echoPath)
+    expect(await (await app.request("/api/v1/contacts")).text()).toBe("/v1/contacts")
+  })
+
+  it("still strips the path of a parent app that routes to the app", async () => {
+    const app = new Hono()
+    mountMailroom(app, "", echoPath)
+    const parent = new Hono().route("/mailroom", app)
+    expect(await (await parent.request("/mailroom/v1/contacts?page=2")).text()).toBe("/v1/contacts")
+  })
+})

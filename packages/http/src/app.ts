@@ -53,8 +53,11 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
     c.set("answerFailure", runner.answerFailure)
     c.set("bodyLimitBytes", bodyLimitBytes)
     c.set("limiters", limiters)
-    await next()
+    // Set before the route answers, so that answers built with c.json carry it as they are made; adding a header to
+    // a finished answer copies it (body stream included). Answers built elsewhere (the error table) get it after.
     c.header("x-request-id", requestId)
+    await next()
+    if (!c.res.headers.has("x-request-id")) c.header("x-request-id", requestId)
   })
 
   app.route("/", healthRoutes)

@@ -17,8 +17,8 @@ export const bearerOf = (header: string | undefined): string | undefined => {
 /** Resolves the API key to its account and key (c.var.account, c.var.apiKey); 401 when missing, invalid or revoked. */
 export const authenticate = createMiddleware<MailroomEnv>(async (c, next) => {
   const bearer = bearerOf(c.req.header("authorization"))
-  const exit = await c.var.runExit(Effect.flatMap(Accounts, (accounts) => accounts.authenticate(bearer)))
-  if (Exit.isFailure(exit)) return c.var.answerFailure(exit.cause)
+  const exit = await c.get("runExit")(Effect.flatMap(Accounts, (accounts) => accounts.authenticate(bearer)))
+  if (Exit.isFailure(exit)) return c.get("answerFailure")(exit.cause)
   c.set("account", exit.value.account)
   c.set("apiKey", exit.value.apiKey)
   await next()
@@ -27,6 +27,6 @@ export const authenticate = createMiddleware<MailroomEnv>(async (c, next) => {
 /** 403 SCOPE_INSUFFICIENT unless the caller's key has `scope`. Full-access keys hold every scope. */
 export const requireScope = (scope: Scope) =>
   createMiddleware<MailroomEnv>(async (c, next) => {
-    if (!hasScope(c.var.apiKey, scope)) return errorResponse(new ScopeInsufficient({ scope }))
+    if (!hasScope(c.get("apiKey"), scope)) return errorResponse(new ScopeInsufficient({ scope }))
     await next()
   })

@@ -76,9 +76,9 @@ export const rateLimit = (name: keyof RateLimiters) =>
   createMiddleware<MailroomEnv>(async (c, next) => {
     let exceeded: RateLimitExceeded | undefined
     try {
-      exceeded = await consume(c.var.limiters[name], c.var.apiKey.id)
+      exceeded = await consume(c.get("limiters")[name], c.get("apiKey").id)
     } catch (cause) {
-      return c.var.run(Effect.die(cause))
+      return c.get("run")(Effect.die(cause))
     }
     if (exceeded !== undefined) return errorResponse(exceeded)
     await next()

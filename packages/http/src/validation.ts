@@ -63,9 +63,12 @@ export const decodeInput = <A, I>(schema: Schema.Schema<A, I, never>, input: unk
     Effect.mapError(toValidationFailed),
   )
 
+/** Refuses malformed UTF-8. One decoder serves every request: a call without `stream` starts from a clean state. */
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
 const parseJson = (bytes: Uint8Array): Effect.Effect<unknown, ValidationFailed> =>
   Effect.try({
-    try: () => JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) as unknown,
+    try: () => JSON.parse(utf8.decode(bytes)) as unknown,
     // The parser's own wording differs between Node versions, so it is not passed on.
     catch: () => new ValidationFailed({ detail: "the request body is not valid JSON" }),
   })
@@ -78,7 +81,7 @@ export const decodeJson = <A, I>(
   options: DecodeOptions = {},
 ): Effect.Effect<A, ValidationFailed | PayloadTooLarge> =>
   Effect.gen(function* () {
-    const bytes = yield* readBody(c.req.raw, c.var.bodyLimitBytes)
+    const bytes = yield* readBody(c.req.raw, c.get("bodyLimitBytes"))
     if (bytes.length === 0) return yield* new ValidationFailed({ detail: "the request body is empty; send a JSON object" })
     const json = yield* parseJson(bytes)
     if (typeof json !== "object" || json === null || Array.isArray(json)) {

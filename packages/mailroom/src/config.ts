@@ -20,6 +20,9 @@ export interface MailroomConfig {
   /** Relaxes the webhook URL rules (http://, private addresses) for local development only. */
   readonly unsafeAllowPrivateUrls?: boolean
   readonly logLevel?: "debug" | "info" | "warn" | "error"
+  /** Record spans: one per service call (`Contacts.create`) and one per SQL statement, for a host that exports traces
+   *  from `runtime` or `layer`. Off by default: spans cost every request time and nobody reads them otherwise. */
+  readonly tracing?: boolean
   /** Request rates per API key; the defaults follow the spec (60 POST /contacts per minute, 200 requests per second). */
   readonly rateLimits?: RateLimitOptions
   /** Largest JSON request body in bytes. Default 8 MiB. */

@@ -1,6 +1,6 @@
 /** createMailroom: wires the chosen backend, ids, every service, one ManagedRuntime and the router, and hands the host
  *  a web-standard `fetch`, Promise methods and the layer for Effect code. */
-import { AccountsConfig, IdsLive, servicesLayer } from "@mailroom/core"
+import { AccountsConfig, IdsLive, servicesLayer, Tracing } from "@mailroom/core"
 import { type HttpApp, type HttpServices, makeHttpApp } from "@mailroom/http"
 import { Cause, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { type AccountsApi, makeAccountsApi } from "./accounts-api.js"
@@ -37,14 +37,21 @@ const logLevels = {
 
 export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
   const database = parseDatabase(config.database ?? defaultDatabase)
+  const tracing = config.tracing ?? false
   const services = servicesLayer.pipe(
     Layer.provideMerge(Layer.mergeAll(
       storeLayer(database, { sqliteSynchronous: config.sqliteSynchronous }),
       IdsLive,
       Layer.succeed(AccountsConfig, { secret: config.secret }),
+      Layer.succeed(Tracing, tracing),
     )),
   )
-  const runtime = ManagedRuntime.make(Layer.merge(services, Logger.minimumLogLevel(logLevels[config.logLevel ?? "info"])))
+  const runtime = ManagedRuntime.make(Layer.mergeAll(
+    services,
+    Logger.minimumLogLevel(logLevels[config.logLevel ?? "info"]),
+    // Spans made below the services (@effect/sql makes one per statement) follow the same switch.
+    Layer.setTracerEnabled(tracing),
+  ))
   const app = makeHttpApp({
     runtime,
     adminToken: config.adminToken,

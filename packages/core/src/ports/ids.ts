@@ -23,20 +23,33 @@ const encodeTime = (ms: number): string => {
   return out
 }
 
-const randomChars = (count: number): string => {
-  const bytes = crypto.getRandomValues(new Uint8Array(count))
-  let out = ""
-  for (const byte of bytes) out += crockford[byte % 32]
-  return out
+/** `count` random base-32 characters, one random byte each. The bytes are drawn from the platform's source a few KiB at
+ *  a time: a call to the source costs more than the id it serves. Each byte is used once. */
+const makeRandomChars = () => {
+  const pool = new Uint8Array(4096)
+  let used = pool.length
+  return (count: number): string => {
+    if (used + count > pool.length) {
+      crypto.getRandomValues(pool)
+      used = 0
+    }
+    let out = ""
+    for (let i = used; i < used + count; i++) out += crockford[pool[i]! % 32]
+    used += count
+    return out
+  }
 }
 
 const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
 
 /** Ids from the system clock and the platform's cryptographic random source. */
-export const makeRandomIds = (): IdsService => ({
-  make: (kind) => `${idPrefixes[kind]}_${encodeTime(Date.now())}${randomChars(16)}`,
-  token: (bytes) => hex(crypto.getRandomValues(new Uint8Array(bytes))),
-})
+export const makeRandomIds = (): IdsService => {
+  const randomChars = makeRandomChars()
+  return {
+    make: (kind) => `${idPrefixes[kind]}_${encodeTime(Date.now())}${randomChars(16)}`,
+    token: (bytes) => hex(crypto.getRandomValues(new Uint8Array(bytes))),
+  }
+}
 
 /** Predictable ids for tests: `<prefix>_` + a zero-padded counter; tokens are counters too. */
 export const makeSequentialIds = (): IdsService => {

@@ -7,6 +7,7 @@ import {
 import { InvalidCredentials, ResourceNotFound, Unauthorized } from "../errors.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
+import { serviceMethod } from "./tracing.js"
 import { displayPrefix, hashCredential } from "../internal/hash.js"
 
 export interface CreateAccountInput {
@@ -61,6 +62,7 @@ interface CachedAuthentication {
 export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Accounts", {
   effect: Effect.gen(function* () {
     const store = yield* Store
+    const method = yield* serviceMethod
     const ids = yield* Ids
     const config = yield* AccountsConfig
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
@@ -97,7 +99,7 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
       return store.apiKeys.insert(apiKey).pipe(Effect.as({ apiKey, key }))
     }
 
-    const create = Effect.fn("Accounts.create")(function* (input: CreateAccountInput) {
+    const create = method("Accounts.create")(function* (input: CreateAccountInput) {
       const createdAt = yield* now
       const account: Account = {
         id: ids.make("account") as AccountId,
@@ -111,11 +113,11 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
       return { account, apiKey: key }
     }, store.transaction)
 
-    const get = Effect.fn("Accounts.get")(function* (id: string) {
+    const get = method("Accounts.get")(function* (id: string) {
       return yield* find(id)
     })
 
-    const update = Effect.fn("Accounts.update")(function* (id: string, patch: UpdateAccountInput) {
+    const update = method("Accounts.update")(function* (id: string, patch: UpdateAccountInput) {
       const current = yield* find(id)
       const next: Account = {
         ...current,
@@ -128,19 +130,19 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
       return next
     }, store.transaction)
 
-    const createApiKey = Effect.fn("Accounts.createApiKey")(function* (accountId: string, input: CreateApiKeyInput) {
+    const createApiKey = method("Accounts.createApiKey")(function* (accountId: string, input: CreateApiKeyInput) {
       const account = yield* find(accountId)
       return yield* issueKey(account.id, input, yield* now)
     }, store.transaction)
 
-    const revokeApiKey = Effect.fn("Accounts.revokeApiKey")(function* (accountId: string, keyId: string) {
+    const revokeApiKey = method("Accounts.revokeApiKey")(function* (accountId: string, keyId: string) {
       const account = yield* find(accountId)
       const revoked = yield* store.apiKeys.revoke(account.id, keyId as ApiKeyId, yield* now)
       if (!revoked) return yield* Effect.fail(new ResourceNotFound({ resource: "API key", id: keyId }))
       yield* forgetAccount(account.id)
     }, store.transaction)
 
-    const createAppCredential = Effect.fn("Accounts.createAppCredential")(
+    const createAppCredential = method("Accounts.createAppCredential")(
       function* (accountId: string, input: CreateAppCredentialInput) {
         const account = yield* find(accountId)
         const key = `${keyPrefixes.app}${ids.token(24)}`
@@ -160,7 +162,7 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
     )
 
     /** The account and key behind an `Authorization: Bearer` value. Spec: audience "Authentication" 1-2. */
-    const authenticate = Effect.fn("Accounts.authenticate")(function* (bearer: string | undefined) {
+    const authenticate = method("Accounts.authenticate")(function* (bearer: string | undefined) {
       if (bearer === undefined || bearer === "") {
         return yield* Effect.fail(new Unauthorized({ detail: "missing API key: send Authorization: Bearer <API_KEY>" }))
       }

@@ -11,6 +11,7 @@ import { activeRoom } from "../internal/active-room.js"
 import { sentFields } from "../internal/patch.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
+import { serviceMethod } from "./tracing.js"
 
 export interface BulkCreateInput {
   readonly contacts: ReadonlyArray<CreateContactInput>
@@ -30,6 +31,7 @@ const exportPageSize = 500
 export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contacts", {
   effect: Effect.gen(function* () {
     const store = yield* Store
+    const method = yield* serviceMethod
     const ids = yield* Ids
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -70,15 +72,15 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
       })
     }
 
-    const list = Effect.fn("Contacts.list")(function* (account: Account, query: ContactQuery) {
+    const list = method("Contacts.list")(function* (account: Account, query: ContactQuery) {
       return yield* store.contacts.list(account.id, query)
     })
 
-    const get = Effect.fn("Contacts.get")(function* (account: Account, id: string) {
+    const get = method("Contacts.get")(function* (account: Account, id: string) {
       return yield* find(account, id)
     })
 
-    const create = Effect.fn("Contacts.create")(function* (account: Account, input: CreateContactInput) {
+    const create = method("Contacts.create")(function* (account: Account, input: CreateContactInput) {
       const contact = contactFrom(account, input, yield* now)
       const capped = contact.status === "ACTIVE" && planLimits[account.plan].activeContacts !== null
       const insert = Effect.gen(function* () {
@@ -100,7 +102,7 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
         ? { status: to, subscribedAt: at }
         : { status: to }
 
-    const update = Effect.fn("Contacts.update")(function* (account: Account, id: string, input: UpdateContactInput) {
+    const update = method("Contacts.update")(function* (account: Account, id: string, input: UpdateContactInput) {
       const current = yield* find(account, id)
       const at = yield* now
       const status = input.status === undefined ? current.status : yield* Either.match(moveStatus(current.status, input.status), {
@@ -122,12 +124,12 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
       return next
     }, store.transaction)
 
-    const remove = Effect.fn("Contacts.delete")(function* (account: Account, id: string) {
+    const remove = method("Contacts.delete")(function* (account: Account, id: string) {
       const deleted = yield* store.contacts.delete(account.id, id as ContactId)
       if (!deleted) return yield* Effect.fail(new ResourceNotFound({ resource: "contact", id }))
     }, store.transaction)
 
-    const addTags = Effect.fn("Contacts.addTags")(function* (account: Account, id: string, tags: ReadonlyArray<string>) {
+    const addTags = method("Contacts.addTags")(function* (account: Account, id: string, tags: ReadonlyArray<string>) {
       const current = yield* find(account, id)
       const existing = current.tags.map((t) => t.tag)
       const merged = yield* Either.match(mergeTags(existing, tags), {
@@ -139,21 +141,21 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
       return yield* find(account, id)
     }, store.transaction)
 
-    const removeTag = Effect.fn("Contacts.removeTag")(function* (account: Account, id: string, tag: string) {
+    const removeTag = method("Contacts.removeTag")(function* (account: Account, id: string, tag: string) {
       const current = yield* find(account, id)
       const removed = yield* store.contacts.removeTag(account.id, current.id, tag)
       if (!removed) return yield* Effect.fail(new ResourceNotFound({ resource: "tag", id: tag }))
       return yield* find(account, id)
     }, store.transaction)
 
-    const tags = Effect.fn("Contacts.tags")(function* (account: Account) {
+    const tags = method("Contacts.tags")(function* (account: Account) {
       const counts = yield* store.contacts.tagCounts(account.id)
       // Tag definitions (colour, shared definition) are not created through this API: every tag is a plain name.
       return counts.map(({ name, count }) => ({ name, count, color: null, definitionId: null }))
     })
 
     /** POST /contacts/bulk: creates new addresses, never updates existing ones; one transaction, set-based writes. */
-    const bulkCreate = Effect.fn("Contacts.bulkCreate")(function* (account: Account, input: BulkCreateInput) {
+    const bulkCreate = method("Contacts.bulkCreate")(function* (account: Account, input: BulkCreateInput) {
       const at = yield* now
       const errors: Array<{ email: string; error: string }> = []
       let skipped = 0
@@ -193,7 +195,7 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
       return { created: inserted.length, skipped, errors } satisfies BulkCreateResult
     }, store.transaction)
 
-    const bulkDelete = Effect.fn("Contacts.bulkDelete")(function* (account: Account, contactIds: ReadonlyArray<string>) {
+    const bulkDelete = method("Contacts.bulkDelete")(function* (account: Account, contactIds: ReadonlyArray<string>) {
       const deleted = yield* store.contacts.deleteMany(account.id, [...new Set(contactIds)])
       return { deleted, requested: contactIds.length }
     }, store.transaction)

@@ -14,6 +14,7 @@ import { ImportRejected } from "../errors.js"
 import { activeRoom } from "../internal/active-room.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
+import { serviceMethod } from "./tracing.js"
 
 /** Addresses looked up, contacts inserted and memberships added per store call. A driver like better-sqlite3 runs a
  *  call's statements synchronously, so one batch is also the longest stretch the import holds the event loop. */
@@ -37,6 +38,7 @@ const inBatches = <A, B, E>(items: ReadonlyArray<A>, write: (batch: ReadonlyArra
 export class Imports extends Effect.Service<Imports>()("@mailroom/core/Imports", {
   effect: Effect.gen(function* () {
     const store = yield* Store
+    const method = yield* serviceMethod
     const ids = yield* Ids
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -70,7 +72,7 @@ export class Imports extends Effect.Service<Imports>()("@mailroom/core/Imports",
       inBatches(emails, (batch) => store.contacts.findByEmails(account.id, batch))
 
     /** Everything the import writes, in one transaction: the new contacts, then the memberships. */
-    const write = Effect.fn("Imports.write")(function* (account: Account, options: ImportOptions, file: CsvFile) {
+    const write = method("Imports.write")(function* (account: Account, options: ImportOptions, file: CsvFile) {
       const list = options.listId === undefined ? undefined : yield* targetList(account, options.listId)
       const at = yield* now
       const existing = yield* existingContacts(account, [...new Set(file.rows.map((row) => row.email))])
@@ -98,7 +100,7 @@ export class Imports extends Effect.Service<Imports>()("@mailroom/core/Imports",
 
     /** POST /contacts/import. Fails with ImportRejected (400, 404 or 413) when the request or the file is refused as
      *  a whole; nothing is written then. Rows refused one by one are reported in `errors`. */
-    const importCsv = Effect.fn("Imports.importCsv")(function* (account: Account, request: ImportRequest) {
+    const importCsv = method("Imports.importCsv")(function* (account: Account, request: ImportRequest) {
       const options = yield* decodeImportRequest(request)
       const file = yield* readCsvFile(options.content, options.mappings)
       return yield* write(account, options, file)

@@ -19,6 +19,7 @@ import { activeRoom } from "../internal/active-room.js"
 import { sentFields } from "../internal/patch.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
+import { serviceMethod } from "./tracing.js"
 
 /** The topic of a tagged list as the single-list read shows it. */
 export interface ListTopic {
@@ -62,6 +63,7 @@ const unique = <A>(items: ReadonlyArray<A> | undefined): ReadonlyArray<A> => [..
 export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
   effect: Effect.gen(function* () {
     const store = yield* Store
+    const method = yield* serviceMethod
     const ids = yield* Ids
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -97,16 +99,16 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
         return { list, contactCount: counts.current, memberRows: counts.all, suppressionGroup } satisfies ListDetails
       })
 
-    const list = Effect.fn("Lists.list")(function* (account: Account, query: ListQuery) {
+    const list = method("Lists.list")(function* (account: Account, query: ListQuery) {
       const page = yield* store.lists.list(account.id, query, yield* now)
       return page satisfies ListsPage
     })
 
-    const get = Effect.fn("Lists.get")(function* (account: Account, id: string) {
+    const get = method("Lists.get")(function* (account: Account, id: string) {
       return yield* details(account, yield* find(account, id), yield* now)
     })
 
-    const create = Effect.fn("Lists.create")(function* (account: Account, input: CreateListInput) {
+    const create = method("Lists.create")(function* (account: Account, input: CreateListInput) {
       const type = input.type ?? "STATIC"
       const segmentRules = yield* checkSegmentRules(type, input.segmentRules ?? null)
       const suppressionGroupId = input.suppressionGroupId ?? null
@@ -131,7 +133,7 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
     }, store.transaction)
 
     /** PATCH: only sent fields change. A DYNAMIC list keeps rules (null is refused) and a STATIC one takes none. */
-    const update = Effect.fn("Lists.update")(function* (account: Account, id: string, input: UpdateListInput) {
+    const update = method("Lists.update")(function* (account: Account, id: string, input: UpdateListInput) {
       const current = yield* find(account, id)
       const segmentRules = input.segmentRules === undefined
         ? current.segmentRules
@@ -149,7 +151,7 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
     }, store.transaction)
 
     /** DELETE archives: the list and its memberships stay, with isArchived true. Archiving twice is no error. */
-    const archive = Effect.fn("Lists.archive")(function* (account: Account, id: string) {
+    const archive = method("Lists.archive")(function* (account: Account, id: string) {
       const current = yield* find(account, id)
       if (current.isArchived) return
       yield* store.lists.update({ ...current, isArchived: true, updatedAt: yield* now })
@@ -165,7 +167,7 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
       })
 
     /** GET members. A DYNAMIC list is evaluated on every read. */
-    const members = Effect.fn("Lists.members")(function* (account: Account, id: string, query: MemberQuery) {
+    const members = method("Lists.members")(function* (account: Account, id: string, query: MemberQuery) {
       const current = yield* find(account, id)
       const page = current.segmentRules === null
         ? yield* store.members.page(account.id, current.id, query)
@@ -205,7 +207,7 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
      *  (send-time suppression still skips them). With createMissing, unknown addresses become ACTIVE contacts (within
      *  the Free cap) and addresses that unsubscribed, bounced, complained or were cleaned are refused, as the
      *  Subscriptions API would. */
-    const addMembers = Effect.fn("Lists.addMembers")(function* (account: Account, id: string, input: AddMembersInput) {
+    const addMembers = method("Lists.addMembers")(function* (account: Account, id: string, input: AddMembersInput) {
       const target = yield* findStatic(account, id)
       const at = yield* now
       const contactIds = unique(input.contactIds)
@@ -264,7 +266,7 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
 
     /** DELETE members: removal by the list owner deletes the current memberships (no unsubscribe, no history: rule 2).
      *  Fails with NotAMember when none of the named contacts is a current member; nothing changes then. */
-    const removeMembers = Effect.fn("Lists.removeMembers")(function* (account: Account, id: string, input: RemoveMembersInput) {
+    const removeMembers = method("Lists.removeMembers")(function* (account: Account, id: string, input: RemoveMembersInput) {
       const target = yield* findStatic(account, id)
       const named = new Map<ContactId, Contact>()
       for (const contact of yield* contactsByIds(account, unique(input.contactIds))) named.set(contact.id, contact)
