@@ -4,7 +4,7 @@ import {
   Accounts, Contacts, type ContactStatus, type CreateContactInput, EmailAddress, IdsLive, type Plan, servicesLayer, Store,
   contactStatuses, allowedMoves,
 } from "@mailroom/core"
-import { Chunk, Effect, Layer, Schema, Stream } from "effect"
+import { Chunk, Deferred, Effect, Fiber, Layer, Schema, Stream } from "effect"
 
 const email = (address: string) => Schema.decodeSync(EmailAddress)(address)
 const input = (address: string, extra: Omit<CreateContactInput, "email"> = {}): CreateContactInput => ({ email: email(address), ...extra })
@@ -37,6 +37,57 @@ export const contactsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
           expect((yield* Effect.flip(accounts.authenticate("Basic abc")))._tag).toBe("InvalidCredentials")
           const other = yield* accounts.create({})
           expect((yield* Effect.flip(accounts.revokeApiKey(other.account.id, extra.apiKey.id)))._tag).toBe("ResourceNotFound")
+        }))
+
+      it.effect("requests that miss the key cache together wait for one lookup", () =>
+        Effect.gen(function* () {
+          const { apiKey } = yield* (yield* Accounts).create({ plan: "pro" })
+          const gate = yield* Deferred.make<void>()
+          let lookups = 0
+          const slowLookups = Layer.effect(Store, Effect.map(Store, (store) => ({
+            ...store,
+            apiKeys: {
+              ...store.apiKeys,
+              findByHash: (hash: string) =>
+                Effect.sync(() => lookups++).pipe(Effect.zipRight(Deferred.await(gate)), Effect.zipRight(store.apiKeys.findByHash(hash))),
+            },
+          })))
+          yield* Effect.gen(function* () {
+            const accounts = yield* Accounts
+            const all = yield* Effect.fork(Effect.all(Array.from({ length: 20 }, () => accounts.authenticate(apiKey)), {
+              concurrency: "unbounded",
+            }))
+            yield* Effect.yieldNow().pipe(Effect.repeatN(20))
+            yield* Deferred.succeed(gate, undefined)
+            expect(new Set((yield* Fiber.join(all)).map(({ apiKey }) => apiKey.id)).size).toBe(1)
+            expect(lookups).toBe(1)
+          }).pipe(Effect.provide(Accounts.Default.pipe(Layer.provide(slowLookups))))
+        }))
+
+      it.effect("a lookup that overlaps a revocation is not cached: the next request sees the revocation", () =>
+        Effect.gen(function* () {
+          const created = yield* (yield* Accounts).create({ plan: "pro" })
+          const read = yield* Deferred.make<void>()
+          const gate = yield* Deferred.make<void>()
+          const slowLookups = Layer.effect(Store, Effect.map(Store, (store) => ({
+            ...store,
+            apiKeys: {
+              ...store.apiKeys,
+              // The row is read before the revocation commits; the answer arrives after it.
+              findByHash: (hash: string) =>
+                store.apiKeys.findByHash(hash).pipe(Effect.zipLeft(Deferred.succeed(read, undefined)), Effect.zipLeft(Deferred.await(gate))),
+            },
+          })))
+          yield* Effect.gen(function* () {
+            const accounts = yield* Accounts
+            const { apiKey, key } = yield* accounts.createApiKey(created.account.id, {})
+            const early = yield* Effect.fork(accounts.authenticate(key))
+            yield* Deferred.await(read)
+            yield* accounts.revokeApiKey(created.account.id, apiKey.id)
+            yield* Deferred.succeed(gate, undefined)
+            expect((yield* Fiber.join(early)).apiKey.id).toBe(apiKey.id)
+            expect((yield* Effect.flip(accounts.authenticate(key)))._tag).toBe("InvalidCredentials")
+          }).pipe(Effect.provide(Accounts.Default.pipe(Layer.provide(slowLookups))))
         }))
 
       it.effect("the signing secret is generated once and kept", () =>

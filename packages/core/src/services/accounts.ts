@@ -1,10 +1,10 @@
 /** Accounts, API keys and application credentials: the operator API's service, and key authentication. */
-import { Clock, Context, Effect, Option } from "effect"
+import { Clock, Context, Deferred, Effect, Exit, Option } from "effect"
 import {
   type Account, type AccountId, type ApiKey, type ApiKeyId, type AppCredential, credentialKind, type KeyMode, keyPrefixes,
   type Plan, type Scope, scopes,
 } from "../domain/account.js"
-import { InvalidCredentials, ResourceNotFound, Unauthorized } from "../errors.js"
+import { InvalidCredentials, ResourceNotFound, type StoreError, Unauthorized } from "../errors.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 import { serviceMethod } from "./tracing.js"
@@ -53,9 +53,12 @@ export class AccountsConfig extends Context.Reference<AccountsConfig>()("@mailro
   defaultValue: (): AccountsOptions => ({}),
 }) {}
 
-interface CachedAuthentication {
+interface Authentication {
   readonly account: Account
   readonly apiKey: ApiKey
+}
+
+interface CachedAuthentication extends Authentication {
   readonly expiresAt: number
 }
 
@@ -69,8 +72,18 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
     const cacheTtlMs = config.authCacheTtlMs ?? defaultAuthCacheTtlMs
     /** Successful lookups by key hash. Entries of an account are dropped when it or one of its keys changes. */
     const authCache = new Map<string, CachedAuthentication>()
-    const forgetAccount = (accountId: AccountId) =>
-      Effect.sync(() => {
+    /** Lookups under way by key hash: requests that miss the cache together (it expires under every request that is
+     *  in flight at that moment) wait for one lookup instead of each making their own. */
+    const lookups = new Map<string, Deferred.Deferred<Authentication, InvalidCredentials | StoreError>>()
+    /** Counts changes to accounts and keys. A lookup that overlaps one answers its own request but is not cached: it
+     *  may have read the row as it was before the change committed. */
+    let changes = 0
+    /** Drops what is known of the account once its change has committed (a pipeable after `store.transaction`):
+     *  dropped any earlier, a concurrent lookup could still read and cache the old row. */
+    const forgetAccountAfter = <A, E, R>(change: Effect.Effect<A, E, R>, accountId: string) =>
+      Effect.tap(change, () => {
+        changes++
+        lookups.clear()
         for (const [hash, entry] of authCache) if (entry.account.id === accountId) authCache.delete(hash)
       })
 
@@ -126,9 +139,8 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
         ...(patch.ownerEmail !== undefined ? { ownerEmail: patch.ownerEmail } : {}),
       }
       yield* store.accounts.update(next)
-      yield* forgetAccount(next.id)
       return next
-    }, store.transaction)
+    }, store.transaction, forgetAccountAfter)
 
     const createApiKey = method("Accounts.createApiKey")(function* (accountId: string, input: CreateApiKeyInput) {
       const account = yield* find(accountId)
@@ -139,8 +151,7 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
       const account = yield* find(accountId)
       const revoked = yield* store.apiKeys.revoke(account.id, keyId as ApiKeyId, yield* now)
       if (!revoked) return yield* Effect.fail(new ResourceNotFound({ resource: "API key", id: keyId }))
-      yield* forgetAccount(account.id)
-    }, store.transaction)
+    }, store.transaction, forgetAccountAfter)
 
     const createAppCredential = method("Accounts.createAppCredential")(
       function* (accountId: string, input: CreateAppCredentialInput) {
@@ -177,16 +188,37 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
       const at = yield* Clock.currentTimeMillis
       const cached = authCache.get(hash)
       if (cached !== undefined && cached.expiresAt > at) return { account: cached.account, apiKey: cached.apiKey }
-      const apiKey = yield* store.apiKeys.findByHash(hash)
-      if (Option.isNone(apiKey)) return yield* Effect.fail(new InvalidCredentials({ detail: "the API key is not valid" }))
-      if (apiKey.value.revokedAt !== null) {
-        return yield* Effect.fail(new InvalidCredentials({ detail: "the API key has been revoked" }))
-      }
-      const account = yield* store.accounts.findById(apiKey.value.accountId)
-      if (Option.isNone(account)) return yield* Effect.fail(new InvalidCredentials({ detail: "the API key is not valid" }))
-      if (cacheTtlMs > 0) authCache.set(hash, { account: account.value, apiKey: apiKey.value, expiresAt: at + cacheTtlMs })
-      return { account: account.value, apiKey: apiKey.value }
+      const shared = lookups.get(hash)
+      if (shared !== undefined) return yield* Deferred.await(shared)
+      // Uninterruptible: the requests waiting for this lookup need its answer even when this request's client leaves.
+      return yield* Effect.uninterruptible(lookupAndShare(hash, at))
     })
+
+    const lookup = (hash: string) =>
+      Effect.gen(function* () {
+        const apiKey = yield* store.apiKeys.findByHash(hash)
+        if (Option.isNone(apiKey)) return yield* Effect.fail(new InvalidCredentials({ detail: "the API key is not valid" }))
+        if (apiKey.value.revokedAt !== null) {
+          return yield* Effect.fail(new InvalidCredentials({ detail: "the API key has been revoked" }))
+        }
+        const account = yield* store.accounts.findById(apiKey.value.accountId)
+        if (Option.isNone(account)) return yield* Effect.fail(new InvalidCredentials({ detail: "the API key is not valid" }))
+        return { account: account.value, apiKey: apiKey.value }
+      })
+
+    const lookupAndShare = (hash: string, at: number) =>
+      Effect.gen(function* () {
+        const shared = yield* Deferred.make<Authentication, InvalidCredentials | StoreError>()
+        lookups.set(hash, shared)
+        const changesBefore = changes
+        const exit = yield* Effect.exit(lookup(hash))
+        if (lookups.get(hash) === shared) lookups.delete(hash)
+        yield* Deferred.done(shared, exit)
+        if (Exit.isSuccess(exit) && cacheTtlMs > 0 && changes === changesBefore) {
+          authCache.set(hash, { ...exit.value, expiresAt: at + cacheTtlMs })
+        }
+        return yield* exit
+      })
 
     /** The signing secret: MAILROOM_SECRET when the host passes one, otherwise generated once and kept in settings. */
     const secret = config.secret !== undefined && config.secret !== ""
