@@ -14,11 +14,22 @@ await setup.ready()
 const { account } = await setup.accounts.create({ name: "floor", plan: "pro" })
 await setup.close()
 
-const columns = "id, account_id, email, first_name, last_name, source, status, subscribed_at, created_at, updated_at"
+// Mailroom's own INSERT for POST /contacts: every column of the contacts row in the order Mailroom writes them, with
+// the same conflict clause and RETURNING, so that both sides send the same statement with the same parameters.
+const columns = [
+  "id", "account_id", "created_at", "email", "first_name", "last_name", "phone", "metadata", "source", "status",
+  "subscribed_at", "unsubscribed_at", "confirmed_at", "consent_source", "consent_at", "consent_ip", "consent_user_agent",
+  "consent_text", "updated_at",
+]
+const columnList = columns.map((column) => `"${column}"`).join(",")
+const onConflict = "ON CONFLICT (account_id, email) DO NOTHING RETURNING id"
 const toRow = (body) => {
   const now = Date.now()
-  return [`ct_${randomUUID()}`, account.id, body.email, body.firstName ?? null, body.lastName ?? null, "API", "ACTIVE", now, now, now]
+  return [`ct_${randomUUID()}`, account.id, now, body.email, body.firstName ?? null, body.lastName ?? null, null, null, "API",
+    "ACTIVE", now, null, null, null, null, null, null, null, now]
 }
+const placeholders = (rowIndex, dollar) =>
+  `(${columns.map((_, c) => (dollar ? `$${rowIndex * columns.length + c + 1}` : "?")).join(",")})`
 
 const makeInsert = async () => {
   if (databaseUrl.startsWith("sqlite:")) {
@@ -27,23 +38,23 @@ const makeInsert = async () => {
     db.pragma("journal_mode = WAL")
     db.pragma(`synchronous = ${synchronous}`)
     db.pragma("foreign_keys = ON")
-    const statement = db.prepare(`INSERT INTO contacts (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
-    const insertAll = db.transaction((rows) => rows.reduce((created, row) => created + statement.run(row).changes, 0))
+    const statement = db.prepare(`INSERT INTO contacts (${columnList}) VALUES ${placeholders(0, false)} ${onConflict}`)
+    const insertAll = db.transaction((rows) => rows.reduce((created, row) => created + (statement.get(row) ? 1 : 0), 0))
     return {
-      insert: async (row) => statement.run(row),
+      insert: async (row) => statement.get(row) !== undefined,
       insertMany: async (rows) => insertAll(rows),
       close: async () => db.close(),
     }
   }
   const { default: pg } = await import("pg")
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
-  const text = `INSERT INTO contacts (${columns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+  const text = `INSERT INTO contacts (${columnList}) VALUES ${placeholders(0, true)} ${onConflict}`
   const insertMany = async (rows) => {
     const client = await pool.connect()
     try {
       await client.query("BEGIN")
-      const values = rows.map((_, r) => `(${columns.split(",").map((_, c) => `$${r * 10 + c + 1}`).join(", ")})`).join(", ")
-      const result = await client.query(`INSERT INTO contacts (${columns}) VALUES ${values} ON CONFLICT DO NOTHING`, rows.flat())
+      const values = rows.map((_, r) => placeholders(r, true)).join(", ")
+      const result = await client.query(`INSERT INTO contacts (${columnList}) VALUES ${values} ${onConflict}`, rows.flat())
       await client.query("COMMIT")
       return result.rowCount
     } catch (error) {
@@ -53,11 +64,12 @@ const makeInsert = async () => {
       client.release()
     }
   }
-  return { insert: (row) => pool.query(text, row), insertMany, close: () => pool.end() }
+  return { insert: async (row) => (await pool.query(text, row)).rowCount === 1, insertMany, close: () => pool.end() }
 }
 const db = await makeInsert()
 
-const created = (row) => ({ success: true, data: { id: row[0], email: row[2], firstName: row[3], lastName: row[4], source: row[5], status: row[6], createdAt: new Date(row[8]).toISOString() } })
+const created = (row) => ({ success: true, data: { id: row[0], email: row[3], firstName: row[4], lastName: row[5], source: row[8], status: row[9], createdAt: new Date(row[2]).toISOString() } })
+const duplicate = { success: false, error: { code: "DUPLICATE_CONTACT", message: "a contact with this email already exists" } }
 
 const listen = {
   async hono() {
@@ -66,8 +78,7 @@ const listen = {
     const app = new Hono()
     app.post("/v1/contacts", async (c) => {
       const row = toRow(await c.req.json())
-      await db.insert(row)
-      return c.json(created(row), 201)
+      return (await db.insert(row)) ? c.json(created(row), 201) : c.json(duplicate, 409)
     })
     app.post("/v1/contacts/bulk", async (c) => {
       const { contacts } = await c.req.json()
@@ -84,8 +95,8 @@ const listen = {
     const app = express()
     app.post("/v1/contacts", express.json(), async (req, res) => {
       const row = toRow(req.body)
-      await db.insert(row)
-      res.status(201).json(created(row))
+      if (await db.insert(row)) res.status(201).json(created(row))
+      else res.status(409).json(duplicate)
     })
     return new Promise((resolve) => {
       const server = app.listen(0, "127.0.0.1", () => resolve({ port: server.address().port, server }))

@@ -70,6 +70,7 @@ export { Mailer, MailerError } from "./ports/mailer.js"
 export type { OutgoingMessage, MailResult } from "./ports/mailer.js"
 
 export { Accounts } from "./services/accounts.js"
+export type { Authentication } from "./services/accounts.js"
 export { AccountsConfig } from "./services/accounts.js"
 export type { AccountsOptions, CreateAccountInput, UpdateAccountInput, CreateApiKeyInput, CreateAppCredentialInput } from "./services/accounts.js"
 export { Contacts } from "./services/contacts.js"

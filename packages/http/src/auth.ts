@@ -14,13 +14,27 @@ export const bearerOf = (header: string | undefined): string | undefined => {
   return match ? (match[1] ?? "").trim() : header.trim()
 }
 
+/** The app's Accounts service, kept by the first request that authenticates: later requests ask its cache of recent
+ *  lookups directly and enter the runtime only when it does not know the key. */
+export interface KnownAccounts {
+  current: Accounts | undefined
+}
+
 /** Resolves the API key to its account and key (c.var.account, c.var.apiKey); 401 when missing, invalid or revoked. */
 export const authenticate = createMiddleware<MailroomEnv>(async (c, next) => {
   const bearer = bearerOf(c.req.header("authorization"))
-  const exit = await c.get("runExit")(Effect.flatMap(Accounts, (accounts) => accounts.authenticate(bearer)))
-  if (Exit.isFailure(exit)) return c.get("answerFailure")(exit.cause)
-  c.set("account", exit.value.account)
-  c.set("apiKey", exit.value.apiKey)
+  const known = c.get("knownAccounts")
+  let authentication = bearer === undefined ? undefined : known.current?.cachedAuthentication(bearer, Date.now())
+  if (authentication === undefined) {
+    const exit = await c.get("runExit")(Effect.flatMap(Accounts, (accounts) => {
+      known.current = accounts
+      return accounts.authenticate(bearer)
+    }))
+    if (Exit.isFailure(exit)) return c.get("answerFailure")(exit.cause)
+    authentication = exit.value
+  }
+  c.set("account", authentication.account)
+  c.set("apiKey", authentication.apiKey)
   await next()
 })
 

@@ -1,7 +1,7 @@
 /** Decoding of request input with Schema. Every ParseError becomes one ValidationFailed that names the dotted path of
  *  the first problem (error.context.field) and says what is wrong with it in plain words. */
 import { PayloadTooLarge, ValidationFailed } from "@mailroom/core"
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, Either, ParseResult, Schema } from "effect"
 import type { Context } from "hono"
 import { readBody } from "./body.js"
 import type { MailroomEnv } from "./env.js"
@@ -57,17 +57,19 @@ export interface DecodeOptions {
   readonly onExcessProperty?: "error" | "ignore"
 }
 
-/** Decodes already parsed input with `schema`, mapping failures to ValidationFailed. */
+/** Decodes already parsed input with `schema`, mapping failures to ValidationFailed. Request schemas are synchronous,
+ *  so decoding runs in one step rather than as an effect of its own. */
 export const decodeInput = <A, I>(schema: Schema.Schema<A, I, never>, input: unknown, options: DecodeOptions = {}) =>
-  Schema.decodeUnknown(schema, { onExcessProperty: options.onExcessProperty ?? "error", errors: "first" })(input).pipe(
-    Effect.mapError(toValidationFailed),
+  Either.match(
+    Schema.decodeUnknownEither(schema, { onExcessProperty: options.onExcessProperty ?? "error", errors: "first" })(input),
+    { onLeft: (error) => Effect.fail(toValidationFailed(error)), onRight: Effect.succeed },
   )
 
 /** Refuses malformed UTF-8. One decoder serves every request: a call without `stream` starts from a clean state. */
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
-const parseJson = (bytes: Uint8Array): Effect.Effect<unknown, ValidationFailed> =>
-  Effect.try({
+const parseJson = (bytes: Uint8Array): Either.Either<unknown, ValidationFailed> =>
+  Either.try({
     try: () => JSON.parse(utf8.decode(bytes)) as unknown,
     // The parser's own wording differs between Node versions, so it is not passed on.
     catch: () => new ValidationFailed({ detail: "the request body is not valid JSON" }),
@@ -80,14 +82,14 @@ export const decodeJson = <A, I>(
   schema: Schema.Schema<A, I, never>,
   options: DecodeOptions = {},
 ): Effect.Effect<A, ValidationFailed | PayloadTooLarge> =>
-  Effect.gen(function* () {
-    const bytes = yield* readBody(c.req.raw, c.get("bodyLimitBytes"))
-    if (bytes.length === 0) return yield* new ValidationFailed({ detail: "the request body is empty; send a JSON object" })
-    const json = yield* parseJson(bytes)
-    if (typeof json !== "object" || json === null || Array.isArray(json)) {
-      return yield* new ValidationFailed({ detail: "the request body must be a JSON object" })
+  Effect.flatMap(readBody(c.req.raw, c.get("bodyLimitBytes")), (bytes) => {
+    if (bytes.length === 0) return Effect.fail(new ValidationFailed({ detail: "the request body is empty; send a JSON object" }))
+    const json = parseJson(bytes)
+    if (Either.isLeft(json)) return Effect.fail(json.left)
+    if (typeof json.right !== "object" || json.right === null || Array.isArray(json.right)) {
+      return Effect.fail(new ValidationFailed({ detail: "the request body must be a JSON object" }))
     }
-    return yield* decodeInput(schema, json, options)
+    return decodeInput(schema, json.right, options)
   })
 
 /** The query string decoded with `schema`. Unknown parameters are ignored unless `onExcessProperty: "error"`. */

@@ -53,6 +53,17 @@ describe("readBody", () => {
     expect(Either.flip(result).pipe(Either.getOrThrow)._tag).toBe("PayloadTooLarge")
   })
 
+  it("reads a body with a declared length whole, however it arrives in chunks", async () => {
+    const body = chunked(["{\"a\":", "1", "}"])
+    const result = await read(post(body.stream, { "content-length": "7" }), 100)
+    expect(new TextDecoder().decode(Either.getOrThrow(result))).toBe("{\"a\":1}")
+  })
+
+  it("answers no bytes for a declared length of zero without reading the body", async () => {
+    const result = await read(post(untouchable(), { "content-length": "0" }), 100)
+    expect(Either.getOrThrow(result)).toHaveLength(0)
+  })
+
   it("accepts a body of exactly the limit", async () => {
     expect(Either.isRight(await read(post("x".repeat(100)), 100))).toBe(true)
   })

@@ -4,7 +4,7 @@ import {
   Accounts, Contacts, type ContactStatus, type CreateContactInput, EmailAddress, IdsLive, type Plan, servicesLayer, Store,
   contactStatuses, allowedMoves,
 } from "@mailroom/core"
-import { Chunk, Deferred, Effect, Fiber, Layer, Schema, Stream } from "effect"
+import { Chunk, Clock, Deferred, Effect, Fiber, Layer, Schema, Stream } from "effect"
 
 const email = (address: string) => Schema.decodeSync(EmailAddress)(address)
 const input = (address: string, extra: Omit<CreateContactInput, "email"> = {}): CreateContactInput => ({ email: email(address), ...extra })
@@ -37,6 +37,30 @@ export const contactsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
           expect((yield* Effect.flip(accounts.authenticate("Basic abc")))._tag).toBe("InvalidCredentials")
           const other = yield* accounts.create({})
           expect((yield* Effect.flip(accounts.revokeApiKey(other.account.id, extra.apiKey.id)))._tag).toBe("ResourceNotFound")
+        }))
+
+      it.effect("cachedAuthentication knows only keys a lookup answered, until they expire, are revoked or change plan", () =>
+        Effect.gen(function* () {
+          const accounts = yield* Accounts
+          const { account, apiKey } = yield* accounts.create({ plan: "free" })
+          // The service reads Effect's Clock (the test clock here); the caller passes the same time.
+          const now = yield* Clock.currentTimeMillis
+          expect(accounts.cachedAuthentication(apiKey, now)).toBeUndefined()
+          yield* accounts.authenticate(apiKey)
+          const cached = accounts.cachedAuthentication(apiKey, now)
+          expect(cached?.account.id).toBe(account.id)
+          expect(cached?.account.plan).toBe("free")
+          expect(accounts.cachedAuthentication(`${apiKey}x`, now)).toBeUndefined()
+          expect(accounts.cachedAuthentication(apiKey, now + 60_000)).toBeUndefined()
+          yield* accounts.update(account.id, { plan: "pro" })
+          expect(accounts.cachedAuthentication(apiKey, now)).toBeUndefined()
+          expect((yield* accounts.authenticate(apiKey)).account.plan).toBe("pro")
+          expect(accounts.cachedAuthentication(apiKey, now)?.account.plan).toBe("pro")
+          const extra = yield* accounts.createApiKey(account.id, {})
+          yield* accounts.authenticate(extra.key)
+          expect(accounts.cachedAuthentication(extra.key, now)?.apiKey.id).toBe(extra.apiKey.id)
+          yield* accounts.revokeApiKey(account.id, extra.apiKey.id)
+          expect(accounts.cachedAuthentication(extra.key, now)).toBeUndefined()
         }))
 
       it.effect("requests that miss the key cache together wait for one lookup", () =>

@@ -53,7 +53,7 @@ export class AccountsConfig extends Context.Reference<AccountsConfig>()("@mailro
   defaultValue: (): AccountsOptions => ({}),
 }) {}
 
-interface Authentication {
+export interface Authentication {
   readonly account: Account
   readonly apiKey: ApiKey
 }
@@ -194,6 +194,14 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
       return yield* Effect.uninterruptible(lookupAndShare(hash, at))
     })
 
+    /** What a recent lookup of this key answered, without I/O or a fiber: undefined unless the cache holds the key
+     *  (only keys that authenticated are cached). For the HTTP layer, which checks it before entering the runtime on
+     *  every request; `nowMs` is the caller's clock. */
+    const cachedAuthentication = (bearer: string, nowMs: number): Authentication | undefined => {
+      const cached = authCache.get(hashCredential(bearer))
+      return cached !== undefined && cached.expiresAt > nowMs ? { account: cached.account, apiKey: cached.apiKey } : undefined
+    }
+
     const lookup = (hash: string) =>
       Effect.gen(function* () {
         const apiKey = yield* store.apiKeys.findByHash(hash)
@@ -225,6 +233,8 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
       ? Effect.succeed(config.secret)
       : store.settings.getOrInsert(secretSetting, ids.token(32))
 
-    return { create, get, update, createApiKey, revokeApiKey, createAppCredential, authenticate, secret } as const
+    return {
+      create, get, update, createApiKey, revokeApiKey, createAppCredential, authenticate, cachedAuthentication, secret,
+    } as const
   }),
 }) {}
