@@ -1,9 +1,11 @@
 /** Mailroom on Postgres: a connection pool with Mailroom's schema, for one or many instances of the host service. */
-import type { SqlClient } from "@effect/sql"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { type Store, StoreError } from "@mailroom/core"
-import { migrationsLayer, SqlStore } from "@mailroom/sql"
-import { Layer, Redacted } from "effect"
+import { DirectStatements, migrationsLayer, SqlStore } from "@mailroom/sql"
+import { Context, Duration, Effect, Layer } from "effect"
+import pg from "pg"
 
 export interface MailroomPostgresOptions {
   /** `postgres://user:password@host:port/database`. */
@@ -12,12 +14,60 @@ export interface MailroomPostgresOptions {
   readonly maxConnections?: number
 }
 
-const connection = (options: MailroomPostgresOptions): Layer.Layer<SqlClient.SqlClient, StoreError> =>
-  PgClient.layer({
-    url: Redacted.make(options.url),
-    applicationName: "mailroom",
-    ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
-  }).pipe(Layer.mapError((cause) => new StoreError({ operation: "postgres.connect", cause })))
+/** How long the first connection may take before the layer fails. */
+const connectTimeout = Duration.seconds(5)
+
+/** The pg pool, opened with one round trip (so a wrong URL fails the layer, not the first request) and ended when the
+ *  layer's scope closes. Mailroom owns it so that the hot statements can run on it directly (DirectStatements). */
+const pool = (options: MailroomPostgresOptions) =>
+  Effect.acquireRelease(
+    Effect.suspend(() => {
+      const opened = new pg.Pool({
+        connectionString: options.url,
+        application_name: "mailroom",
+        ...(options.maxConnections === undefined ? {} : { max: options.maxConnections }),
+      })
+      // An idle connection that breaks is dropped by the pool; the next query opens another.
+      opened.on("error", () => undefined)
+      return Effect.tryPromise({
+        try: () => opened.query("SELECT 1"),
+        catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" }),
+      }).pipe(
+        Effect.timeoutFail({
+          duration: connectTimeout,
+          onTimeout: () => new SqlError.SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" }),
+        }),
+        Effect.tapError(() => Effect.promise(() => opened.end())),
+        Effect.as(opened),
+      )
+    }),
+    (opened) => Effect.promise(() => opened.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000)),
+  )
+
+/** One statement on a pooled connection, answered like @effect/sql-pg answers it. */
+const directStatements = (opened: pg.Pool): Context.Tag.Service<DirectStatements> => ({
+  run: (sql, params) =>
+    Effect.async((resume) => {
+      opened.query(sql, params as Array<unknown>, (error, result) => {
+        resume(error
+          ? Effect.fail(new SqlError.SqlError({ cause: error, message: "Failed to execute statement" }))
+          : Effect.succeed(result.rows))
+      })
+    }),
+})
+
+const connection = (options: MailroomPostgresOptions): Layer.Layer<SqlClient.SqlClient | DirectStatements, StoreError> =>
+  Layer.scopedContext(Effect.gen(function* () {
+    const opened = yield* pool(options)
+    const client = yield* PgClient.fromPool({ acquire: Effect.succeed(opened), applicationName: "mailroom" })
+    return Context.make(SqlClient.SqlClient, client).pipe(
+      Context.add(PgClient.PgClient, client),
+      Context.add(DirectStatements, directStatements(opened)),
+    )
+  })).pipe(
+    Layer.provide(Reactivity.layer),
+    Layer.mapError((cause) => new StoreError({ operation: "postgres.connect", cause })),
+  )
 
 export const MailroomPostgres = {
   /** The Store over the database, migrated to the current schema when the layer is built (instances booting at once

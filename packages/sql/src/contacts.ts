@@ -9,6 +9,7 @@ import {
 import { Effect, Option, Schema } from "effect"
 import { contactFilter, contactOrder } from "./contact-query.js"
 import { type ContactRow, contactRow, decodeContactRows, fieldRow, scalarColumns, tagRow, withChildren } from "./contact-rows.js"
+import { type DirectStatementsService, runStatement } from "./direct.js"
 import { chunksOf, forEachChunk, insertRows, maxInList } from "./internal/batch.js"
 import { IntegerColumn } from "./internal/columns.js"
 import { isUniqueViolation, orStoreError, type UniqueConstraint } from "./internal/errors.js"
@@ -41,7 +42,10 @@ const firstPerAddress = (contacts: ReadonlyArray<Contact>): ReadonlyArray<Contac
   })
 }
 
-export const makeContactRepository = (sql: SqlClient.SqlClient): ContactRepository => {
+export const makeContactRepository = (
+  sql: SqlClient.SqlClient,
+  direct: Option.Option<DirectStatementsService> = Option.none(),
+): ContactRepository => {
   const complete = (accountId: AccountId) => (rows: ReadonlyArray<ContactRow>) => withChildren(sql, accountId, rows)
 
   /** The account's contacts (alias `c`) matching `where`, completed with tags and custom fields. */
@@ -89,8 +93,8 @@ export const makeContactRepository = (sql: SqlClient.SqlClient): ContactReposito
     // ON CONFLICT rather than a caught violation: nothing is written, and a surrounding transaction stays usable.
     // Without tags or custom fields this is one statement, with no transaction of its own.
     insert: (contact) => {
-      const inserted = sql`INSERT INTO contacts ${sql.insert(contactRow(contact))}
-        ON CONFLICT (account_id, email) DO NOTHING RETURNING id`.pipe(
+      const inserted = runStatement(direct, sql`INSERT INTO contacts ${sql.insert(contactRow(contact))}
+        ON CONFLICT (account_id, email) DO NOTHING RETURNING id`).pipe(
         Effect.flatMap((rows) => rows.length > 0 ? Effect.void : Effect.fail(new DuplicateContact({ email: contact.email }))),
       )
       const hasChildren = contact.tags.length > 0 || contact.customFields.length > 0
