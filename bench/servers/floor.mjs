@@ -39,9 +39,10 @@ const makeInsert = async () => {
     db.pragma(`synchronous = ${synchronous}`)
     db.pragma("foreign_keys = ON")
     const statement = db.prepare(`INSERT INTO contacts (${columnList}) VALUES ${placeholders(0, false)} ${onConflict}`)
-    const insertAll = db.transaction((rows) => rows.reduce((created, row) => created + (statement.get(row) ? 1 : 0), 0))
+    // all() as @effect/sql-sqlite-node runs a statement that returns rows (get() leaves it unfinished, which is slower).
+    const insertAll = db.transaction((rows) => rows.reduce((created, row) => created + statement.all(row).length, 0))
     return {
-      insert: async (row) => statement.get(row) !== undefined,
+      insert: async (row) => statement.all(row).length > 0,
       insertMany: async (rows) => insertAll(rows),
       close: async () => db.close(),
     }
