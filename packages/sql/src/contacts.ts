@@ -71,6 +71,16 @@ export const makeContactRepository = (
         sql.literal("ON CONFLICT (contact_id, key) DO NOTHING")),
     )
 
+  /** The text of the one-contact INSERT depends only on the dialect, so it is compiled once, from the first contact,
+   *  and then sent with each contact's values: compiling the row helper builds several kB of strings per call. */
+  let insertText: string | undefined
+  const insertOne = (contact: Contact) => {
+    const row = contactRow(contact)
+    insertText ??= sql`INSERT INTO contacts ${sql.insert(row)}
+      ON CONFLICT (account_id, email) DO NOTHING RETURNING id`.compile()[0]
+    return sql.unsafe<{ readonly id: string }>(insertText, Object.values(row))
+  }
+
   /** Runs `effect` only when the contact belongs to the account, in one transaction with the check. */
   const whenOwned = <A, E, R>(accountId: AccountId, contactId: string, effect: Effect.Effect<A, E, R>) =>
     sql.withTransaction(Effect.gen(function* () {
@@ -93,8 +103,7 @@ export const makeContactRepository = (
     // ON CONFLICT rather than a caught violation: nothing is written, and a surrounding transaction stays usable.
     // Without tags or custom fields this is one statement, with no transaction of its own.
     insert: (contact) => {
-      const inserted = runStatement(direct, sql`INSERT INTO contacts ${sql.insert(contactRow(contact))}
-        ON CONFLICT (account_id, email) DO NOTHING RETURNING id`).pipe(
+      const inserted = runStatement(direct, insertOne(contact)).pipe(
         Effect.flatMap((rows) => rows.length > 0 ? Effect.void : Effect.fail(new DuplicateContact({ email: contact.email }))),
       )
       const hasChildren = contact.tags.length > 0 || contact.customFields.length > 0
