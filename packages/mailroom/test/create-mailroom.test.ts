@@ -83,6 +83,25 @@ describe("createMailroom on memory", () => {
     expect((await mailroom.accounts.update(account.id, { plan: "micro" })).plan).toBe("micro")
     expect((await mailroom.accounts.createAppCredential(account.id, { applicationKey: "studio", allowedSenders: [] })).key).toMatch(/^svc_app_/)
   })
+
+  it("answers 401 to a key revoked right after requests that cached it, and serves a plan change at once", async () => {
+    const { account, apiKey: fullKey } = await mailroom.accounts.create({ plan: "pro" })
+    const { apiKey, key } = await mailroom.accounts.createApiKey(account.id, { scopes: ["contacts:read"] })
+    for (let i = 0; i < 3; i++) expect((await request(mailroom, "GET", "/v1/contacts", key)).status).toBe(200)
+    await mailroom.accounts.revokeApiKey(account.id, apiKey.id)
+    const refused = await request(mailroom, "GET", "/v1/contacts", key)
+    expect(refused.status).toBe(401)
+    expect(await refused.json()).toMatchObject({ error: { code: "INVALID_CREDENTIALS" } })
+    // A Free account holds at most 100 active contacts: the cached Pro account must not outlive the downgrade.
+    expect((await request(mailroom, "POST", "/v1/contacts", fullKey, { email: "before-downgrade@example.com" })).status).toBe(201)
+    await mailroom.accounts.update(account.id, { plan: "free" })
+    await mailroom.contacts.bulkCreate(account.id, {
+      contacts: Array.from({ length: 99 }, (_, i) => ({ email: `filler-${i}@example.com` })),
+      skipDuplicates: true,
+    })
+    const capped = await request(mailroom, "POST", "/v1/contacts", fullKey, { email: "over-the-cap@example.com" })
+    expect(await capped.json()).toMatchObject({ error: { code: "FREE_TIER_CONTACT_LIMIT" } })
+  })
 })
 
 describe("createMailroom options", () => {
