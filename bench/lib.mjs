@@ -83,8 +83,9 @@ export const load = ({ url, path, method = "POST", headers = {}, makeBody, conne
 
 /** Alternates `a` and `b` (each an async function answering a throughput) `rounds` times after `warmups` warm-up runs
  *  of each; answers the median throughput of each side. Two warm-ups, because Mailroom's code reaches its optimised
- *  steady state later than a bare route does: one run left the first measured round of Mailroom still warming up. */
-export const interleave = async (a, b, rounds = 3, warmups = 2) => {
+ *  steady state later than a bare route does: one run left the first measured round of Mailroom still warming up.
+ *  Five rounds, because on a small shared machine single runs of either side swing by a fifth. */
+export const interleave = async (a, b, rounds = 5, warmups = 2) => {
   for (let i = 0; i < warmups; i++) {
     await a(true)
     await b(true)
