@@ -48,6 +48,8 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
   )
   const runtime = ManagedRuntime.make(Layer.mergeAll(
     services,
+    // Log lines go to stderr, in Effect's usual format: stdout belongs to the host (the starter prints its URL there).
+    Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.stringLogger)),
     Logger.minimumLogLevel(logLevels[config.logLevel ?? "info"]),
     // Spans made below the services (@effect/sql makes one per statement) follow the same switch.
     Layer.setTracerEnabled(tracing),

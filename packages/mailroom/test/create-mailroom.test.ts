@@ -151,6 +151,21 @@ describe("createMailroom options", () => {
     }
   })
 
+  it("writes its log lines to stderr, leaving stdout to the host", async () => {
+    const mailroom = createMailroom({ database: "memory:" })
+    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined)
+    const logs = vi.spyOn(console, "log").mockImplementation(() => undefined)
+    try {
+      await mailroom.runtime.runPromise(Effect.logWarning("disk almost full"))
+      expect(errors.mock.calls.some(([line]) => String(line).includes("disk almost full"))).toBe(true)
+      expect(logs).not.toHaveBeenCalled()
+    } finally {
+      errors.mockRestore()
+      logs.mockRestore()
+      await mailroom.close()
+    }
+  })
+
   it("rejects ready() when the backend cannot start, and answers health 503 and the API 500", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mailroom-facade-"))
     try {
