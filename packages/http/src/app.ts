@@ -72,6 +72,6 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   app.notFound((c) => errorResponse(new RouteNotFound({ method: c.req.method, path: c.req.path })))
   // A handler threw instead of failing its effect: a bug, answered like any other defect.
   app.onError((error, c) =>
-    c.var.run === undefined ? internalErrorResponse("unknown") : c.var.run(Effect.die(error)))
+    c.get("run") === undefined ? internalErrorResponse("unknown") : c.get("run")(Effect.die(error)))
   return app
 }

@@ -20,7 +20,8 @@ export interface KnownAccounts {
   current: Accounts | undefined
 }
 
-/** Resolves the API key to its account and key (c.var.account, c.var.apiKey); 401 when missing, invalid or revoked. */
+/** Resolves the API key to its account and key (`c.get("account")`, `c.get("apiKey")`); 401 when missing, invalid
+ *  or revoked. */
 export const authenticate = createMiddleware<MailroomEnv>(async (c, next) => {
   const bearer = bearerOf(c.req.header("authorization"))
   const known = c.get("knownAccounts")

@@ -25,8 +25,8 @@ export type RunExit = <A, E>(effect: Effect.Effect<A, E, HttpServices>) => Promi
 /** Answers a failed run: a domain error through the error table, anything else logged and answered 500. */
 export type AnswerFailure = (cause: Cause.Cause<unknown>, options?: RunOptions) => Promise<Response>
 
-/** Routes read these as `c.var.x`; the middleware that runs on every request reads them with `c.get("x")`, because
- *  `c.var` builds an object of all of them on each read. */
+/** Routes and middleware read these with `c.get("x")` rather than `c.var.x`: `c.var` builds an object of all of them
+ *  on each read. */
 export interface MailroomEnv {
   Variables: {
     readonly requestId: string

@@ -74,39 +74,39 @@ export const adminRoutes = (options: AdminOptions) => {
   const routes = new Hono<MailroomEnv>()
     .use("*", requireAdminToken(options.adminToken))
     .post("/accounts", (c) =>
-      c.var.run(Effect.gen(function* () {
+      c.get("run")(Effect.gen(function* () {
         const body = yield* decodeJson(c, CreateAccountBody)
         const accounts = yield* Accounts
         const { account, apiKey } = yield* accounts.create(body)
         return c.json({ id: account.id, name: account.name, plan: account.plan, ownerEmail: account.ownerEmail, apiKey }, 201)
       })))
     .get("/accounts/:id", (c) =>
-      c.var.run(Effect.gen(function* () {
+      c.get("run")(Effect.gen(function* () {
         const accounts = yield* Accounts
         return c.json(accountJson(yield* accounts.get(c.req.param("id"))))
       })))
     .patch("/accounts/:id", (c) =>
-      c.var.run(Effect.gen(function* () {
+      c.get("run")(Effect.gen(function* () {
         const body = yield* decodeJson(c, UpdateAccountBody)
         const accounts = yield* Accounts
         return c.json(accountJson(yield* accounts.update(c.req.param("id"), body)))
       })))
     .post("/accounts/:id/api-keys", (c) =>
-      c.var.run(Effect.gen(function* () {
+      c.get("run")(Effect.gen(function* () {
         const body = yield* decodeJson(c, CreateApiKeyBody)
         const accounts = yield* Accounts
         const { apiKey, key } = yield* accounts.createApiKey(c.req.param("id"), body)
         return c.json({ id: apiKey.id, key, scopes: apiKey.scopes, mode: apiKey.mode }, 201)
       })))
     .delete("/accounts/:id/api-keys/:keyId", (c) =>
-      c.var.run(Effect.gen(function* () {
+      c.get("run")(Effect.gen(function* () {
         const keyId = c.req.param("keyId")
         const accounts = yield* Accounts
         yield* accounts.revokeApiKey(c.req.param("id"), keyId)
         return c.json({ id: keyId, revoked: true })
       })))
     .post("/accounts/:id/app-credentials", (c) =>
-      c.var.run(Effect.gen(function* () {
+      c.get("run")(Effect.gen(function* () {
         const body = yield* decodeJson(c, CreateAppCredentialBody)
         const accounts = yield* Accounts
         const { credential, key } = yield* accounts.createAppCredential(c.req.param("id"), body)
@@ -114,7 +114,7 @@ export const adminRoutes = (options: AdminOptions) => {
       })))
   if (!options.devOutbox) return routes
   return routes.get("/outbox", (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       yield* decodeQuery(c, OutboxParams)
       // No part of Mailroom sends mail yet, so the dev outbox stays empty until the sending service keeps messages.
       return c.json({ data: [] })

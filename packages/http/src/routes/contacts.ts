@@ -47,67 +47,67 @@ const write = requireScope("contacts:write")
 
 export const contactRoutes = new Hono<MailroomEnv>()
   .get("/contacts", read, (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const params = yield* decodeQuery(c, ContactListParams)
       const contacts = yield* Contacts
-      const page = yield* contacts.list(c.var.account, params)
+      const page = yield* contacts.list(c.get("account"), params)
       return c.json(pageEnvelope(yield* encodeContacts(page.contacts), params, page.total))
     })))
   .post("/contacts", write, rateLimit("contactsCreate"), (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const body = yield* decodeJson(c, CreateContactInput)
       const contacts = yield* Contacts
-      const contact = yield* contacts.create(c.var.account, body)
+      const contact = yield* contacts.create(c.get("account"), body)
       return c.json(ok(yield* encodeContact(contact)), 201)
     })))
   .get("/contacts/tags", read, (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const contacts = yield* Contacts
-      return c.json(ok(yield* contacts.tags(c.var.account)))
+      return c.json(ok(yield* contacts.tags(c.get("account"))))
     })))
   .post("/contacts/bulk", write, (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const body = yield* decodeJson(c, BulkCreateBody)
       const contacts = yield* Contacts
-      return c.json(ok(yield* contacts.bulkCreate(c.var.account, body)))
+      return c.json(ok(yield* contacts.bulkCreate(c.get("account"), body)))
     })))
   .delete("/contacts/bulk", write, (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const body = yield* decodeJson(c, BulkDeleteBody)
       const contacts = yield* Contacts
-      return c.json(ok(yield* contacts.bulkDelete(c.var.account, body.contactIds)))
+      return c.json(ok(yield* contacts.bulkDelete(c.get("account"), body.contactIds)))
     })))
   .get(byId, read, (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const contacts = yield* Contacts
-      const contact = yield* contacts.get(c.var.account, c.req.param("id"))
+      const contact = yield* contacts.get(c.get("account"), c.req.param("id"))
       return c.json(ok(yield* encodeContact(contact)))
     })))
   .patch(byId, write, (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const body = yield* decodeJson(c, UpdateContactInput)
       const contacts = yield* Contacts
-      const contact = yield* contacts.update(c.var.account, c.req.param("id"), body)
+      const contact = yield* contacts.update(c.get("account"), c.req.param("id"), body)
       return c.json(ok(yield* encodeContact(contact)))
     })))
   .delete(byId, write, (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const id = c.req.param("id")
       const contacts = yield* Contacts
-      yield* contacts.delete(c.var.account, id)
+      yield* contacts.delete(c.get("account"), id)
       return c.json(ok({ message: `contact ${id} deleted` }))
     })))
   .post(`${byId}/tags`, write, (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const body = yield* decodeJson(c, TagsInput)
       const contacts = yield* Contacts
-      const contact = yield* contacts.addTags(c.var.account, c.req.param("id"), body.tags)
+      const contact = yield* contacts.addTags(c.get("account"), c.req.param("id"), body.tags)
       return c.json(ok(yield* encodeContact(contact)))
     })))
   .delete(`${byId}/tags/:tag`, write, (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const { tag } = yield* decodeInput(TagParam, { tag: c.req.param("tag") })
       const contacts = yield* Contacts
-      const contact = yield* contacts.removeTag(c.var.account, c.req.param("id"), tag)
+      const contact = yield* contacts.removeTag(c.get("account"), c.req.param("id"), tag)
       return c.json(ok(yield* encodeContact(contact)))
     })))

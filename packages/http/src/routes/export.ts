@@ -58,11 +58,11 @@ const formats = {
 
 export const exportRoutes = new Hono<MailroomEnv>()
   .get("/contacts/export", requireScope("contacts:read"), (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const { format, ...filter } = yield* decodeQuery(c, ExportParams)
       const contacts = yield* Contacts
       const { contentType, filename, render } = formats[format]
-      const rows = contacts.export(c.var.account, filter).pipe(Stream.mapEffect(encodeContact))
+      const rows = contacts.export(c.get("account"), filter).pipe(Stream.mapEffect(encodeContact))
       const body = render(rows).pipe(
         // One write per page of contacts rather than one per row.
         Stream.mapChunks((strings) => Chunk.of(Chunk.join(strings, ""))),

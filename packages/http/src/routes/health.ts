@@ -15,9 +15,9 @@ const ping = Effect.flatMap(Store, (store) => store.ping).pipe(Effect.timeoutFai
 
 export const healthRoutes = new Hono<MailroomEnv>()
   .get("/api/health", async (c) => {
-    const exit = await c.var.runExit(ping)
+    const exit = await c.get("runExit")(ping)
     const timestamp = new Date().toISOString()
     if (Exit.isSuccess(exit)) return c.json({ status: "ok", database: "connected", timestamp })
-    await c.var.runExit(Effect.logWarning("health check: the database did not answer", exit.cause))
+    await c.get("runExit")(Effect.logWarning("health check: the database did not answer", exit.cause))
     return c.json({ status: "error", database: "disconnected", timestamp }, 503)
   })

@@ -56,9 +56,9 @@ const encodeResult = (result: ImportResult) => Schema.encode(ImportResult)(resul
 
 export const importRoutes = new Hono<MailroomEnv>()
   .post("/contacts/import", requireScope("contacts:write"), (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const request = yield* readImportForm(c.req.raw)
       const imports = yield* Imports
-      const result = yield* imports.importCsv(c.var.account, request)
+      const result = yield* imports.importCsv(c.get("account"), request)
       return c.json(yield* encodeResult(result), 200)
     }), { shape: "plain" }))

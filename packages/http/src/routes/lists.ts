@@ -121,40 +121,40 @@ const write = requireScope("contacts:write")
 
 export const listRoutes = new Hono<MailroomEnv>()
   .get("/contacts/lists", read, (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const params = yield* decodeQuery(c, ListsParams)
       const lists = yield* Lists
-      const page = yield* lists.list(c.var.account, params)
+      const page = yield* lists.list(c.get("account"), params)
       return c.json(paginatedEnvelope(yield* Effect.forEach(page.lists, encodeList), params, page.total))
     })))
   .post("/contacts/lists", write, (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const body = yield* decodeJson(c, CreateListInput)
       const lists = yield* Lists
-      return c.json({ data: yield* encodeDetails(yield* lists.create(c.var.account, body)) }, 201)
+      return c.json({ data: yield* encodeDetails(yield* lists.create(c.get("account"), body)) }, 201)
     })))
   .get("/contacts/lists/:id", read, (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const lists = yield* Lists
-      return c.json({ data: yield* encodeDetails(yield* lists.get(c.var.account, c.req.param("id"))) })
+      return c.json({ data: yield* encodeDetails(yield* lists.get(c.get("account"), c.req.param("id"))) })
     })))
   .patch("/contacts/lists/:id", write, (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const body = yield* decodeJson(c, UpdateListInput)
       const lists = yield* Lists
-      return c.json({ data: yield* encodeDetails(yield* lists.update(c.var.account, c.req.param("id"), body)) })
+      return c.json({ data: yield* encodeDetails(yield* lists.update(c.get("account"), c.req.param("id"), body)) })
     })))
   .delete("/contacts/lists/:id", write, (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const lists = yield* Lists
-      yield* lists.archive(c.var.account, c.req.param("id"))
+      yield* lists.archive(c.get("account"), c.req.param("id"))
       return c.json({ success: true })
     })))
   .get("/contacts/lists/:id/members", read, (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const params = yield* decodeQuery(c, MembersParams)
       const lists = yield* Lists
-      const page = yield* lists.members(c.var.account, c.req.param("id"), params)
+      const page = yield* lists.members(c.get("account"), c.req.param("id"), params)
       return c.json({
         data: yield* encodeMembers(page.members),
         counts: page.counts,
@@ -162,10 +162,10 @@ export const listRoutes = new Hono<MailroomEnv>()
       })
     })))
   .post("/contacts/lists/:id/members", write, (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const body = yield* decodeJson(c, AddMembersInput)
       const lists = yield* Lists
-      const result = yield* lists.addMembers(c.var.account, c.req.param("id"), body)
+      const result = yield* lists.addMembers(c.get("account"), c.req.param("id"), body)
       return c.json({
         success: true,
         data: yield* Schema.encode(AddMembersResponse)(result).pipe(Effect.orDie),
@@ -176,7 +176,7 @@ export const listRoutes = new Hono<MailroomEnv>()
     })))
   // A single member may be named in the query (contactId or email) instead of the body.
   .delete("/contacts/lists/:id/members", write, (c) =>
-    c.var.run(Effect.gen(function* () {
+    c.get("run")(Effect.gen(function* () {
       const single = yield* decodeQuery(c, RemoveMemberParams)
       const input = single.contactId !== undefined || single.email !== undefined
         ? yield* decodeInput(RemoveMembersInput, {
@@ -185,5 +185,5 @@ export const listRoutes = new Hono<MailroomEnv>()
         })
         : yield* decodeJson(c, RemoveMembersInput)
       const lists = yield* Lists
-      return c.json({ success: true, data: yield* lists.removeMembers(c.var.account, c.req.param("id"), input) })
+      return c.json({ success: true, data: yield* lists.removeMembers(c.get("account"), c.req.param("id"), input) })
     })))
