@@ -19,23 +19,67 @@ export interface MailroomHandler {
  */
 export const mailroomMiddleware = (mailroom: MailroomHandler): RequestHandler =>
   (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
-    const readBody = bodyReadByParser(req)
-    const listener = getRequestListener(
-      (request: Request) =>
-        mailroom.fetch(readBody === undefined ? request : withBody(request, readBody, clientGone(res))),
-      {
-        // The host owns the process: leave the global Request and Response alone.
-        overrideGlobalObjects: false,
-        // A parser already drained the socket; draining it again would close the kept-alive connection.
-        autoCleanupIncoming: readBody === undefined,
-        errorHandler: (error) => {
-          if (error instanceof RequestError) return new Response(null, { status: 400 })
-          next(error)
-        },
+    const small = readSmallBody(req)
+    if (small === undefined) return serve(mailroom, req, res, next, bodyReadByParser(req))
+    small.then(
+      (body) => {
+        // @hono/node-server builds the web Request's body from `rawBody` when the stream is already read.
+        Object.assign(req, { rawBody: body })
+        serve(mailroom, req, res, next, undefined)
       },
+      // The client went away before sending its body: there is nobody to answer.
+      () => undefined,
     )
-    void listener(req, res)
   }
+
+const serve = (
+  mailroom: MailroomHandler,
+  req: ExpressRequest,
+  res: ExpressResponse,
+  next: NextFunction,
+  readBody: Uint8Array<ArrayBuffer> | undefined,
+) => {
+  const listener = getRequestListener(
+    (request: Request) =>
+      mailroom.fetch(readBody === undefined ? request : withBody(request, readBody, clientGone(res))),
+    {
+      // The host owns the process: leave the global Request and Response alone.
+      overrideGlobalObjects: false,
+      // Once the body is read (by a parser or whole, above), draining the socket again would close the kept-alive
+      // connection.
+      autoCleanupIncoming: !req.readableEnded,
+      errorHandler: (error) => {
+        if (error instanceof RequestError) return new Response(null, { status: 400 })
+        next(error)
+      },
+    },
+  )
+  void listener(req, res)
+}
+
+/** Bodies up to this size that declare their length are read from the socket before the request is converted: one
+ *  Buffer handed over whole costs less than Node's stream wrapped as a web stream. Larger bodies, and bodies without
+ *  a declared length, are streamed to Mailroom, which enforces its body limit as it reads. */
+const wholeBodyLimitBytes = 64 * 1024
+
+/** The body of an unread request that declares a length of at most `wholeBodyLimitBytes`, read whole; undefined for
+ *  any other request. Rejects when the client goes away before the body is complete. */
+const readSmallBody = (req: ExpressRequest): Promise<Buffer> | undefined => {
+  if (req.method === "GET" || req.method === "HEAD" || req.readableEnded) return undefined
+  const declared = req.headers["content-length"]
+  if (declared === undefined || !/^\d+$/.test(declared)) return undefined
+  const length = Number(declared)
+  if (length === 0 || length > wholeBodyLimitBytes) return undefined
+  return new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => chunks.push(chunk))
+    req.once("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
+    req.once("error", reject)
+    req.once("close", () => {
+      if (!req.readableEnded) reject(new Error("the client closed the connection before sending the whole body"))
+    })
+  })
+}
 
 /** The body a parser mounted before Mailroom has consumed, serialised again; undefined when the stream is
  *  still unread. */

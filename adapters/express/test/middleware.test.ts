@@ -1,3 +1,4 @@
+import { connect } from "node:net"
 import { adapterHostOf, adapterSuite, httpSuite, targetOverHttp } from "@mailroom/testing"
 import type { FetchHandler } from "@mailroom/testing"
 import express from "express"
@@ -23,13 +24,14 @@ httpSuite("express", async () => {
   return targetOverHttp(await listen(app), "/mailroom", mailroom.close)
 })
 
-/** Answers with what reached it: path, Content-Length and body text. */
+/** Answers with what reached it: path, Content-Length and body text; counts the requests it saw. */
+let echoed = 0
 const echo: FetchHandler = {
-  fetch: async (request) => Response.json({
+  fetch: async (request) => (echoed++, Response.json({
     path: new URL(request.url).pathname,
     contentLength: request.headers.get("content-length"),
     body: await request.text(),
-  }),
+  })),
 }
 
 describe("mailroomMiddleware", () => {
@@ -87,6 +89,27 @@ describe("mailroomMiddleware", () => {
   it("prefers the exact bytes a parser kept in req.rawBody", async () => {
     const response = await post("/parsed-verified/v1/contacts", "application/json", '{ "email" : "ada@example.com" }')
     expect(await response.json()).toMatchObject({ body: '{ "email" : "ada@example.com" }', contentLength: "31" })
+  })
+
+  it("hands over a small body whole and streams a large one, byte for byte either way", async () => {
+    for (const size of [10, 64 * 1024, 64 * 1024 + 1, 300 * 1024]) {
+      const body = "é".repeat(size / 2) + "x".repeat(size % 2)
+      const answer = await (await post("/api/mailroom/v1/echo", "text/plain", body)).json()
+      expect({ size, length: answer.body.length, same: answer.body === body }).toEqual({ size, length: body.length, same: true })
+      expect(answer.contentLength).toBe(String(Buffer.byteLength(body)))
+    }
+  })
+
+  it("answers nobody and keeps serving when a client leaves in the middle of a small body", async () => {
+    const before = echoed
+    const socket = connect(Number(new URL(host.origin).port), "127.0.0.1")
+    await new Promise((resolve) => socket.once("connect", resolve))
+    socket.write("POST /api/mailroom/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\nonly ten b")
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    socket.destroy()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(echoed).toBe(before)
+    expect((await post("/api/mailroom/v1/echo", "text/plain", "still here")).status).toBe(200)
   })
 
   it("passes a failing handler's error to the host's error middleware", async () => {

@@ -1,3 +1,4 @@
+import { connect } from "node:net"
 import { adapterHostOf, adapterSuite, httpSuite, targetOverHttp } from "@mailroom/testing"
 import type { FetchHandler } from "@mailroom/testing"
 import Fastify from "fastify"
@@ -26,13 +27,14 @@ httpSuite("fastify", async () => {
   return targetOverHttp(await listen(app), "/mailroom", mailroom.close)
 })
 
-/** Answers with what reached it: path, Content-Type and body text. */
+/** Answers with what reached it: path, Content-Type and body text; counts the requests it saw. */
+let echoed = 0
 const echo: FetchHandler = {
-  fetch: async (request) => Response.json({
+  fetch: async (request) => (echoed++, Response.json({
     path: new URL(request.url).pathname,
     contentType: request.headers.get("content-type"),
     body: await request.text(),
-  }),
+  })),
 }
 
 describe("mailroomPlugin", () => {
@@ -72,5 +74,29 @@ describe("mailroomPlugin", () => {
       method: "POST", headers: { "content-type": "application/json" }, body: '{"a":1}',
     })
     expect(await response.json()).toEqual({ parsedByHost: { a: 1 } })
+  })
+
+  it("hands over a small body whole and streams a large one, byte for byte either way", async () => {
+    for (const size of [10, 64 * 1024, 64 * 1024 + 1, 300 * 1024]) {
+      const body = "é".repeat(size / 2) + "x".repeat(size % 2)
+      const response = await fetch(`${host.origin}/api/mailroom/v1/echo`, {
+        method: "POST", headers: { "content-type": "text/plain" }, body,
+      })
+      const answer = await response.json()
+      expect({ size, length: answer.body.length, same: answer.body === body }).toEqual({ size, length: body.length, same: true })
+    }
+  })
+
+  it("answers nobody and keeps serving when a client leaves in the middle of a small body", async () => {
+    const before = echoed
+    const socket = connect(Number(new URL(host.origin).port), "127.0.0.1")
+    await new Promise((resolve) => socket.once("connect", resolve))
+    socket.write("POST /api/mailroom/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\nonly ten b")
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    socket.destroy()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(echoed).toBe(before)
+    const after = await fetch(`${host.origin}/api/mailroom/v1/echo`, { method: "POST", body: "still here" })
+    expect(await after.json()).toMatchObject({ body: "still here" })
   })
 })
