@@ -19,7 +19,7 @@ export { eventTypes, EventType, DomainEvent } from "./domain/event.js"
 export {
   ContactId, contactStatuses, ContactStatus, contactSources, ContactSource, contactLimits, PersonName, PhoneE164,
   Metadata, TagName, CustomFields, CreateContactInput, UpdateContactInput, TagsInput, allowedMoves, moveStatus,
-  mergeTags, contactSortKeys, matchesContactFilter, compareContacts,
+  mergeTags, contactSortKeys, matchesContactFilter, compareContacts, newContact,
 } from "./domain/contact.js"
 export type { Contact, ContactTag, CustomField, ContactSortKey, ContactFilter, ContactQuery } from "./domain/contact.js"
 export { idPrefixes } from "./domain/ids.js"

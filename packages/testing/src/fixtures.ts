@@ -1,8 +1,8 @@
 /** Builders of complete core records for tests: accounts, keys, contacts and events with unique ids and fixed
  *  millisecond timestamps, so that every backend stores them exactly. */
-import type {
-  Account, AccountId, ApiKey, ApiKeyId, AppCredential, Contact, ContactId, ContactTag, CustomField, DomainEvent,
-  EmailAddress, EventType,
+import {
+  type Account, type AccountId, type ApiKey, type ApiKeyId, type AppCredential, type Contact, type ContactId,
+  type ContactTag, type CustomField, type DomainEvent, type EmailAddress, type EventType, newContact,
 } from "@mailroom/core"
 
 /** Tells this process's ids apart from those of other test processes sharing one database. Digits only, so that no
@@ -76,25 +76,9 @@ export type ContactOverrides =
 export const makeContact = (overrides: ContactOverrides): Contact => {
   const { email, tags = [], customFields = {}, ...fields } = overrides
   const id = fields.id ?? freshContactId()
+  const address = (email ?? `${freshId("contact")}@example.com`) as EmailAddress
   return {
-    id,
-    email: (email ?? `${freshId("contact")}@example.com`) as EmailAddress,
-    firstName: null,
-    lastName: null,
-    phone: null,
-    metadata: null,
-    source: "API",
-    status: "ACTIVE",
-    subscribedAt: fixtureTime,
-    unsubscribedAt: null,
-    confirmedAt: null,
-    consentSource: null,
-    consentAt: null,
-    consentIp: null,
-    consentUserAgent: null,
-    consentText: null,
-    createdAt: fixtureTime,
-    updatedAt: fixtureTime,
+    ...newContact({ id, accountId: fields.accountId, email: address, at: fixtureTime }),
     ...fields,
     tags: tags.map((tag) => makeTag(id, tag)),
     customFields: Object.entries(customFields).map(([key, value]) => makeCustomField(id, key, value)),
