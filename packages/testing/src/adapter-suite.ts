@@ -3,7 +3,7 @@
  *  runs it over a real HTTP server on 127.0.0.1, with a hand-written handler in place of Mailroom. */
 import { createHash } from "node:crypto"
 import type { Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import { type AddressInfo, connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import type { HttpTarget } from "./http-suite/client.js"
 
@@ -24,6 +24,17 @@ export interface AdapterHost {
  * ("/mailroom", or "" for the root). Paths that neither knows get the framework's own 404.
  */
 export type StartAdapterHost = (handler: FetchHandler, basePath: string) => Promise<AdapterHost>
+
+/** Sends a POST to `path` that declares a 100-byte body, writes ten bytes of it and hangs up: a client that leaves
+ *  in the middle of its body. Resolves once the connection is closed and the host has had a moment to react. */
+export const abandonBody = async (origin: string, path: string): Promise<void> => {
+  const socket = connect(Number(new URL(origin).port), "127.0.0.1")
+  await new Promise((resolve) => socket.once("connect", resolve))
+  socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\nonly ten b`)
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  socket.destroy()
+  await new Promise((resolve) => setTimeout(resolve, 50))
+}
 
 /** Waits for `server` to listen and returns it as an AdapterHost whose close() also ends kept-alive sockets. */
 export const adapterHostOf = async (server: Server): Promise<AdapterHost> => {

@@ -5,7 +5,7 @@ export {
 } from "./fixtures.js"
 export type { ContactOverrides } from "./fixtures.js"
 export { storeSuite } from "./store-suite.js"
-export { adapterSuite, adapterHostOf, targetOverHttp } from "./adapter-suite.js"
+export { abandonBody, adapterSuite, adapterHostOf, targetOverHttp } from "./adapter-suite.js"
 export type { AdapterHost, FetchHandler, StartAdapterHost } from "./adapter-suite.js"
 export { findTestPostgres } from "./postgres.js"
 export { importSuite } from "./import-suite.js"
