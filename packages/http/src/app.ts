@@ -3,7 +3,7 @@
 import { RouteNotFound } from "@mailroom/core"
 import { Effect } from "effect"
 import { Hono } from "hono"
-import { authenticate, type KnownAccounts } from "./auth.js"
+import { authenticate } from "./auth.js"
 import { defaultBodyLimitBytes } from "./body.js"
 import type { MailroomEnv } from "./env.js"
 import { errorResponse, internalErrorResponse } from "./errors.js"
@@ -42,7 +42,6 @@ export type HttpApp = Hono<MailroomEnv>
 export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   const limiters = makeRateLimiters(options.rateLimits)
   const bodyLimitBytes = options.bodyLimitBytes ?? defaultBodyLimitBytes
-  const knownAccounts: KnownAccounts = { current: undefined }
   const app = new Hono<MailroomEnv>()
 
   app.use("*", async (c, next) => {
@@ -54,7 +53,6 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
     c.set("answerFailure", runner.answerFailure)
     c.set("bodyLimitBytes", bodyLimitBytes)
     c.set("limiters", limiters)
-    c.set("knownAccounts", knownAccounts)
     // Set before the route answers, so that answers built with c.json carry it as they are made; adding a header to
     // a finished answer copies it (body stream included). Answers built elsewhere (the error table) get it after.
     c.header("x-request-id", requestId)
@@ -66,7 +64,7 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   if (options.adminToken !== undefined && options.adminToken !== "") {
     app.route("/admin", adminRoutes({ adminToken: options.adminToken, devOutbox: options.devOutbox ?? true }))
   }
-  app.use("/v1/*", authenticate, rateLimit("requests"))
+  app.use("/v1/*", authenticate(), rateLimit("requests"))
   for (const routes of v1Routes) app.route("/v1", routes)
 
   app.notFound((c) => errorResponse(new RouteNotFound({ method: c.req.method, path: c.req.path })))

@@ -14,30 +14,27 @@ export const bearerOf = (header: string | undefined): string | undefined => {
   return match ? (match[1] ?? "").trim() : header.trim()
 }
 
-/** The app's Accounts service, kept by the first request that authenticates: later requests ask its cache of recent
- *  lookups directly and enter the runtime only when it does not know the key. */
-export interface KnownAccounts {
-  current: Accounts | undefined
+/** Middleware that resolves the API key to its account and key (`c.get("account")`, `c.get("apiKey")`); 401 when
+ *  missing, invalid or revoked. It keeps the app's Accounts service once a request has resolved it, so that later
+ *  requests ask its cache of recent lookups directly and enter the runtime only when the cache does not know the key. */
+export const authenticate = () => {
+  let known: Accounts | undefined
+  return createMiddleware<MailroomEnv>(async (c, next) => {
+    const bearer = bearerOf(c.req.header("authorization"))
+    let authentication = bearer === undefined ? undefined : known?.cachedAuthentication(bearer, Date.now())
+    if (authentication === undefined) {
+      const exit = await c.get("runExit")(Effect.flatMap(Accounts, (accounts) => {
+        known = accounts
+        return accounts.authenticate(bearer)
+      }))
+      if (Exit.isFailure(exit)) return c.get("answerFailure")(exit.cause)
+      authentication = exit.value
+    }
+    c.set("account", authentication.account)
+    c.set("apiKey", authentication.apiKey)
+    await next()
+  })
 }
-
-/** Resolves the API key to its account and key (`c.get("account")`, `c.get("apiKey")`); 401 when missing, invalid
- *  or revoked. */
-export const authenticate = createMiddleware<MailroomEnv>(async (c, next) => {
-  const bearer = bearerOf(c.req.header("authorization"))
-  const known = c.get("knownAccounts")
-  let authentication = bearer === undefined ? undefined : known.current?.cachedAuthentication(bearer, Date.now())
-  if (authentication === undefined) {
-    const exit = await c.get("runExit")(Effect.flatMap(Accounts, (accounts) => {
-      known.current = accounts
-      return accounts.authenticate(bearer)
-    }))
-    if (Exit.isFailure(exit)) return c.get("answerFailure")(exit.cause)
-    authentication = exit.value
-  }
-  c.set("account", authentication.account)
-  c.set("apiKey", authentication.apiKey)
-  await next()
-})
 
 /** 403 SCOPE_INSUFFICIENT unless the caller's key has `scope`. Full-access keys hold every scope. */
 export const requireScope = (scope: Scope) =>

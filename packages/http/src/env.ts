@@ -1,7 +1,6 @@
 /** The Hono environment every Mailroom route shares: the request's runner, its caller and its limits. */
 import type { Account, ApiKey, Ids, MailroomError, MailroomServices, Store } from "@mailroom/core"
 import type { Cause, Effect, Exit } from "effect"
-import type { KnownAccounts } from "./auth.js"
 import type { ErrorShape } from "./errors.js"
 import type { RateLimiters } from "./rate-limit.js"
 
@@ -36,7 +35,6 @@ export interface MailroomEnv {
     /** Largest JSON body accepted, in bytes. */
     readonly bodyLimitBytes: number
     readonly limiters: RateLimiters
-    readonly knownAccounts: KnownAccounts
     /** Set by the API-key middleware on /v1 routes. */
     readonly account: Account
     readonly apiKey: ApiKey

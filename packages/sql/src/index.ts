@@ -1,6 +1,6 @@
 // The public surface of @mailroom/sql, listed by name.
 export { SqlStore, makeSqlStore } from "./store.js"
-export { DirectStatements, runStatement } from "./direct.js"
+export { DirectStatements } from "./direct.js"
 export type { DirectStatementsService } from "./direct.js"
 export { migrate, migrationsLayer } from "./migrate.js"
 export { migrations } from "./migrations/index.js"
