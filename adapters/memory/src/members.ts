@@ -159,7 +159,7 @@ export const makeMemberRepository = (
           if (existing !== undefined && existing.removedAt === null) return false
           memberships.put(existing === undefined
             ? {
-              id: ids.make("member") as MemberId,
+              id: ids.make("member", at) as MemberId,
               accountId,
               listId: list.id,
               contactId,

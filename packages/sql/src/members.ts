@@ -123,8 +123,8 @@ const pageQuery = (sql: SqlClient.SqlClient, source: MemberSource, query: Member
   )
 
 /** `(id, contact_id)` pairs for a VALUES list, one fresh membership id per contact. */
-const valuesOf = (sql: SqlClient.SqlClient, contactIds: ReadonlyArray<ContactId>): Fragment =>
-  sql.join(", ", false)(contactIds.map((contactId) => sql`(${ids.make("member")}, ${contactId})`))
+const valuesOf = (sql: SqlClient.SqlClient, contactIds: ReadonlyArray<ContactId>, at: Date): Fragment =>
+  sql.join(", ", false)(contactIds.map((contactId) => sql`(${ids.make("member", at)}, ${contactId})`))
 
 export const makeMemberRepository = (sql: SqlClient.SqlClient): MemberRepository => ({
   page: (accountId, listId, query) =>
@@ -173,7 +173,7 @@ export const makeMemberRepository = (sql: SqlClient.SqlClient): MemberRepository
   // rows inserted or restored. (SQLite needs the WHERE true: without it, ON CONFLICT would parse as a join constraint.)
   addCurrent: (accountId, listId, contactIds, at) =>
     forEachChunk(sql, [...new Set(contactIds)], contactsPerStatement, (chunk) =>
-      sql`WITH v (id, contact_id) AS (VALUES ${valuesOf(sql, chunk)})
+      sql`WITH v (id, contact_id) AS (VALUES ${valuesOf(sql, chunk, at)})
         INSERT INTO list_members (id, account_id, list_id, contact_id, added_at, removed_at)
         SELECT v.id, c.account_id, l.id, c.id, CAST(${toMillis(at)} AS BIGINT), NULL
         FROM v

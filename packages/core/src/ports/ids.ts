@@ -4,8 +4,9 @@ import { idPrefixes, type IdKind } from "../domain/ids.js"
 
 export interface IdsService {
   /** A new id for this kind of resource: `<prefix>_` + time part + random part; later ids sort after earlier ones
-   *  (to the millisecond). */
-  readonly make: (kind: IdKind) => string
+   *  (to the millisecond). `at` is the time the resource is made, read from Effect's Clock by the caller (usually its
+   *  createdAt), so that a test under TestClock controls the time part too. */
+  readonly make: (kind: IdKind, at: Date) => string
   /** `bytes` random bytes as lowercase hex: for API keys, secrets and tokens. */
   readonly token: (bytes: number) => string
 }
@@ -46,7 +47,7 @@ const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(1
 export const makeRandomIds = (): IdsService => {
   const randomChars = makeRandomChars()
   return {
-    make: (kind) => `${idPrefixes[kind]}_${encodeTime(Date.now())}${randomChars(16)}`,
+    make: (kind, at) => `${idPrefixes[kind]}_${encodeTime(at.getTime())}${randomChars(16)}`,
     token: (bytes) => hex(crypto.getRandomValues(new Uint8Array(bytes))),
   }
 }

@@ -99,7 +99,7 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
       const mode = input.mode ?? "live"
       const key = `${keyPrefixes[mode]}${ids.token(24)}`
       const apiKey: ApiKey = {
-        id: ids.make("apiKey") as ApiKeyId,
+        id: ids.make("apiKey", createdAt) as ApiKeyId,
         accountId,
         name: input.name ?? null,
         mode,
@@ -115,7 +115,7 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
     const create = method("Accounts.create")(function* (input: CreateAccountInput) {
       const createdAt = yield* now
       const account: Account = {
-        id: ids.make("account") as AccountId,
+        id: ids.make("account", createdAt) as AccountId,
         name: input.name ?? null,
         plan: input.plan ?? "free",
         ownerEmail: input.ownerEmail ?? null,
@@ -157,14 +157,15 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
       function* (accountId: string, input: CreateAppCredentialInput) {
         const account = yield* find(accountId)
         const key = `${keyPrefixes.app}${ids.token(24)}`
+        const createdAt = yield* now
         const credential: AppCredential = {
-          id: ids.make("appCredential"),
+          id: ids.make("appCredential", createdAt),
           accountId: account.id,
           applicationKey: input.applicationKey,
           allowedSenders: [...input.allowedSenders],
           prefix: displayPrefix(key, keyPrefixes.app),
           hash: hashCredential(key),
-          createdAt: yield* now,
+          createdAt,
         }
         yield* store.appCredentials.insert(credential)
         return { credential, key }

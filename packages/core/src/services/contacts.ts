@@ -49,15 +49,15 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
 
     const freeTierLimit = (account: Account) => new FreeTierContactLimit({ limit: planLimits[account.plan].activeContacts ?? 0 })
 
-    const tagsFor = (contactId: ContactId, names: ReadonlyArray<string>): ReadonlyArray<ContactTag> =>
-      names.map((tag) => ({ id: ids.make("tag"), contactId, tag }))
+    const tagsFor = (contactId: ContactId, names: ReadonlyArray<string>, at: Date): ReadonlyArray<ContactTag> =>
+      names.map((tag) => ({ id: ids.make("tag", at), contactId, tag }))
 
-    const customFieldsFor = (contactId: ContactId, fields: Readonly<Record<string, string>>): ReadonlyArray<CustomField> =>
-      Object.entries(fields).map(([key, value]) => ({ id: ids.make("customField"), contactId, key, value }))
+    const customFieldsFor = (contactId: ContactId, fields: Readonly<Record<string, string>>, at: Date): ReadonlyArray<CustomField> =>
+      Object.entries(fields).map(([key, value]) => ({ id: ids.make("customField", at), contactId, key, value }))
 
     /** A new contact from POST /contacts fields: status ACTIVE and source API unless given; no consent evidence. */
     const contactFrom = (account: Account, input: CreateContactInput, at: Date): Contact => {
-      const id = ids.make("contact") as ContactId
+      const id = ids.make("contact", at) as ContactId
       const status = input.status ?? "ACTIVE"
       return newContact({ id, accountId: account.id, email: input.email, at }, {
         firstName: input.firstName ?? null,
@@ -67,8 +67,8 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
         source: input.source ?? "API",
         status,
         unsubscribedAt: status === "UNSUBSCRIBED" ? at : null,
-        tags: tagsFor(id, [...new Set(input.tags ?? [])]),
-        customFields: customFieldsFor(id, input.customFields ?? {}),
+        tags: tagsFor(id, [...new Set(input.tags ?? [])], at),
+        customFields: customFieldsFor(id, input.customFields ?? {}, at),
       })
     }
 
@@ -116,7 +116,7 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
         ...current,
         ...sentFields(input, ["email", "firstName", "lastName", "phone", "metadata", "source"]),
         ...stampMove(current, status, at),
-        ...(input.customFields !== undefined ? { customFields: customFieldsFor(current.id, input.customFields) } : {}),
+        ...(input.customFields !== undefined ? { customFields: customFieldsFor(current.id, input.customFields, at) } : {}),
         updatedAt: at,
       }
       yield* store.contacts.update(next)
@@ -137,7 +137,7 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
         onRight: (all) => Effect.succeed(all),
       })
       const added = merged.filter((tag) => !existing.includes(tag))
-      yield* store.contacts.addTags(account.id, current.id, tagsFor(current.id, added))
+      yield* store.contacts.addTags(account.id, current.id, tagsFor(current.id, added, yield* now))
       return yield* find(account, id)
     }, store.transaction)
 

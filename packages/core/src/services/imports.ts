@@ -44,7 +44,7 @@ export class Imports extends Effect.Service<Imports>()("@mailroom/core/Imports",
 
     /** A new contact from a row: ACTIVE, source CSV_IMPORT, consent source `import` recorded now, with the import's tags. */
     const contactFrom = (account: Account, row: ImportRow, tags: ReadonlyArray<string>, at: Date): Contact => {
-      const id = ids.make("contact") as ContactId
+      const id = ids.make("contact", at) as ContactId
       return newContact({ id, accountId: account.id, email: row.email, at }, {
         firstName: row.firstName,
         lastName: row.lastName,
@@ -52,7 +52,7 @@ export class Imports extends Effect.Service<Imports>()("@mailroom/core/Imports",
         source: "CSV_IMPORT",
         consentSource: "import",
         consentAt: at,
-        tags: tags.map((tag) => ({ id: ids.make("tag"), contactId: id, tag })),
+        tags: tags.map((tag) => ({ id: ids.make("tag", at), contactId: id, tag })),
       })
     }
 

@@ -115,7 +115,7 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
       yield* checkTopic(account, suppressionGroupId)
       const at = yield* now
       const created: ContactList = {
-        id: ids.make("list") as ListId,
+        id: ids.make("list", at) as ListId,
         accountId: account.id,
         name: input.name,
         description: input.description ?? null,
@@ -178,7 +178,7 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
 
     /** A contact made by createMissing: ACTIVE, source API, no consent evidence (none was given). */
     const missingContact = (account: Account, email: EmailAddress, at: Date): Contact =>
-      newContact({ id: ids.make("contact") as ContactId, accountId: account.id, email, at })
+      newContact({ id: ids.make("contact", at) as ContactId, accountId: account.id, email, at })
 
     /** The account's contacts among `contactIds` and among `emails`, skipping the round trip for an empty list. */
     const contactsByIds = (account: Account, contactIds: ReadonlyArray<string>) =>
@@ -194,7 +194,7 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
       at: Date,
     ) =>
       store.events.append(contacts.map((contact) => memberEvent(type, {
-        id: ids.make("event"),
+        id: ids.make("event", at),
         accountId: account.id,
         listId,
         contactId: contact.id,
