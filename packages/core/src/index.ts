@@ -64,10 +64,10 @@ export type {
 } from "./ports/store.js"
 export { Ids, IdsLive, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
 export type { IdsService } from "./ports/ids.js"
-export { JobQueue } from "./ports/job-queue.js"
-export type { JobRequest, JobQueueService } from "./ports/job-queue.js"
+export { JobQueue, defineJob } from "./ports/job-queue.js"
+export type { JobDefinition, JobQueueService, JobRun, EnqueueOptions, RetryPolicy } from "./ports/job-queue.js"
 export { Mailer, MailerError } from "./ports/mailer.js"
-export type { OutgoingMessage, MailResult } from "./ports/mailer.js"
+export type { OutgoingMessage, MailResult, MailAddress, MailAttachment, DkimKey, RecipientOutcome } from "./ports/mailer.js"
 
 export { Accounts } from "./services/accounts.js"
 export type { Authentication } from "./services/accounts.js"

@@ -1,26 +1,61 @@
-/** The JobQueue port: durable background work (webhook delivery, message delivery, scheduled sends, purges).
- *  Engines: in-process for memory, a jobs table for SQLite, pg-boss for Postgres. */
-import { Context, type Effect, type Scope } from "effect"
+/** The JobQueue port: an at-least-once dispatcher of typed background jobs (webhook delivery, message delivery,
+ *  scheduled sends, confirmation mail, failure notices, purges). Engines: in-process for memory (driven by Effect's
+ *  Clock), a jobs table for SQLite, pg-boss for Postgres.
+ *
+ *  Enqueue does not promise to join the caller's SQL transaction (pg-boss cannot join @effect/sql's): anything that
+ *  must commit with a change goes through the event outbox, and a relay turns committed events into jobs. */
+import { Context, type Duration, type Effect, type Schema, type Scope } from "effect"
 import type { StoreError } from "../errors.js"
 
-export interface JobRequest {
-  /** The queue, such as "webhook.deliver". */
+/** When a failed job runs again, and when the queue gives up on it. Attempt 1 is the first run; after a failure of
+ *  attempt n the job runs again after `delays[n - 1]`; a failure of attempt `delays.length + 1` gives up. */
+export interface RetryPolicy {
+  readonly delays: ReadonlyArray<Duration.DurationInput>
+}
+
+/** A kind of job: its queue name, the Schema of its payload (stored encoded) and its retry policy. */
+export interface JobDefinition<A, I = A> {
   readonly name: string
-  readonly payload: unknown
+  readonly payload: Schema.Schema<A, I>
+  readonly retry: RetryPolicy
+}
+
+/** Declares a kind of job. `name` is unique across Mailroom, such as "webhook.deliver". No retry by default. */
+export const defineJob = <A, I>(
+  name: string,
+  payload: Schema.Schema<A, I>,
+  options: { readonly retry?: RetryPolicy } = {},
+): JobDefinition<A, I> => ({ name, payload, retry: options.retry ?? { delays: [] } })
+
+/** What a handler learns about the run it serves. */
+export interface JobRun {
+  /** The job's id, the same on every attempt. */
+  readonly jobId: string
+  /** 1 on the first run, 2 on the first retry, … */
+  readonly attempt: number
+  /** True when a failure of this run makes the queue give up (no retry left). */
+  readonly lastAttempt: boolean
+}
+
+export interface EnqueueOptions {
   /** Earliest time to run; now when omitted. */
   readonly runAt?: Date
-  /** A second job with the same name and dedupe key is dropped while the first is pending. */
+  /** While a job of the same definition with this key is pending, another enqueue with the key is dropped (and
+   *  answers the pending job's id). */
   readonly dedupeKey?: string
 }
 
 export interface JobQueueService {
-  /** Enqueues a job; inside Store.transaction it commits with the surrounding writes where the engine allows. */
-  readonly enqueue: (job: JobRequest) => Effect.Effect<void, StoreError>
-  /** Runs `handler` for each job of `name` until the scope closes. A failing handler leaves the job for retry. */
-  readonly work: <E>(
-    name: string,
-    handler: (payload: unknown) => Effect.Effect<void, E>,
-  ) => Effect.Effect<void, StoreError, Scope.Scope>
+  /** Stores a job durably (as far as the engine is durable) and answers its id. */
+  readonly enqueue: <A, I>(job: JobDefinition<A, I>, payload: A, options?: EnqueueOptions) => Effect.Effect<string, StoreError>
+  /** Runs `handler` for jobs of `job` until the scope closes, at most `concurrency` at a time (default 1). A handler
+   *  that fails or dies leaves the job to the retry policy; a run interrupted by a crash is retried too (delivery is at
+   *  least once). Closing the scope stops taking jobs and waits a bounded time for the runs in flight. */
+  readonly work: <A, I, E, R>(
+    job: JobDefinition<A, I>,
+    handler: (payload: A, run: JobRun) => Effect.Effect<void, E, R>,
+    options?: { readonly concurrency?: number },
+  ) => Effect.Effect<void, StoreError, Scope.Scope | R>
 }
 
 export class JobQueue extends Context.Tag("@mailroom/core/JobQueue")<JobQueue, JobQueueService>() {}
