@@ -39,6 +39,13 @@ export interface HttpAppOptions {
 
 export type HttpApp = Hono<MailroomEnv>
 
+/** The peer address of the Node socket when @hono/node-server serves the app directly (it passes `{ incoming }`). */
+const socketAddress = (env: unknown): string | null => {
+  const incoming = (env as { incoming?: { socket?: { remoteAddress?: unknown } } } | undefined)?.incoming
+  const address = incoming?.socket?.remoteAddress
+  return typeof address === "string" ? address : null
+}
+
 export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   const limiters = makeRateLimiters(options.rateLimits)
   const bodyLimitBytes = options.bodyLimitBytes ?? defaultBodyLimitBytes
@@ -53,6 +60,7 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
     c.set("answerFailure", runner.answerFailure)
     c.set("bodyLimitBytes", bodyLimitBytes)
     c.set("limiters", limiters)
+    c.set("clientAddress", socketAddress(c.env))
     // Set before the route answers, so that answers built with c.json carry it as they are made; adding a header to
     // a finished answer copies it (body stream included). Answers built elsewhere (the error table) get it after.
     c.header("x-request-id", requestId)

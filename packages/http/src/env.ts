@@ -35,6 +35,9 @@ export interface MailroomEnv {
     /** Largest JSON body accepted, in bytes. */
     readonly bodyLimitBytes: number
     readonly limiters: RateLimiters
+    /** The client's IP address as far as it can be known (consent evidence, per-address limits); null when the
+     *  transport does not tell it. */
+    readonly clientAddress: string | null
     /** Set by the API-key middleware on /v1 routes. */
     readonly account: Account
     readonly apiKey: ApiKey
