@@ -57,12 +57,6 @@ export default tseslint.config(
     languageOptions: { parserOptions: { projectService: false } },
   },
   {
-    // Test files join the type-checked set once they belong to a tsconfig project.
-    files: ["**/test/**/*.ts"],
-    extends: [tseslint.configs.disableTypeChecked],
-    languageOptions: { parserOptions: { projectService: false } },
-  },
-  {
     files: ["**/*.mjs", "**/*.js"],
     languageOptions: {
       globals: { ...globals.node },
