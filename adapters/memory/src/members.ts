@@ -1,9 +1,9 @@
 /** List memberships in memory: one table of memberships per list, and the member repository over it. Filters, counts
- *  and order come from core's memberSuppressionStatuses, matchesSegment, compareMembers and slicePage, the rules the SQL
+ *  and order come from core's suppression rules (isSuppressedMember), matchesSegment, compareMembers and slicePage, the rules the SQL
  *  backends translate. Memberships of a deleted contact go in the same step as the contact. */
 import {
   type AccountId, compareMembers, type Contact, type ContactId, type ListMembership, makeRandomIds, matchesSegment,
-  type MemberId, type MemberPage, type MemberQuery, type MemberRecord, type MemberRepository, memberSuppressionStatuses,
+  type MemberId, type MemberPage, type MemberQuery, type MemberRecord, type MemberRepository, isSuppressedMember,
   type SegmentRules, slicePage,
 } from "@mailroom/core"
 import { Option } from "effect"
@@ -79,7 +79,7 @@ export const currentMemberships = (memberships: MembershipTable, listId: string)
 
 /** Counts over every member, then the page of the filter. */
 const pageOf = (records: ReadonlyArray<MemberRecord>, query: MemberQuery): MemberPage => {
-  const flagged = records.map((record) => ({ record, suppressed: memberSuppressionStatuses(record).length > 0 }))
+  const flagged = records.map((record) => ({ record, suppressed: isSuppressedMember(record) }))
   const suppressed = flagged.filter((member) => member.suppressed).length
   const selected = flagged
     .filter((member) => query.filter === "all" || member.suppressed === (query.filter === "suppressed"))

@@ -39,12 +39,13 @@ export {
 } from "./domain/list.js"
 export type { ContactList, ListWithCount, ListTypeFilter, ListQuery } from "./domain/list.js"
 export {
-  MemberId, memberLimits, suppressionStatuses, statusSuppressions, suppressingStatuses, memberSuppressionStatuses,
-  toListMember, memberFilters, MemberFilter, compareMembers, AddMembersInput, RemoveMembersInput, blockedReasons,
+  MemberId, memberLimits, suppressionStatuses, memberSuppressionRules, suppressionApplies, suppressionStatusesOf,
+  memberFacts, memberSuppressionStatuses, isSuppressedMember, toListMember, memberFilters, MemberFilter, compareMembers, AddMembersInput, RemoveMembersInput, blockedReasons,
   createMissingBlock, memberEventSources, memberEvent,
 } from "./domain/member.js"
 export type {
-  ListMembership, MemberContact, MemberRecord, SuppressionStatus, ListMember, MemberQuery, MemberCounts, MemberPage,
+  ListMembership, MemberContact, MemberRecord, SuppressionStatus, MemberFacts, BooleanMemberFact, SuppressionCondition,
+  SuppressionRule, ListMember, MemberQuery, MemberCounts, MemberPage,
   BlockedReason, MemberEventSource, MemberEventInput,
 } from "./domain/member.js"
 export {

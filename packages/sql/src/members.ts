@@ -5,12 +5,13 @@ import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import {
   AccountId, ContactId, ContactStatus, type ListMembership, ListId, makeRandomIds, MemberId, type MemberPage,
-  type MemberQuery, type MemberRepository, offsetOf, suppressingStatuses,
+  type MemberQuery, type MemberRepository, offsetOf,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
 import { forEachChunk, maxParameters } from "./internal/batch.js"
 import { EpochMillis, IntegerColumn, toMillis } from "./internal/columns.js"
 import { orStoreError } from "./internal/errors.js"
+import { type MemberFactsSql, suppressedSql } from "./member-suppression-sql.js"
 import { segmentSql } from "./segment-sql.js"
 
 /** Membership ids are made here: `addCurrent` is called with contact ids only (the CSV import calls it too). */
@@ -50,17 +51,16 @@ const MembershipRow = Schema.Struct({
 const decodeMemberships = Schema.decodeUnknown(Schema.Array(MembershipRow))
 const decodeContactIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ contact_id: ContactId })))
 
-/** The storage side of core's suppression table (memberSuppressionStatuses), over list_members `lm` and contacts `c`:
- *  one condition per reason. A reason added to core's table gets its condition here, so that filters and counts keep
- *  agreeing with the statuses shown. */
-const suppressionConditions = (sql: SqlClient.SqlClient, membership: boolean): ReadonlyArray<Fragment> => [
-  ...(membership ? [sql`lm.removed_at IS NOT NULL`] : []),
-  sql`c.status IN ${sql.in(suppressingStatuses)}`,
-]
+/** The facts of core's suppression rules in a member query over contacts `c` and, for a STATIC list, list_members
+ *  `lm`. A fact added to core's MemberFacts gets its expression here. */
+const factsOf = (sql: SqlClient.SqlClient, membership: boolean): MemberFactsSql => ({
+  removedFromList: membership ? sql`lm.removed_at IS NOT NULL` : false,
+  contactStatus: sql`c.status`,
+})
 
 /** The members' condition of having at least one reason not to receive mail, in parentheses (it follows NOT). */
 const suppressedCondition = (sql: SqlClient.SqlClient, membership: boolean): Fragment =>
-  sql`(${sql.join(" OR ", false)(suppressionConditions(sql, membership))})`
+  suppressedSql(sql, factsOf(sql, membership))
 
 /** The rows a member page reads: `from` joins contacts `c` (and list_members `lm` for a STATIC list), `where` selects
  *  the list's members, `columns` names the PageRow columns, `order` is the ORDER BY of the page (newest first). */
