@@ -40,12 +40,12 @@ export {
 export type { ContactList, ListWithCount, ListTypeFilter, ListQuery } from "./domain/list.js"
 export {
   MemberId, memberLimits, suppressionStatuses, memberSuppressionRules, suppressionApplies, suppressionStatusesOf,
-  memberFacts, memberSuppressionStatuses, isSuppressedMember, toListMember, memberFilters, MemberFilter, compareMembers, AddMembersInput, RemoveMembersInput, blockedReasons,
+  memberFacts, memberSuppressionStatuses, isSuppressedMember, toListMember, newMembers, memberFilters, MemberFilter, compareMembers, AddMembersInput, RemoveMembersInput, blockedReasons,
   createMissingBlock, memberEventSources, memberEvent,
 } from "./domain/member.js"
 export type {
   ListMembership, MemberContact, MemberRecord, SuppressionStatus, MemberFacts, BooleanMemberFact, SuppressionCondition,
-  SuppressionRule, ListMember, MemberQuery, MemberCounts, MemberPage,
+  SuppressionRule, ListMember, NewMember, MemberQuery, MemberCounts, MemberPage,
   BlockedReason, MemberEventSource, MemberEventInput,
 } from "./domain/member.js"
 export {
@@ -63,7 +63,7 @@ export type {
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage,
   EventOutbox, ListPage, ListRepository, MemberRepository,
 } from "./ports/store.js"
-export { Ids, IdsLive, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
+export { Ids, IdsLive, IdsSequential, idTime, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
 export type { IdsService } from "./ports/ids.js"
 export { JobQueue, defineJob } from "./ports/job-queue.js"
 export type { JobDefinition, JobQueueService, JobRun, EnqueueOptions, RetryPolicy } from "./ports/job-queue.js"

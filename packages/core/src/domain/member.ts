@@ -29,6 +29,16 @@ export interface ListMembership {
   readonly removedAt: Date | null
 }
 
+/** A contact to make a member, with the membership id to use if the membership is new. */
+export interface NewMember {
+  readonly contactId: ContactId
+  readonly id: MemberId
+}
+
+/** The contacts among `contactIds` (first occurrence of each), each with a fresh membership id from `makeId`. */
+export const newMembers = (contactIds: ReadonlyArray<ContactId>, makeId: () => string): ReadonlyArray<NewMember> =>
+  [...new Set(contactIds)].map((contactId) => ({ contactId, id: makeId() as MemberId }))
+
 /** The contact as a member row shows it. */
 export interface MemberContact {
   readonly id: ContactId

@@ -7,6 +7,7 @@ import {
   type MemberRecord, Store, suppressionStatusesOf,
 } from "@mailroom/core"
 import { Effect, FastCheck as fc } from "effect"
+import { makeMembers } from "../fixtures.js"
 import { at, insertAccount, insertContacts } from "../store-suite/support.js"
 import { type ListTester, makeList, rules, sorted } from "./support.js"
 
@@ -55,7 +56,7 @@ export const memberSuppressionTests = (it: ListTester) => {
           yield* store.lists.insert(list)
           const contacts = yield* insertContacts(accountId, input.members.map((member) => ({ status: member.status })))
           // Added one second apart, so that GET members' order (newest first) is the reverse of the input.
-          for (const [i, contact] of contacts.entries()) yield* store.members.addCurrent(accountId, list.id, [contact.id], at(i))
+          for (const [i, contact] of contacts.entries()) yield* store.members.addCurrent(accountId, list.id, makeMembers([contact.id]), at(i))
           const removed = contacts.filter((_, i) => input.members[i]!.removed).map((contact) => contact.id)
           if (removed.length > 0) yield* store.members.markRemoved(accountId, list.id, removed, at(100))
           const cases = contacts.map((contact, i) => ({ contactId: contact.id as string, facts: factsOf(input.members[i]!, true) }))

@@ -3,6 +3,7 @@
 import { describe, expect } from "@effect/vitest"
 import { type ContactList, type ListQuery, Store } from "@mailroom/core"
 import { Effect, Option } from "effect"
+import { makeMembers } from "../fixtures.js"
 import { at, insertAccount, insertContacts } from "../store-suite/support.js"
 import { type ListTester, makeList, rules } from "./support.js"
 
@@ -129,7 +130,7 @@ export const storeListTests = (it: ListTester) => {
         })
         const empty = makeList({ accountId, name: "empty", createdAt: at(3) })
         for (const list of [plain, vips, empty]) yield* store.lists.insert(list)
-        yield* store.members.addCurrent(accountId, plain.id, [ada!.id, bob!.id, cy!.id], at(10))
+        yield* store.members.addCurrent(accountId, plain.id, makeMembers([ada!.id, bob!.id, cy!.id]), at(10))
         yield* store.members.markRemoved(accountId, plain.id, [cy!.id], at(11))
         const page = yield* store.lists.list(accountId, query(), now)
         expect(page.lists.map(({ list, contactCount }) => [list.name, contactCount])).toEqual([
