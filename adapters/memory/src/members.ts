@@ -2,7 +2,7 @@
  *  and order come from core's suppression rules (isSuppressedMember), matchesSegment, compareMembers and slicePage, the rules the SQL
  *  backends translate. Memberships of a deleted contact go in the same step as the contact. */
 import {
-  type AccountId, compareMembers, type Contact, type ContactId, type ListMembership, matchesSegment,
+  type AccountId, compareMembers, dynamicMemberId, type Contact, type ContactId, type ListMembership, matchesSegment,
   type MemberId, type MemberPage, type MemberQuery, type MemberRecord, type MemberRepository, isSuppressedMember,
   type SegmentRules, slicePage,
 } from "@mailroom/core"
@@ -132,7 +132,7 @@ export const makeMemberRepository = (
     pageMatching: (accountId, listId, rules, query, now) =>
       db.atomic(() =>
         pageOf(matchingContacts(contacts, accountId, rules, now).map((contact) => ({
-          id: `${listId}:${contact.id}`,
+          id: dynamicMemberId(listId, contact.id),
           contactId: contact.id,
           contact: memberContact(contact),
           addedAt: new Date(contact.createdAt.getTime()),

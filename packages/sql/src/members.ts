@@ -4,7 +4,7 @@
 import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import {
-  AccountId, ContactId, ContactStatus, type ListMembership, ListId, MemberId, type NewMember, type MemberPage,
+  AccountId, ContactId, ContactStatus, dynamicMemberId, type ListMembership, ListId, MemberId, type NewMember, type MemberPage,
   type MemberQuery, type MemberRepository, offsetOf,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
@@ -151,7 +151,7 @@ export const makeMemberRepository = (sql: SqlClient.SqlClient): MemberRepository
     }, query).pipe(
       Effect.map((page): MemberPage => ({
         counts: page.counts,
-        members: page.members.map((member) => ({ ...member, id: `${listId}:${member.contactId}` })),
+        members: page.members.map((member) => ({ ...member, id: dynamicMemberId(listId, member.contactId) })),
       })),
       orStoreError("members.pageMatching"),
     ),

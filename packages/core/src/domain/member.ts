@@ -50,6 +50,9 @@ export interface MemberContact {
   readonly createdAt: Date
 }
 
+/** The member id of a contact in a DYNAMIC list, which keeps no membership rows: `<listId>:<contactId>`. */
+export const dynamicMemberId = (listId: string, contactId: string): string => `${listId}:${contactId}`
+
 /** A member as the store reads it: the membership with its contact. A DYNAMIC list keeps no rows: its members are
  *  the matching contacts, with id `<listId>:<contactId>`, addedAt the contact's createdAt and removedAt null. */
 export interface MemberRecord {

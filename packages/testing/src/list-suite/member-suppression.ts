@@ -3,7 +3,7 @@
  *  (membership rows) and DYNAMIC ones (contacts matching rules, never removed). */
 import { describe, expect } from "@effect/vitest"
 import {
-  contactStatuses, type ContactStatus, type MemberFacts, memberFilters, type MemberQuery, memberSuppressionStatuses,
+  contactStatuses, type ContactStatus, dynamicMemberId, type MemberFacts, memberFilters, type MemberQuery, memberSuppressionStatuses,
   type MemberRecord, Store, suppressionStatusesOf,
 } from "@mailroom/core"
 import { Effect, FastCheck as fc } from "effect"
@@ -90,7 +90,7 @@ export const memberSuppressionTests = (it: ListTester) => {
           expect({ contactIds: page.members.map((member) => member.contactId), counts: page.counts }, label)
             .toEqual(expected(cases, query))
           expect(sorted(page.members.map((member) => member.id)), label)
-            .toEqual(sorted(page.members.map((member) => `${list.id}:${member.contactId}`)))
+            .toEqual(sorted(page.members.map((member) => dynamicMemberId(list.id, member.contactId))))
         }
       }))
   })
