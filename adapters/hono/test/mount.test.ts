@@ -1,6 +1,6 @@
 import { serve } from "@hono/node-server"
-import { adapterHostOf, adapterSuite, httpSuite, targetOverHttp } from "@mailroom/testing"
-import type { FetchHandler } from "@mailroom/testing"
+import { adapterHostOf, adapterSuite, httpSuite, keepAliveSuite, targetOverHttp } from "@mailroom/testing"
+import type { FetchHandler, StartAdapterHost } from "@mailroom/testing"
 import type { Server } from "node:http"
 import { Hono } from "hono"
 import { createMailroom } from "mailroom"
@@ -10,15 +10,23 @@ import { mountMailroom } from "../src/index.js"
 const listen = (app: Hono) =>
   adapterHostOf(serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server)
 
-adapterSuite("hono", (mailroom, basePath) => {
+const startHost: StartAdapterHost = (mailroom, basePath) => {
   const app = new Hono()
   app.get("/host/hello", (c) => c.text("hello from the host"))
   mountMailroom(app, basePath, mailroom)
   return listen(app)
+}
+
+adapterSuite("hono", startHost)
+
+keepAliveSuite("hono", startHost, async ({ rateLimits }) => {
+  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token", rateLimits })
+  await mailroom.ready()
+  return mailroom
 })
 
-httpSuite("hono", async () => {
-  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token" })
+httpSuite("hono", async ({ rateLimits }) => {
+  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token", rateLimits })
   await mailroom.ready()
   const app = new Hono()
   mountMailroom(app, "/mailroom", mailroom)

@@ -4,7 +4,7 @@ import { RouteNotFound } from "@mailroom/core"
 import { Effect } from "effect"
 import { Hono } from "hono"
 import { authenticate } from "./auth.js"
-import { defaultBodyLimitBytes } from "./body.js"
+import { defaultBodyLimitBytes, settleBody } from "./body.js"
 import type { MailroomEnv } from "./env.js"
 import { errorResponse, internalErrorResponse } from "./errors.js"
 import { makeRateLimiters, rateLimit, type RateLimitOptions } from "./rate-limit.js"
@@ -66,6 +66,8 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
     c.header("x-request-id", requestId)
     await next()
     if (!c.res.headers.has("x-request-id")) c.header("x-request-id", requestId)
+    // An answer given before the body was read (413, 401, 404, 429 …) settles it: drained, or the connection closed.
+    if (!(await settleBody(c.req.raw))) c.header("connection", "close")
   })
 
   app.route("/", healthRoutes)
