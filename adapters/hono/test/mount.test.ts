@@ -83,3 +83,34 @@ describe("mountMailroom at the root", () => {
     expect(await (await parent.request("/mailroom/v1/contacts?page=2")).text()).toBe("/v1/contacts")
   })
 })
+
+describe("the client address over a real connection", () => {
+  /** Spends `limit` failed authentications of one address and answers the status of the next attempt. */
+  const spend = async (origin: string, limit: number, forwardedFor: string) => {
+    for (let i = 0; i < limit; i++) await (await fetch(`${origin}/v1/contacts`, { headers: { "x-forwarded-for": forwardedFor } })).arrayBuffer()
+    const next = await fetch(`${origin}/v1/contacts`, { headers: { "x-forwarded-for": forwardedFor } })
+    await next.arrayBuffer()
+    return next.status
+  }
+
+  it.each([
+    ["by default X-Forwarded-For is ignored: a spoofed address shares the peer's count", undefined, 429],
+    ["behind a trusted loopback proxy, each forwarded address has its own count", ["loopback"], 401],
+  ] as const)("%s", async (_, trustProxy, otherStatus) => {
+    const mailroom = createMailroom({
+      database: "memory:",
+      rateLimits: { failedAuthenticationsPerMinute: 2 },
+      ...(trustProxy === undefined ? {} : { trustProxy: [...trustProxy] }),
+    })
+    const app = new Hono()
+    mountMailroom(app, "/", mailroom)
+    const host = await listen(app)
+    try {
+      expect(await spend(host.origin, 2, "203.0.113.7")).toBe(429)
+      expect(await spend(host.origin, 0, "203.0.113.8")).toBe(otherStatus)
+    } finally {
+      await host.close()
+      await mailroom.close()
+    }
+  })
+})

@@ -1,6 +1,8 @@
 // The public surface of @mailroom/http, listed by name.
 export { makeHttpApp } from "./app.js"
-export type { HttpApp, HttpAppOptions } from "./app.js"
+export type { HttpApp, HttpAppOptions, FetchOptions } from "./app.js"
+export { makeTrustHop, resolveClientAddress } from "./client-address.js"
+export type { TrustProxy } from "./client-address.js"
 export type { MailroomEnv, HttpServices, Run, RunExit, RunOptions, AnswerFailure } from "./env.js"
 export type { HttpRuntime } from "./run.js"
 export {
