@@ -1,7 +1,7 @@
 // The public surface of @mailroom/testing, listed by name.
 export {
   fixtureTime, freshAccountId, freshContactId, uniqueText, makeAccount, makeApiKey, makeAppCredential, makeTag,
-  makeCustomField, makeContact, makeEvent,
+  makeCustomField, makeContact, makeEvent, makeMembers,
 } from "./fixtures.js"
 export type { ContactOverrides } from "./fixtures.js"
 export { storeSuite } from "./store-suite.js"
@@ -14,5 +14,6 @@ export { httpSuite, type HttpTarget, type HttpTargetConfig } from "./http-suite.
 export { keepAliveSuite } from "./keep-alive-suite.js"
 export type { KeepAliveMailroom, MakeKeepAliveMailroom } from "./keep-alive-suite.js"
 export { listSuite } from "./list-suite.js"
+export { clockSuite } from "./clock-suite.js"
 export { makeCaptureMailer } from "./capture-mailer.js"
 export type { CaptureMailer, CaptureAnswer } from "./capture-mailer.js"
