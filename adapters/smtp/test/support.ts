@@ -8,7 +8,7 @@ import type { SmtpOptions } from "../src/smtp-options.js"
 export const withMailer = <A, E>(options: SmtpOptions, use: (mailer: Mailer["Type"]) => Effect.Effect<A, E>) =>
   Effect.runPromise(Effect.flatMap(Mailer, use).pipe(Effect.provide(SmtpMailer.layer(options))))
 
-/** The same, failing or succeeding as an Either-like Exit so tests can look at a MailerError. */
+/** Options for a sink on 127.0.0.1:`port`, with short timeouts so that a failing test fails fast. */
 export const sinkOptions = (port: number, overrides: Partial<SmtpOptions> = {}): SmtpOptions => ({
   host: "127.0.0.1",
   port,
