@@ -129,7 +129,7 @@ const transmit = (pooled: PooledConnection, envelopeFrom: string, envelopeTo: Re
         dataSent = true
       })
       return pipe(destination, options)
-    }) as typeof source.pipe
+    })
     source.end(raw)
 
     connection.send({ from: envelopeFrom, to: [...envelopeTo] }, source, (error, info) => {

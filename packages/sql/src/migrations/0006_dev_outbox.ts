@@ -4,7 +4,7 @@
 import type { Migration } from "./migration.js"
 
 export const devOutbox: Migration = {
-  id: 4,
+  id: 5,
   name: "dev_outbox",
   sqlite: [
     `CREATE TABLE dev_outbox (
