@@ -55,4 +55,15 @@ describe("the starter's environment (CONTRACT.md)", () => {
   ] as const)("reads TRUST_PROXY=%s as %j", (value, trustProxy) => {
     expect(readEnvironment(value === undefined ? {} : { TRUST_PROXY: value }).mailroom.trustProxy).toEqual(trustProxy)
   })
+
+  it.each([
+    "smtp://mailer:hunter2@relay.example.com:port",
+    "smtps://mailer:hunter2@relay.example.com?tls=off",
+    "http://mailer:hunter2@relay.example.com",
+    "mailer:hunter2@relay.example.com:25",
+  ])("refuses the malformed SMTP_URL %s without repeating its password", (value) => {
+    expect(() => readEnvironment({ SMTP_URL: value })).toThrow(EnvironmentError)
+    expect(() => readEnvironment({ SMTP_URL: value })).toThrow(/^SMTP_URL: .*mailer:\*\*\*@relay\.example\.com/)
+    expect(() => readEnvironment({ SMTP_URL: value })).not.toThrow(/hunter2/)
+  })
 })
