@@ -97,7 +97,9 @@ const contactColumns = [
 ]
 const memberColumns = ["id", "account_id", "list_id", "contact_id", "added_at"]
 
-/** The raw driver: `insertMany(table, columns, rows)` is one multi-row INSERT; `transaction(work)` wraps work. */
+/** The raw driver: `insertMany(table, columns, rows)` writes the rows, `transaction(work)` wraps work. On SQLite that is
+ *  one prepared single-row INSERT run per row (better-sqlite3 binds and steps it for less than a multi-row statement
+ *  of the whole batch costs, see bench/servers/floor.mjs); on PostgreSQL one multi-row INSERT, one round trip. */
 const openDriver = async (database) => {
   if (database.startsWith("sqlite:")) {
     const { default: Database } = await import("better-sqlite3")
@@ -107,12 +109,11 @@ const openDriver = async (database) => {
     db.pragma("foreign_keys = ON")
     const statements = new Map()
     const insertMany = async (table, columns, rows) => {
-      const key = `${table}:${rows.length}`
-      if (!statements.has(key)) {
-        const tuple = `(${columns.map(() => "?").join(", ")})`
-        statements.set(key, db.prepare(`INSERT INTO ${table} (${columns.join(", ")}) VALUES ${rows.map(() => tuple).join(", ")}`))
+      if (!statements.has(table)) {
+        statements.set(table, db.prepare(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`))
       }
-      statements.get(key).run(rows.flat())
+      const statement = statements.get(table)
+      for (const row of rows) statement.run(row)
     }
     return {
       insertMany,
@@ -174,7 +175,10 @@ const startFloor = async (database) => {
   app.post("/import", async (c) => {
     const form = await c.req.formData()
     const bytes = Buffer.from(await form.get("file").arrayBuffer())
-    const [header, ...records] = parse(bytes, { bom: true, relax_column_count: true, skip_empty_lines: true })
+    // Mailroom's csv-parse options (naming the record delimiters spares csv-parse detecting them).
+    const [header, ...records] = parse(bytes, {
+      bom: true, relax_column_count: true, skip_empty_lines: true, record_delimiter: ["\r\n", "\n", "\r"],
+    })
     const at = Date.now()
     const email = header.indexOf("email")
     const contacts = records.map((record) => [
