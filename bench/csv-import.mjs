@@ -92,8 +92,8 @@ const startMailroom = async (database) => {
 }
 
 const contactColumns = [
-  "id", "account_id", "email", "first_name", "last_name", "source", "status", "subscribed_at", "consent_source",
-  "consent_at", "created_at", "updated_at",
+  "id", "account_id", "email", "first_name", "first_name_folded", "last_name", "last_name_folded", "source", "status",
+  "subscribed_at", "consent_source", "consent_at", "created_at", "updated_at",
 ]
 const memberColumns = ["id", "account_id", "list_id", "contact_id", "added_at"]
 
@@ -181,10 +181,15 @@ const startFloor = async (database) => {
     })
     const at = Date.now()
     const email = header.indexOf("email")
-    const contacts = records.map((record) => [
-      `ct_${randomUUID()}`, account.id, record[email].trim().toLowerCase(), record[1] || null, record[2] || null,
-      "CSV_IMPORT", "ACTIVE", at, "import", at, at, at,
-    ])
+    // The folded columns hold Mailroom's foldText of the names: for the ASCII names imported here, their lower case.
+    const contacts = records.map((record) => {
+      const firstName = record[1] || null
+      const lastName = record[2] || null
+      return [
+        `ct_${randomUUID()}`, account.id, record[email].trim().toLowerCase(), firstName, firstName?.toLowerCase() ?? null,
+        lastName, lastName?.toLowerCase() ?? null, "CSV_IMPORT", "ACTIVE", at, "import", at, at, at,
+      ]
+    })
     const list = form.get("listId")
     await driver.transaction(async () => {
       await driver.insertMany("contacts", contactColumns, contacts)

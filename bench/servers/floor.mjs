@@ -17,17 +17,22 @@ await setup.close()
 // Mailroom's own INSERT for POST /contacts: every column of the contacts row in the order Mailroom writes them, with
 // the same conflict clause and RETURNING, so that both sides send the same statement with the same parameters.
 const columns = [
-  "id", "account_id", "created_at", "email", "first_name", "last_name", "phone", "metadata", "source", "status",
+  "id", "account_id", "created_at", "email", "first_name", "first_name_folded", "last_name", "last_name_folded", "phone",
+  "phone_folded", "metadata", "source", "status",
   "subscribed_at", "unsubscribed_at", "confirmed_at", "consent_source", "consent_at", "consent_ip", "consent_user_agent",
   "consent_text", "updated_at",
 ]
 const columnList = columns.map((column) => `"${column}"`).join(",")
 const onConflictNoReturn = "ON CONFLICT (account_id, email) DO NOTHING"
 const onConflict = `${onConflictNoReturn} RETURNING id`
+// The folded columns hold Mailroom's foldText of the names: for the ASCII names sent here, their lower case.
+const fold = (text) => (text === null ? null : text.toLowerCase())
 const toRow = (body) => {
   const now = Date.now()
-  return [`ct_${randomUUID()}`, account.id, now, body.email, body.firstName ?? null, body.lastName ?? null, null, null, "API",
-    "ACTIVE", now, null, null, null, null, null, null, null, now]
+  const firstName = body.firstName ?? null
+  const lastName = body.lastName ?? null
+  return [`ct_${randomUUID()}`, account.id, now, body.email, firstName, fold(firstName), lastName, fold(lastName), null, null,
+    null, "API", "ACTIVE", now, null, null, null, null, null, null, null, now]
 }
 const placeholders = (rowIndex, dollar) =>
   `(${columns.map((_, c) => (dollar ? `$${rowIndex * columns.length + c + 1}` : "?")).join(",")})`
@@ -74,7 +79,7 @@ const makeInsert = async () => {
 }
 const db = await makeInsert()
 
-const created = (row) => ({ success: true, data: { id: row[0], email: row[3], firstName: row[4], lastName: row[5], source: row[8], status: row[9], createdAt: new Date(row[2]).toISOString() } })
+const created = (row) => ({ success: true, data: { id: row[0], email: row[3], firstName: row[4], lastName: row[6], source: row[11], status: row[12], createdAt: new Date(row[2]).toISOString() } })
 const duplicate = { success: false, error: { code: "DUPLICATE_CONTACT", message: "a contact with this email already exists" } }
 
 const listen = {

@@ -115,14 +115,18 @@ export const makeContactRepository = (
     insertMany: (contacts) => {
       const candidates = firstPerAddress(contacts)
       if (candidates.length === 0) return Effect.succeed([])
-      return sql.withTransaction(Effect.gen(function* () {
+      const write = Effect.gen(function* () {
         const returned = yield* insertRows(sql, "contacts", candidates.map(contactRow),
           sql.literal("ON CONFLICT (account_id, email) DO NOTHING RETURNING id"))
         const insertedIds = new Set(returned.map((row) => row["id"]))
         const inserted = candidates.filter((contact) => insertedIds.has(contact.id))
         yield* insertChildren(inserted)
         return inserted
-      })).pipe(orStoreError("contacts.insertMany"))
+      })
+      // Without tags or custom fields the contacts are all there is to write, and insertRows makes its chunks one
+      // transaction: no transaction (or savepoint, inside the caller's) around it, which would cost two round trips.
+      const hasChildren = candidates.some((contact) => contact.tags.length > 0 || contact.customFields.length > 0)
+      return (hasChildren ? sql.withTransaction(write) : write).pipe(orStoreError("contacts.insertMany"))
     },
 
     update: (contact) =>
