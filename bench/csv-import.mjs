@@ -99,7 +99,8 @@ const memberColumns = ["id", "account_id", "list_id", "contact_id", "added_at"]
 
 /** The raw driver: `insertMany(table, columns, rows)` writes the rows, `transaction(work)` wraps work. On SQLite that is
  *  one prepared single-row INSERT run per row (better-sqlite3 binds and steps it for less than a multi-row statement
- *  of the whole batch costs, see bench/servers/floor.mjs); on PostgreSQL one multi-row INSERT, one round trip. */
+ *  of the whole batch costs, see bench/servers/floor.mjs); on PostgreSQL one INSERT … SELECT FROM unnest(…) of one
+ *  array per column, one round trip. */
 const openDriver = async (database) => {
   if (database.startsWith("sqlite:")) {
     const { default: Database } = await import("better-sqlite3")
@@ -133,9 +134,16 @@ const openDriver = async (database) => {
   const { default: pg } = await import("pg")
   const pool = new pg.Pool({ connectionString: database, max: 4 })
   const client = await pool.connect()
-  const insertMany = async (table, columns, rows) => {
+  const insertValues = async (table, columns, rows) => {
     const values = rows.map((_, r) => `(${columns.map((__, c) => `$${r * columns.length + c + 1}`).join(", ")})`)
     await client.query(`INSERT INTO ${table} (${columns.join(", ")}) VALUES ${values.join(", ")}`, rows.flat())
+  }
+  // Rows of text and BIGINT columns: one array parameter per column (faster than a VALUES list; see floor.mjs).
+  const insertMany = async (table, columns, rows) => {
+    if (table === "contact_lists") return insertValues(table, columns, rows)
+    const arrays = columns.map((column, c) => `$${c + 1}::${column.endsWith("_at") ? "bigint" : "text"}[]`)
+    await client.query(`INSERT INTO ${table} (${columns.join(", ")}) SELECT * FROM unnest(${arrays.join(", ")})`,
+      columns.map((_, c) => rows.map((row) => row[c])))
   }
   return {
     insertMany,
