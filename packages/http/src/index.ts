@@ -4,7 +4,7 @@ export type { HttpApp, HttpAppOptions } from "./app.js"
 export type { MailroomEnv, HttpServices, Run, RunExit, RunOptions, AnswerFailure } from "./env.js"
 export type { HttpRuntime } from "./run.js"
 export {
-  statusByCode, fixActionByCode, docsBaseUrl, statusOf, errorBody, errorResponse, internalErrorResponse, isDomainError,
+  statusByCode, importStatusByReason, fixActionByCode, docsBaseUrl, statusOf, errorBody, errorResponse, internalErrorResponse, isDomainError,
 } from "./errors.js"
 export type { ErrorBody, ErrorShape } from "./errors.js"
 export { authenticate, requireScope, bearerOf } from "./auth.js"

@@ -1,8 +1,8 @@
-/** The configuration of createMailroom, and the choice of backend its `database` URL makes. CONTRACT.md lists the
- *  environment variables a starter maps onto these fields. */
-import type { RateLimitOptions } from "@mailroom/http"
+/** The settings of createMailroom, and the choice of backend its `database` URL makes. CONTRACT.md lists the
+ *  environment variables a starter maps onto these fields. The HTTP layer's own options (request rates) join them in
+ *  create-mailroom.ts, the one module of the facade that builds on @mailroom/http. */
 
-export interface MailroomConfig {
+export interface MailroomSettings {
   /** `sqlite:PATH`, `postgres://…` / `postgresql://…`, or `memory:`. Default `sqlite:.data/mailroom.sqlite`. */
   readonly database?: string
   /** SQLite durability: FULL (default) survives power loss; NORMAL commits faster. */
@@ -23,8 +23,6 @@ export interface MailroomConfig {
   /** Record spans: one per service call (`Contacts.create`) and one per SQL statement, for a host that exports traces
    *  from `runtime` or `layer`. Off by default: spans cost every request time and nobody reads them otherwise. */
   readonly tracing?: boolean
-  /** Request rates per API key; the defaults follow the spec (60 POST /contacts per minute, 200 requests per second). */
-  readonly rateLimits?: RateLimitOptions
   /** Largest JSON request body in bytes. Default 8 MiB. */
   readonly bodyLimitBytes?: number
 }

@@ -1,13 +1,19 @@
 /** createMailroom: wires the chosen backend, ids, every service, one ManagedRuntime and the router, and hands the host
  *  a web-standard `fetch`, Promise methods and the layer for Effect code. */
 import { AccountsConfig, IdsLive, servicesLayer, Tracing } from "@mailroom/core"
-import { type HttpApp, type HttpServices, makeHttpApp } from "@mailroom/http"
+import { type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions } from "@mailroom/http"
 import { Cause, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { type AccountsApi, makeAccountsApi } from "./accounts-api.js"
 import { storeLayer } from "./backend.js"
-import { defaultDatabase, type MailroomConfig, parseDatabase } from "./config.js"
+import { defaultDatabase, type MailroomSettings, parseDatabase } from "./config.js"
 import { type ContactsApi, makeContactsApi } from "./contacts-api.js"
 import { makeRunPromise } from "./promise-runner.js"
+
+/** The configuration of createMailroom: the settings of config.ts and the HTTP layer's request rates. */
+export interface MailroomConfig extends MailroomSettings {
+  /** Request rates per API key; the defaults follow the spec (60 POST /contacts per minute, 200 requests per second). */
+  readonly rateLimits?: RateLimitOptions
+}
 
 export interface Mailroom {
   /** The web-standard handler: /v1/…, /admin/… and /api/health, relative to where the host mounts it. */

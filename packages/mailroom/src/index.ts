@@ -1,7 +1,7 @@
 // The public surface of mailroom, listed by name.
 export { createMailroom } from "./create-mailroom.js"
-export type { Mailroom } from "./create-mailroom.js"
+export type { Mailroom, MailroomConfig } from "./create-mailroom.js"
 export { defaultDatabase, parseDatabase } from "./config.js"
-export type { MailroomConfig, DatabaseChoice } from "./config.js"
+export type { MailroomSettings, DatabaseChoice } from "./config.js"
 export type { AccountsApi } from "./accounts-api.js"
 export type { ContactsApi, TagCount } from "./contacts-api.js"
