@@ -24,9 +24,9 @@ export class BackgroundConfig extends Context.Reference<BackgroundConfig>()("@ma
     /** Most events handed to a consumer in one batch. */
     relayBatchSize: 100,
     /** How long the relay waits before looking again when a consumer has caught up. */
-    relayPollInterval: Duration.millis(200) as Duration.DurationInput,
+    relayPollInterval: Duration.millis(200),
     /** Longest pause after a failed batch (pauses double from one second up to this). */
-    relayMaxBackoff: Duration.seconds(30) as Duration.DurationInput,
+    relayMaxBackoff: Duration.seconds(30),
   }),
 }) {}
 

@@ -3,7 +3,7 @@
  *  and waits a bounded time for the runs in flight. Engines supply how jobs are claimed, settled and waited for. */
 import { Cause, Deferred, Duration, Effect, Exit, FiberSet, Queue, Schema, type Scope } from "effect"
 import type { StoreError } from "../errors.js"
-import type { JobDefinition, JobRun } from "../ports/job-queue.js"
+import type { JobDefinition, JobRun, RetryPolicy } from "../ports/job-queue.js"
 
 /** A job an engine has marked as running for this worker. */
 export interface ClaimedJob {
@@ -33,8 +33,8 @@ export interface JobWorkerOptions {
 }
 
 /** The delay after a failure of `attempt`, or undefined when the policy gives up. */
-export const retryDelay = (job: JobDefinition<any, any>, attempt: number): Duration.Duration | undefined => {
-  const delay = job.retry.delays[attempt - 1]
+export const retryDelay = (policy: RetryPolicy, attempt: number): Duration.Duration | undefined => {
+  const delay = policy.delays[attempt - 1]
   return delay === undefined ? undefined : Duration.decode(delay)
 }
 
@@ -51,7 +51,7 @@ const runOne = <A, I, E, R>(
   source: JobSource,
   claimed: ClaimedJob,
 ) => {
-  const run: JobRun = { jobId: claimed.id, attempt: claimed.attempt, lastAttempt: retryDelay(job, claimed.attempt) === undefined }
+  const run: JobRun = { jobId: claimed.id, attempt: claimed.attempt, lastAttempt: retryDelay(job.retry, claimed.attempt) === undefined }
   // Interruptible even though the dispatcher forks it from an uninterruptible region.
   const attempt = Schema.decodeUnknown(job.payload)(claimed.payload).pipe(
     Effect.flatMap((payload) => Effect.interruptible(handler(payload, run))),
@@ -68,7 +68,7 @@ const runOne = <A, I, E, R>(
         : Effect.zipRight(
           Effect.logWarning(`job ${job.name} ${claimed.id} attempt ${claimed.attempt} failed`).pipe(
             Effect.annotateLogs("cause", describe(exit.cause))),
-          source.fail(claimed, retryDelay(job, claimed.attempt), describe(exit.cause)),
+          source.fail(claimed, retryDelay(job.retry, claimed.attempt), describe(exit.cause)),
         )),
       Effect.catchAll((error) => Effect.logError(`job ${job.name} ${claimed.id} could not be settled`, error)),
     ))
