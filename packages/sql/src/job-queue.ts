@@ -6,7 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import {
   type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, retryDelay,
-  runJobWorker, StoreError,
+  runJobWorker,
 } from "@mailroom/core"
 import { Clock, Deferred, Duration, Effect, Layer, Schema } from "effect"
 import { IntegerColumn } from "./internal/columns.js"
