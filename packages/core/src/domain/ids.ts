@@ -10,5 +10,6 @@ export const idPrefixes = {
   job: "job",
   list: "lst",
   member: "mem",
+  outboxMessage: "out",
 } as const
 export type IdKind = keyof typeof idPrefixes

@@ -38,7 +38,7 @@ const jobIndexes = [
 
 export const eventRelayJobs: Migration = {
   // Position in the list; this migration was planned as number 7 and keeps that module name.
-  id: 5,
+  id: 6,
   name: "event_relay_jobs",
   sqlite: [
     `CREATE TABLE events_next (
