@@ -31,6 +31,13 @@ export interface MailroomConfig {
   readonly tracing?: boolean
   /** Request rates per API key; the defaults follow the spec (60 POST /contacts per minute, 200 requests per second). */
   readonly rateLimits?: RateLimitOptions
+  /** Run the background work in this process: the outbox relay (events to webhooks) and the job workers. Default
+   *  true. On Postgres, several processes may run it side by side; a host can also keep it to dedicated worker
+   *  processes and set false in its web processes. */
+  readonly backgroundWork?: boolean
+  /** How long close() waits for running jobs to finish before interrupting them (they are retried later). Default
+   *  30 000. */
+  readonly shutdownGraceMillis?: number
   /** Largest JSON request body in bytes. Default 8 MiB. */
   readonly bodyLimitBytes?: number
   /** Which proxies in front of Mailroom are believed when they report the client's address in X-Forwarded-For: a
