@@ -73,36 +73,48 @@ const lockCursor = (sql: SqlClient.SqlClient, consumer: string) =>
       : Effect.succeed([])),
   )
 
-export const makeEventOutbox = (sql: SqlClient.SqlClient): EventOutbox => ({
-  append: (events) => insertRows(sql, "events", events.map(eventRow)).pipe(Effect.asVoid, orStoreError("events.append")),
+export const makeEventOutbox = (sql: SqlClient.SqlClient): EventOutbox => {
+  /** Consumers whose cursor row this process has seen exist (rows are never deleted). */
+  const knownCursors = new Set<string>()
+  const ensureCursor = (consumer: string) =>
+    knownCursors.has(consumer)
+      ? Effect.void
+      : sql`INSERT INTO event_relay_cursors (consumer, xid, seq, updated_at) VALUES (${consumer}, 0, 0, 0)
+          ON CONFLICT (consumer) DO NOTHING`.pipe(
+        Effect.tap(() => Effect.sync(() => knownCursors.add(consumer))),
+        orStoreError("events.relay"),
+      )
+  return {
+    append: (events) => insertRows(sql, "events", events.map(eventRow)).pipe(Effect.asVoid, orStoreError("events.append")),
 
-  // Oldest first; events of the same millisecond keep the order they were appended in.
-  list: (accountId, options) =>
-    sql`SELECT id, account_id, type, recipient, details, occurred_at FROM events
-      WHERE account_id = ${accountId}
-      ${options?.type === undefined ? sql.literal("") : sql`AND type = ${options.type}`}
-      ORDER BY occurred_at, seq
-      ${options?.limit === undefined ? sql.literal("") : sql`LIMIT ${options.limit}`}`.pipe(
-      Effect.flatMap(decodeEventRows),
-      Effect.map((rows) => rows.map(toEvent)),
-      orStoreError("events.list"),
-    ),
+    // Oldest first; events of the same millisecond keep the order they were appended in.
+    list: (accountId, options) =>
+      sql`SELECT id, account_id, type, recipient, details, occurred_at FROM events
+        WHERE account_id = ${accountId}
+        ${options?.type === undefined ? sql.literal("") : sql`AND type = ${options.type}`}
+        ORDER BY occurred_at, seq
+        ${options?.limit === undefined ? sql.literal("") : sql`LIMIT ${options.limit}`}`.pipe(
+        Effect.flatMap(decodeEventRows),
+        Effect.map((rows) => rows.map(toEvent)),
+        orStoreError("events.list"),
+      ),
 
-  relay: (consumer, limit, handle) =>
-    Effect.gen(function* () {
-      yield* sql`INSERT INTO event_relay_cursors (consumer, xid, seq, updated_at) VALUES (${consumer}, 0, 0, 0)
-        ON CONFLICT (consumer) DO NOTHING`.pipe(orStoreError("events.relay"))
-      return yield* sql.withTransaction(Effect.gen(function* () {
-        const [cursor] = yield* lockCursor(sql, consumer).pipe(orStoreError("events.relay"))
-        if (cursor === undefined) return 0
-        const rows = yield* eventsAfter(sql, cursor, limit).pipe(orStoreError("events.relay"))
-        const last = rows.at(-1)
-        if (last === undefined) return 0
-        yield* handle(rows.map(toEvent))
-        const updatedAt = yield* Clock.currentTimeMillis
-        yield* sql`UPDATE event_relay_cursors SET xid = ${Number(last.xid)}, seq = ${last.seq}, updated_at = ${updatedAt}
-          WHERE consumer = ${consumer}`.pipe(orStoreError("events.relay"))
-        return rows.length
-      })).pipe(Effect.catchIf(isSqlError, (cause) => Effect.fail(storeError("events.relay")(cause))))
-    }),
-})
+    relay: (consumer, limit, handle) =>
+      Effect.gen(function* () {
+        // Outside the transaction: on Postgres, a write would give the relay's transaction an xid of its own.
+        yield* ensureCursor(consumer)
+        return yield* sql.withTransaction(Effect.gen(function* () {
+          const [cursor] = yield* lockCursor(sql, consumer).pipe(orStoreError("events.relay"))
+          if (cursor === undefined) return 0
+          const rows = yield* eventsAfter(sql, cursor, limit).pipe(orStoreError("events.relay"))
+          const last = rows.at(-1)
+          if (last === undefined) return 0
+          yield* handle(rows.map(toEvent))
+          const updatedAt = yield* Clock.currentTimeMillis
+          yield* sql`UPDATE event_relay_cursors SET xid = ${Number(last.xid)}, seq = ${last.seq}, updated_at = ${updatedAt}
+            WHERE consumer = ${consumer}`.pipe(orStoreError("events.relay"))
+          return rows.length
+        })).pipe(Effect.catchIf(isSqlError, (cause) => Effect.fail(storeError("events.relay")(cause))))
+      }),
+  }
+}
