@@ -29,6 +29,13 @@ export interface MailroomSettings {
   /** Record spans: one per service call (`Contacts.create`) and one per SQL statement, for a host that exports traces
    *  from `runtime` or `layer`. Off by default: spans cost every request time and nobody reads them otherwise. */
   readonly tracing?: boolean
+  /** Run the background work in this process: the outbox relay (events to webhooks) and the job workers. Default
+   *  true. On Postgres, several processes may run it side by side; a host can also keep it to dedicated worker
+   *  processes and set false in its web processes. */
+  readonly backgroundWork?: boolean
+  /** How long close() waits for running jobs to finish before interrupting them (they are retried later). Default
+   *  30 000. */
+  readonly shutdownGraceMillis?: number
   /** Largest JSON request body in bytes. Default 8 MiB. */
   readonly bodyLimitBytes?: number
 }

@@ -1,6 +1,6 @@
 // The public surface of mailroom, listed by name.
 export { createMailroom } from "./create-mailroom.js"
-export type { Mailroom, MailroomConfig, FetchOptions, TrustProxy } from "./create-mailroom.js"
+export type { Mailroom, MailroomConfig, MailroomContext, FetchOptions, TrustProxy } from "./create-mailroom.js"
 export { defaultDatabase, parseDatabase } from "./config.js"
 export type { MailroomSettings, DatabaseChoice } from "./config.js"
 export type { AccountsApi } from "./accounts-api.js"
