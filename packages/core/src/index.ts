@@ -3,7 +3,7 @@ export {
   ValidationFailed, PayloadTooLarge, Unauthorized, InvalidCredentials, ScopeInsufficient, RateLimitExceeded,
   ResourceNotFound, RouteNotFound, DuplicateContact, InvalidStatusTransition, TagLimitExceeded, FreeTierContactLimit,
   ListNotFound, TopicNotFound, NotAMember, ContactNotFound, RecipientUnsubscribed, RecipientSuppressed, ContactBlocked,
-  ImportRejected, StoreError,
+  ImportRejected, WebhookEventUnknown, WebhookNotFound, WebhookLimitReached, StoreError,
 } from "./errors.js"
 export type { MailroomError, ErrorCode } from "./errors.js"
 
@@ -22,6 +22,18 @@ export {
   mergeTags, contactSortKeys, matchesContactFilter, compareContacts, newContact,
 } from "./domain/contact.js"
 export type { Contact, ContactTag, CustomField, ContactSortKey, ContactFilter, ContactQuery } from "./domain/contact.js"
+export {
+  WebhookId, DeliveryId, webhookLimits, retryEventType, subscribableEventTypes, ReceivedEventType, checkEventTypes,
+  strictUrlRules, addressProblem, checkAddresses, parseWebhookUrl, webhookRetryDelays, webhookRetryPolicy,
+  retryDelayAfter, isSuccessStatus, defaultFailureSettings, afterAttempt, healthBadges, failingStreak, successRate,
+  healthBadge, secretPrefix, makeSecret, displaySecret, signBody, standardSignature, signedHeaders, signingSecrets,
+  WebhookDescription, CreateWebhookInput, UpdateWebhookInput, FailureSettingsInput, TestWebhookInput,
+  deliveryEventTypes, webhookEnvelope,
+} from "./domain/webhook.js"
+export type {
+  UrlRules, WebhookTarget, FailureSettings, FailureStreak, StreakDecision,
+  HealthBadge, DeliveryStats, SigningSecrets, SignedRequest, WebhookEndpoint, EnvelopeSource,
+} from "./domain/webhook.js"
 export { idPrefixes } from "./domain/ids.js"
 export type { IdKind } from "./domain/ids.js"
 export {

@@ -9,5 +9,8 @@ export const idPrefixes = {
   event: "evt",
   list: "lst",
   member: "mem",
+  webhook: "wh",
+  webhookDelivery: "whd",
+  webhookAttempt: "wha",
 } as const
 export type IdKind = keyof typeof idPrefixes
