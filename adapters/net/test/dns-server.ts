@@ -18,6 +18,8 @@ export interface TestDnsServer {
 }
 
 const { Packet } = dns2
+/** Error codes of answers; the package's type declarations leave them out. */
+const NXDOMAIN = 3
 
 export const startDnsServer = async (entries: Record<string, ZoneEntry>): Promise<TestDnsServer> => {
   const zone = new Map(Object.entries(entries))
@@ -29,19 +31,21 @@ export const startDnsServer = async (entries: Record<string, ZoneEntry>): Promis
       const question = request.questions[0]!
       const name = question.name.toLowerCase()
       const entry = zone.get(name)
+      // Plain records: the package serialises them, though its declarations ask for Resource instances.
+      const answers = response.answers as unknown as Array<Record<string, unknown>>
       const typeName = Object.entries(Packet.TYPE).find(([, value]) => value === question.type)?.[0] ?? String(question.type)
       questions.push(`${typeName} ${name}`)
       if (entry === undefined) {
-        response.header.rcode = Packet.RCODE.NXDOMAIN
+        response.header.rcode = NXDOMAIN
         void send(response)
         return
       }
       const base = { name: question.name, class: Packet.CLASS.IN, ttl: 0 }
-      if (question.type === Packet.TYPE.A) for (const address of entry.a ?? []) response.answers.push({ ...base, type: Packet.TYPE.A, address })
-      if (question.type === Packet.TYPE.AAAA) for (const address of entry.aaaa ?? []) response.answers.push({ ...base, type: Packet.TYPE.AAAA, address })
-      if (question.type === Packet.TYPE.TXT) for (const data of entry.txt ?? []) response.answers.push({ ...base, type: Packet.TYPE.TXT, data })
+      if (question.type === Packet.TYPE.A) for (const address of entry.a ?? []) answers.push({ ...base, type: Packet.TYPE.A, address })
+      if (question.type === Packet.TYPE.AAAA) for (const address of entry.aaaa ?? []) answers.push({ ...base, type: Packet.TYPE.AAAA, address })
+      if (question.type === Packet.TYPE.TXT) for (const data of entry.txt ?? []) answers.push({ ...base, type: Packet.TYPE.TXT, data })
       if (question.type === Packet.TYPE.MX) {
-        for (const mx of entry.mx ?? []) response.answers.push({ ...base, type: Packet.TYPE.MX, exchange: mx.exchange, priority: mx.priority })
+        for (const mx of entry.mx ?? []) answers.push({ ...base, type: Packet.TYPE.MX, exchange: mx.exchange, priority: mx.priority })
       }
       void send(response)
     },
