@@ -11,6 +11,7 @@ import { makeEventOutbox } from "./events.js"
 import { makeListRepository, makeListTable } from "./lists.js"
 import { makeMemberRepository, makeMembershipTable } from "./members.js"
 import { makeSettingRepository } from "./settings.js"
+import { makeWebhookRepository } from "./webhooks.js"
 
 export const makeMemoryStore = Effect.gen(function* () {
   const db = yield* makeMemoryDb
@@ -26,6 +27,7 @@ export const makeMemoryStore = Effect.gen(function* () {
     lists: makeListRepository(db, listTable, membershipTable, contactTable),
     members: makeMemberRepository(db, membershipTable, listTable, contactTable),
     events: makeEventOutbox(db),
+    webhooks: makeWebhookRepository(db),
     transaction: db.transaction,
     ping: Effect.void,
   })

@@ -26,13 +26,15 @@ export {
   WebhookId, DeliveryId, webhookLimits, retryEventType, subscribableEventTypes, ReceivedEventType, checkEventTypes,
   strictUrlRules, addressProblem, checkAddresses, parseWebhookUrl, webhookRetryDelays, webhookRetryPolicy,
   retryDelayAfter, isSuccessStatus, defaultFailureSettings, afterAttempt, healthBadges, failingStreak, successRate,
-  healthBadge, secretPrefix, makeSecret, displaySecret, signBody, standardSignature, signedHeaders, signingSecrets,
+  healthBadge, secretPrefix, makeSecret, displaySecret, signBody, standardSignature, signedHeaders, previousSecretValid,
+  deliveryStatuses, DeliveryStatus, deliveryKinds, deliveryIdFor, subscribes,
   WebhookDescription, CreateWebhookInput, UpdateWebhookInput, FailureSettingsInput, TestWebhookInput,
   deliveryEventTypes, webhookEnvelope,
 } from "./domain/webhook.js"
 export type {
   UrlRules, WebhookTarget, FailureSettings, FailureStreak, StreakDecision,
-  HealthBadge, DeliveryStats, SigningSecrets, SignedRequest, WebhookEndpoint, EnvelopeSource,
+  HealthBadge, DeliveryStats, SigningSecrets, SignedRequest, WebhookEndpoint, EnvelopeSource, WebhookEndpointWithCount,
+  DeliveryKind, WebhookDelivery, WebhookAttempt, DeliveryQuery,
 } from "./domain/webhook.js"
 export { idPrefixes } from "./domain/ids.js"
 export type { IdKind } from "./domain/ids.js"
@@ -72,7 +74,7 @@ export type {
 export { Store } from "./ports/store.js"
 export type {
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage,
-  EventOutbox, ListPage, ListRepository, MemberRepository,
+  EventOutbox, ListPage, ListRepository, MemberRepository, WebhookRepository, FanOutEvent, DeliveryOutcome,
 } from "./ports/store.js"
 export { Ids, IdsLive, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
 export type { IdsService } from "./ports/ids.js"

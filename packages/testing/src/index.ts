@@ -1,7 +1,7 @@
 // The public surface of @mailroom/testing, listed by name.
 export {
   fixtureTime, freshAccountId, freshContactId, uniqueText, makeAccount, makeApiKey, makeAppCredential, makeTag,
-  makeCustomField, makeContact, makeEvent,
+  makeCustomField, makeContact, makeEvent, makeWebhookEndpoint, makeWebhookDelivery, makeWebhookAttempt,
 } from "./fixtures.js"
 export type { ContactOverrides } from "./fixtures.js"
 export { storeSuite } from "./store-suite.js"

@@ -9,6 +9,7 @@ import { contactReadTests } from "./store-suite/contacts-read.js"
 import { contactWriteTests } from "./store-suite/contacts-write.js"
 import { eventTests } from "./store-suite/events.js"
 import { transactionTests } from "./store-suite/transaction.js"
+import { webhookTests } from "./store-suite/webhooks.js"
 
 /** Declares the suite for `backend` (a name for the report) over one shared instance of `layer`. */
 export const storeSuite = (backend: string, layer: Layer.Layer<Store, unknown>) =>
@@ -19,4 +20,5 @@ export const storeSuite = (backend: string, layer: Layer.Layer<Store, unknown>) 
     contactListTests(it)
     eventTests(it)
     transactionTests(it)
+    webhookTests(it)
   })

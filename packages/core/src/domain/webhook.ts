@@ -291,28 +291,95 @@ export interface WebhookEndpoint {
   readonly events: ReadonlyArray<EventType>
   readonly description: string | null
   readonly active: boolean
-  /** The secret in clear. Stores keep it encrypted and decrypt on read. */
-  readonly secret: string
-  readonly previousSecret: string | null
+  /** What listings show of the secret (displaySecret). */
+  readonly secretPrefix: string
+  /** The secret, sealed with the key derived from MAILROOM_SECRET: stores never see it in clear. */
+  readonly sealedSecret: string
+  /** The secret before the last rotation, sealed, and when it stops signing. */
+  readonly sealedPreviousSecret: string | null
   readonly previousSecretExpiresAt: Date | null
   readonly failureSettings: FailureSettings
   readonly streak: FailureStreak
   /** Why the endpoint was disabled automatically; null while active or when disabled by hand. */
   readonly disabledReason: string | null
   readonly disabledAt: Date | null
-  readonly totalDeliveries: number
   readonly createdAt: Date
   readonly updatedAt: Date
 }
 
-/** The secrets that sign a request at `at`: the previous one only before it expires. */
-export const signingSecrets = (endpoint: WebhookEndpoint, at: Date): SigningSecrets => ({
-  current: endpoint.secret,
-  previous: endpoint.previousSecret !== null && endpoint.previousSecretExpiresAt !== null &&
-      endpoint.previousSecretExpiresAt.getTime() > at.getTime()
-    ? endpoint.previousSecret
-    : undefined,
-})
+/** An endpoint as listed: with its number of deliveries over all time. */
+export interface WebhookEndpointWithCount {
+  readonly endpoint: WebhookEndpoint
+  readonly totalDeliveries: number
+}
+
+/** Whether the previous secret still signs at `at`. */
+export const previousSecretValid = (endpoint: WebhookEndpoint, at: Date): boolean =>
+  endpoint.sealedPreviousSecret !== null && endpoint.previousSecretExpiresAt !== null &&
+  endpoint.previousSecretExpiresAt.getTime() > at.getTime()
+
+export const deliveryStatuses = ["pending", "succeeded", "failed"] as const
+export const DeliveryStatus = Schema.Literal(...deliveryStatuses)
+export type DeliveryStatus = typeof DeliveryStatus.Type
+
+/** What made a delivery: an event of the outbox, POST /test, or a manual retry (webhook.retry). */
+export const deliveryKinds = ["event", "test", "retry"] as const
+export type DeliveryKind = (typeof deliveryKinds)[number]
+
+/** One event (or test, or retry notice) for one endpoint. Unique per (event, endpoint): fan-out is idempotent. */
+export interface WebhookDelivery {
+  readonly id: DeliveryId
+  readonly accountId: AccountId
+  readonly endpointId: WebhookId
+  /** The outbox event; null for tests and retry notices. */
+  readonly eventId: string | null
+  readonly eventType: ReceivedEventType
+  readonly kind: DeliveryKind
+  /** The request body exactly as sent on every attempt, so that each attempt signs the same bytes. */
+  readonly payload: string
+  readonly status: DeliveryStatus
+  readonly attempts: number
+  readonly lastStatusCode: number | null
+  readonly lastError: string | null
+  readonly createdAt: Date
+  readonly updatedAt: Date
+  readonly completedAt: Date | null
+}
+
+/** One POST of a delivery: every attempt, tests and retries included, is kept 90 days. */
+export interface WebhookAttempt {
+  readonly id: string
+  readonly accountId: AccountId
+  readonly deliveryId: DeliveryId
+  readonly endpointId: WebhookId
+  /** 1 for the first POST of the delivery. */
+  readonly attempt: number
+  readonly succeeded: boolean
+  /** The receiver's status; null when it did not answer. */
+  readonly statusCode: number | null
+  readonly durationMs: number
+  /** The start of the receiver's answer. */
+  readonly responseSnippet: string | null
+  /** What went wrong: no answer, a refused URL, a non-2xx status. */
+  readonly error: string | null
+  readonly startedAt: Date
+}
+
+/** GET /webhooks/{id}/deliveries: a page, optionally of one status and one event type, newest first. */
+export interface DeliveryQuery {
+  readonly page: number
+  readonly limit: number
+  readonly status?: DeliveryStatus | undefined
+  readonly eventType?: ReceivedEventType | undefined
+}
+
+/** The delivery id of an event for an endpoint: derived from the pair, so that fan-out of the same event twice makes
+ *  the same id (and the SQL stores compute the same id in their INSERT … SELECT). */
+export const deliveryIdFor = (eventId: string, endpointId: string): DeliveryId => `whd_${eventId}_${endpointId}` as DeliveryId
+
+/** Whether fan-out gives `endpoint` a delivery of an event of `type`: active and subscribed to it. */
+export const subscribes = (endpoint: Pick<WebhookEndpoint, "active" | "events">, type: string): boolean =>
+  endpoint.active && (endpoint.events as ReadonlyArray<string>).includes(type)
 
 export const WebhookDescription = Schema.String.pipe(Schema.maxLength(webhookLimits.descriptionLength, {
   message: () => `description is at most ${webhookLimits.descriptionLength} characters`,
