@@ -3,7 +3,8 @@
 import {
   type Account, type AccountId, type ApiKey, type ApiKeyId, type AppCredential, type Contact, type ContactId,
   type ContactTag, type CustomField, defaultFailureSettings, type DeliveryId, type DomainEvent, type EmailAddress,
-  type EventType, newContact, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint, type WebhookId,
+  type EventType, type MemberId, type NewMember, newContact, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint,
+  type WebhookId,
 } from "@mailroom/core"
 
 /** Tells this process's ids apart from those of other test processes sharing one database. Digits only, so that no
@@ -94,6 +95,10 @@ export const makeEvent = (overrides: Partial<DomainEvent> & Pick<DomainEvent, "a
   occurredAt: fixtureTime,
   ...overrides,
 })
+
+/** Contacts to add to a list, each with a fresh membership id, in the order given (repeats kept). */
+export const makeMembers = (contactIds: ReadonlyArray<ContactId>): ReadonlyArray<NewMember> =>
+  contactIds.map((contactId) => ({ contactId, id: freshId("mem") as MemberId }))
 
 /** An active endpoint subscribed to email.delivered, with default failure settings and a stand-in sealed secret. */
 export const makeWebhookEndpoint = (
