@@ -105,6 +105,14 @@ export type { BulkCreateInput, BulkCreateResult } from "./services/contacts.js"
 export { Imports, importWriteBatch } from "./services/imports.js"
 export { Lists } from "./services/lists.js"
 export type { ListTopic, ListDetails, ListsPage, MembersPage, AddMembersResult } from "./services/lists.js"
+export { Webhooks } from "./services/webhooks.js"
+export type { TestResult, EndpointHealth } from "./services/webhooks.js"
+export { attemptDelivery, maxAttempts } from "./services/webhook-sender.js"
+export type { AttemptResult } from "./services/webhook-sender.js"
+export {
+  webhookDeliveryJob, webhookPurgeJob, DeliveryAttemptFailed, enqueueDelivery, fanOutEvents, runDeliveryJob,
+  purgeWebhookHistory, defaultNotificationFrom,
+} from "./services/webhook-queue.js"
 export { servicesLayer } from "./services/layer.js"
 export { Tracing } from "./services/tracing.js"
 export type { MailroomServices } from "./services/layer.js"

@@ -1,7 +1,8 @@
 /** createMailroom: wires the chosen backend, ids, every service, one ManagedRuntime and the router, and hands the host
  *  a web-standard `fetch`, Promise methods and the layer for Effect code. */
-import { AccountsConfig, IdsLive, servicesLayer, Tracing } from "@mailroom/core"
+import { AccountsConfig, IdsLive, servicesLayer, strictUrlRules, Tracing, WebhooksConfig } from "@mailroom/core"
 import { type HttpApp, type HttpServices, makeHttpApp } from "@mailroom/http"
+import { NodeDns, UndiciTransport } from "@mailroom/net"
 import { Cause, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { type AccountsApi, makeAccountsApi } from "./accounts-api.js"
 import { storeLayer } from "./backend.js"
@@ -43,6 +44,11 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
       storeLayer(database, { sqliteSynchronous: config.sqliteSynchronous }),
       IdsLive,
       Layer.succeed(AccountsConfig, { secret: config.secret }),
+      Layer.succeed(WebhooksConfig, {
+        urlRules: config.unsafeAllowPrivateUrls === true ? { allowPrivate: true } : strictUrlRules,
+      }),
+      NodeDns.layer(),
+      UndiciTransport.layer(),
       Layer.succeed(Tracing, tracing),
     )),
   )

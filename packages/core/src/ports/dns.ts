@@ -1,6 +1,6 @@
 /** The Dns port: the lookups Mailroom makes itself (webhook hosts now; TXT and MX for sending domains). Engines: Node's
  *  resolver (@mailroom/net) and fakes behind the port in tests. */
-import { Context, type Effect, Schema } from "effect"
+import { Context, Effect, Schema } from "effect"
 
 /** The lookup could not be answered: no such name, no answer in time, or the resolver failed. */
 export class DnsError extends Schema.TaggedError<DnsError>()("DnsError", {
@@ -26,4 +26,9 @@ export interface DnsService {
   readonly resolveMx: (hostname: string) => Effect.Effect<ReadonlyArray<MxRecord>, DnsError>
 }
 
-export class Dns extends Context.Tag("@mailroom/core/Dns")<Dns, DnsService>() {}
+/** Until a host provides an engine (the facade provides @mailroom/net's NodeDns), every lookup fails saying so. */
+const unconfigured = (hostname: string) => Effect.fail(new DnsError({ hostname, reason: "no DNS engine is configured" }))
+
+export class Dns extends Context.Reference<Dns>()("@mailroom/core/Dns", {
+  defaultValue: (): DnsService => ({ lookupAddresses: unconfigured, resolveTxt: unconfigured, resolveMx: unconfigured }),
+}) {}

@@ -1,6 +1,6 @@
 /** The HttpTransport port: one webhook POST to an address that Mailroom has already checked. Engine: undici with a
  *  dispatcher pinned to that address (@mailroom/net). */
-import { Context, type Effect, Schema } from "effect"
+import { Context, Effect, Schema } from "effect"
 
 export interface PinnedPost {
   /** The endpoint's URL: its host is sent as Host and as the TLS server name, its path and query are requested. */
@@ -36,4 +36,9 @@ export interface HttpTransportService {
   readonly post: (request: PinnedPost) => Effect.Effect<PostAnswer, HttpTransportError>
 }
 
-export class HttpTransport extends Context.Tag("@mailroom/core/HttpTransport")<HttpTransport, HttpTransportService>() {}
+/** Until a host provides an engine (the facade provides @mailroom/net's UndiciTransport), every POST fails saying so. */
+export class HttpTransport extends Context.Reference<HttpTransport>()("@mailroom/core/HttpTransport", {
+  defaultValue: (): HttpTransportService => ({
+    post: () => Effect.fail(new HttpTransportError({ reason: "other", detail: "no HTTP transport is configured", durationMs: 0 })),
+  }),
+}) {}

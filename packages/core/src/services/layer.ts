@@ -4,6 +4,11 @@ import { Accounts } from "./accounts.js"
 import { Contacts } from "./contacts.js"
 import { Imports } from "./imports.js"
 import { Lists } from "./lists.js"
+import { Webhooks } from "./webhooks.js"
 
-export const servicesLayer = Layer.mergeAll(Accounts.Default, Contacts.Default, Lists.Default, Imports.Default)
-export type MailroomServices = Accounts | Contacts | Lists | Imports
+// Webhooks reads the platform secret through Accounts, so it is built over the same Accounts instance.
+export const servicesLayer = Layer.provideMerge(
+  Webhooks.Default,
+  Layer.mergeAll(Accounts.Default, Contacts.Default, Lists.Default, Imports.Default),
+)
+export type MailroomServices = Accounts | Contacts | Lists | Imports | Webhooks

@@ -9,6 +9,8 @@ import { Dns } from "../ports/dns.js"
 export interface WebhooksOptions {
   /** MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS: http://, any port and loopback or private addresses, for local development. */
   readonly urlRules: UrlRules
+  /** The From address of failure notices. */
+  readonly notificationFrom?: string | undefined
 }
 
 export class WebhooksConfig extends Context.Reference<WebhooksConfig>()("@mailroom/core/WebhooksConfig", {
@@ -22,7 +24,7 @@ export interface CheckedTarget extends WebhookTarget {
 
 /** Checks `url` and resolves its host. Fails with the reason, in words, when the URL or one of its addresses is refused
  *  or the host does not resolve. */
-export const checkWebhookTarget = (url: string, rules: UrlRules): Effect.Effect<CheckedTarget, string, Dns> =>
+export const checkWebhookTarget = (url: string, rules: UrlRules): Effect.Effect<CheckedTarget, string> =>
   Effect.gen(function* () {
     const target = parseWebhookUrl(url, rules)
     if (Either.isLeft(target)) return yield* Effect.fail(`url ${target.left}`)
