@@ -5,6 +5,7 @@ import { type FetchOptions, type HttpApp, type HttpServices, makeHttpApp } from 
 import { NodeDns, UndiciTransport } from "@mailroom/net"
 import { Cause, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { type AccountsApi, makeAccountsApi } from "./accounts-api.js"
+import { mailerLayer, sendsToDevOutbox } from "./mail.js"
 import { storeLayer } from "./backend.js"
 import { defaultDatabase, type MailroomConfig, parseDatabase } from "./config.js"
 import { type ContactsApi, makeContactsApi } from "./contacts-api.js"
@@ -17,7 +18,7 @@ export interface Mailroom {
   readonly fetch: (request: Request, options?: FetchOptions) => Promise<Response>
   readonly accounts: AccountsApi
   readonly contacts: ContactsApi
-  /** Every service, the Store and Ids, for Effect hosts. It shares this Mailroom's instances (same database, same
+  /** Every service, the Store, Ids and the Mailer, for Effect hosts. It shares this Mailroom's instances (same database, same
    *  connections): building it does not open a second backend. */
   readonly layer: Layer.Layer<HttpServices, unknown>
   /** The runtime behind `fetch` and the Promise methods. */
@@ -40,9 +41,10 @@ const logLevels = {
 
 export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
   const database = parseDatabase(config.database ?? defaultDatabase)
+  const mailer = mailerLayer(config)
   const tracing = config.tracing ?? false
   const services = servicesLayer.pipe(
-    Layer.provideMerge(Layer.mergeAll(
+    Layer.provideMerge(mailer.pipe(Layer.provideMerge(Layer.mergeAll(
       storeLayer(database, { sqliteSynchronous: config.sqliteSynchronous }),
       IdsLive,
       Layer.succeed(AccountsConfig, { secret: config.secret }),
@@ -52,7 +54,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
       NodeDns.layer(),
       UndiciTransport.layer(),
       Layer.succeed(Tracing, tracing),
-    )),
+    )))),
   )
   const runtime = ManagedRuntime.make(Layer.mergeAll(
     services,
@@ -65,7 +67,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
   const app = makeHttpApp({
     runtime,
     adminToken: config.adminToken,
-    devOutbox: config.smtpUrl === undefined,
+    devOutbox: sendsToDevOutbox(config),
     bodyLimitBytes: config.bodyLimitBytes,
     rateLimits: config.rateLimits,
     trustProxy: config.trustProxy,

@@ -9,6 +9,7 @@ export const idPrefixes = {
   event: "evt",
   list: "lst",
   member: "mem",
+  outboxMessage: "out",
   webhook: "wh",
   webhookDelivery: "whd",
   webhookAttempt: "wha",

@@ -75,7 +75,7 @@ const tables = (dialect: "sqlite" | "pg") => {
 
 export const webhooks: Migration = {
   // Number 8 in the plan of this wave; it takes the next free position when the migrations before it land.
-  id: 5,
+  id: 6,
   name: "webhooks",
   sqlite: tables("sqlite"),
   pg: tables("pg"),
