@@ -52,7 +52,7 @@ describe("verifyWebhook", () => {
         (await mailroom.fetch(new Request(`http://mailroom.test${path}`, {
           method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
           body: JSON.stringify(payload ?? {}),
-        }))).json() as Promise<any>
+        }))).json()
       const account = await call("/admin/accounts", "t", { plan: "starter" })
       const created = await call("/v1/webhooks", account.apiKey, { url: `http://127.0.0.1:${receiver.port}/in`, events: ["email.delivered"] })
       await call(`/v1/webhooks/${created.webhook.id}/test`, account.apiKey)
