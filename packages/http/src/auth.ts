@@ -41,7 +41,7 @@ export const refusalOf = (credential: Exclude<Credential, { kind: "bearer" }>, w
     : new InvalidCredentials({ detail: `the Authorization header is malformed: send Authorization: Bearer <${what}>` })
 
 /** Runs `check` as one authentication attempt of the request's client: 429 when the client's address has used up its
- *  failed authentications, before anything is looked up; the attempt counts as failed unless `check` answers true. */
+ *  failed authentications, before anything is looked up; the attempt counts as failed when `check` answers 401. */
 export const guardAttempt = async (
   c: Context<MailroomEnv>,
   check: () => Promise<Response | true>,
@@ -50,7 +50,8 @@ export const guardAttempt = async (
     const gate = await authenticationGate(c.get("limiters"), c.get("clientAddress"))
     if (gate.exceeded !== undefined) return errorResponse(gate.exceeded)
     const outcome = await check()
-    if (outcome !== true) await gate.failed()
+    // Only a refused credential counts: a lookup that failed on the database's side (500) says nothing of the client.
+    if (outcome !== true && outcome.status === 401) await gate.failed()
     return outcome
   } catch (cause) {
     // The limiter's store failed (a check's own failures are answers, never thrown).

@@ -91,3 +91,17 @@ describe("failed authentications", () => {
     expect(app.logs.some((line) => line.cause.includes("redis unreachable"))).toBe(true)
   })
 })
+
+describe("a key lookup that fails on the database's side", () => {
+  it("answers 500 and is not counted as a failed authentication of the client", async () => {
+    const failing = Layer.effect(Store, Effect.map(Store, (store) => ({
+      ...store,
+      apiKeys: { ...store.apiKeys, findByHash: () => Effect.die(new Error("connection lost")) },
+    }))).pipe(Layer.provide(MemoryStore.layer))
+    const app = makeTestApp({ rateLimits: { failedAuthenticationsPerMinute: 2 } }, failing)
+    for (let i = 0; i < 5; i++) {
+      expect((await call(app, "GET", "/v1/contacts", { key: `svc_live_${"a".repeat(48)}` })).status).toBe(500)
+    }
+    expect((await call(app, "GET", "/v1/contacts", { key: "nope" })).status).toBe(401)
+  })
+})

@@ -89,8 +89,8 @@ export const redactDriverError = (error: unknown): RedactedDriverError => {
     if (value !== undefined) fields[name] = value
   }
   const names = new Set(identifierFields.map((name) => fields[name]).filter((value) => value !== undefined))
-  // SQLSTATE class 42 (undefined column or table, syntax, privileges) quotes the statement's names, never data.
-  const namesOnly = fields.code?.startsWith("42") === true && fields.code.length === 5
+  // SQLSTATE classes 3D, 3F and 42 (unknown database, schema, table or column; syntax; privileges) quote names, never data.
+  const namesOnly = fields.code !== undefined && /^(3D|3F|42)[0-9A-Z]{3}$/.test(fields.code)
   const message = (stringField(cause, "message") ?? "")
     .replace(/"([^"]*)"/g, (quoted, inner: string) => namesOnly || names.has(inner) ? quoted : `"…"`)
   return new RedactedDriverError(stringField(cause, "name") ?? "Error", `${wrapper}${message}`, fields, framesOf(cause))
