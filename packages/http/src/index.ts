@@ -1,21 +1,25 @@
 // The public surface of @mailroom/http, listed by name.
 export { makeHttpApp } from "./app.js"
-export type { HttpApp, HttpAppOptions } from "./app.js"
+export type { HttpApp, HttpAppOptions, FetchOptions } from "./app.js"
+export { makeTrustHop, resolveClientAddress } from "./client-address.js"
+export type { TrustProxy } from "./client-address.js"
 export type { MailroomEnv, HttpServices, Run, RunExit, RunOptions, AnswerFailure } from "./env.js"
 export type { HttpRuntime } from "./run.js"
 export {
-  statusByCode, importStatusByReason, fixActionByCode, docsBaseUrl, statusOf, errorBody, errorResponse, internalErrorResponse, isDomainError,
+  statusByCode, importStatusByReason, fixActionByCode, adminFixActionByCode, docsBaseUrl, statusOf, errorBody,
+  errorResponse, internalErrorResponse, isDomainError,
 } from "./errors.js"
-export type { ErrorBody, ErrorShape } from "./errors.js"
-export { authenticate, requireScope, bearerOf } from "./auth.js"
-export { defaultBodyLimitBytes, readBody } from "./body.js"
+export type { ErrorBody, ErrorShape, Realm } from "./errors.js"
+export { authenticate, requireScope, credentialOf, refusalOf, guardAttempt } from "./auth.js"
+export type { Credential } from "./auth.js"
+export { defaultBodyLimitBytes, drainLimitBytes, readBody, settleBody } from "./body.js"
 export { decodeJson, decodeQuery, decodeInput, toValidationFailed } from "./validation.js"
 export type { DecodeOptions } from "./validation.js"
 export { ok, pageEnvelope, paginatedEnvelope } from "./envelope.js"
 export { ContactResponse, encodeContact, encodeContacts } from "./contact-response.js"
 export { contactListLimits, ContactFilterParams, ContactListParams, ContactListOptions } from "./contact-query.js"
 export { csvCell, csvRow } from "./csv.js"
-export { defaultRateLimits, makeRateLimiters, rateLimit } from "./rate-limit.js"
+export { attemptAuthentication, defaultRateLimits, makeRateLimiters, rateLimit } from "./rate-limit.js"
 export type { RateLimiterFactory, RateLimiterSpec, RateLimitOptions, RateLimiters, Limiter } from "./rate-limit.js"
 export { contactRoutes, BulkCreateBody, BulkDeleteBody, bulkLimits } from "./routes/contacts.js"
 export { exportRoutes, ExportParams, exportColumns } from "./routes/export.js"

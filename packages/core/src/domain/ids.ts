@@ -9,5 +9,6 @@ export const idPrefixes = {
   event: "evt",
   list: "lst",
   member: "mem",
+  outboxMessage: "out",
 } as const
 export type IdKind = keyof typeof idPrefixes

@@ -7,7 +7,7 @@ import {
   type ColumnMapping, type ColumnPlan, type CsvFile, type CsvSource, fieldTooLong, formatCount, importLimits,
   type ImportRow, longerThan, planColumns, readRow, rejected, type RowRejection,
 } from "../domain/csv-import.js"
-import { ImportRejected, type ImportRejectionReason } from "../errors.js"
+import { ImportRejected } from "../errors.js"
 /** Line breaks inside a cell: CRLF, LF or a lone CR each count once. */
 const lineBreaks = (text: string) => {
   if (text.indexOf("\n") === -1 && text.indexOf("\r") === -1) return 0
@@ -205,8 +205,8 @@ const readRecords = async (
   signal: AbortSignal,
 ): Promise<Either.Either<CsvFile, ImportRejected>> => {
   const reader = makeRecordReader(mappings)
-  const records: ReadableStreamDefaultReader<ParsedRecord> =
-    pacedBytes(source).pipeThrough(textOnly()).pipeThrough(parse(parseOptions)).getReader()
+  const records =
+    pacedBytes(source).pipeThrough(textOnly()).pipeThrough(parse(parseOptions)).getReader() as ReadableStreamDefaultReader<ParsedRecord>
   const cancel = () => {
     records.cancel().catch(() => undefined)
   }

@@ -2,7 +2,7 @@
 import { Clock, Context, Deferred, Effect, Exit, Option } from "effect"
 import {
   type Account, type AccountId, type ApiKey, type ApiKeyId, type AppCredential, CreateAccountBody, CreateApiKeyBody,
-  CreateAppCredentialBody, credentialKind, keyPrefixes, scopes, UpdateAccountBody,
+  CreateAppCredentialBody, credentialKind, credentialSecretBytes, keyPrefixes, scopes, UpdateAccountBody,
 } from "../domain/account.js"
 import { decodeInput } from "../validation.js"
 import { InvalidCredentials, ResourceNotFound, type StoreError, Unauthorized } from "../errors.js"
@@ -80,7 +80,7 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
 
     const issueKey = (accountId: AccountId, input: typeof CreateApiKeyBody.Type, createdAt: Date) => {
       const mode = input.mode ?? "live"
-      const key = `${keyPrefixes[mode]}${ids.token(24)}`
+      const key = `${keyPrefixes[mode]}${ids.token(credentialSecretBytes)}`
       const apiKey: ApiKey = {
         id: ids.make("apiKey", createdAt) as ApiKeyId,
         accountId,
@@ -143,7 +143,7 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
       function* (accountId: string, fields: CreateAppCredentialInput) {
         const input = yield* decodeInput(CreateAppCredentialBody, fields)
         const account = yield* find(accountId)
-        const key = `${keyPrefixes.app}${ids.token(24)}`
+        const key = `${keyPrefixes.app}${ids.token(credentialSecretBytes)}`
         const createdAt = yield* now
         const credential: AppCredential = {
           id: ids.make("appCredential", createdAt),
@@ -167,7 +167,7 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
       }
       const kind = credentialKind(bearer)
       if (kind === undefined) {
-        return yield* Effect.fail(new InvalidCredentials({ detail: "the API key is malformed: keys start with svc_live_ or svc_test_" }))
+        return yield* Effect.fail(new InvalidCredentials({ detail: "the API key is malformed: keys are svc_live_ or svc_test_ followed by 48 hex digits" }))
       }
       if (kind === "app") {
         return yield* Effect.fail(new InvalidCredentials({ detail: "application credentials (svc_app_) reach only the template API" }))

@@ -9,6 +9,12 @@ export interface HttpTarget {
   readonly close: () => Promise<void>
 }
 
+/** What the suite asks of the Mailroom behind a target, besides adminToken "test-admin-token": createMailroom's
+ *  `rateLimits` option. */
+export interface HttpTargetConfig {
+  readonly rateLimits: { readonly failedAuthenticationsPerMinute: number }
+}
+
 export const adminToken = "test-admin-token"
 export const origin = "http://mailroom.test"
 
@@ -69,7 +75,7 @@ export const makeClient = (target: () => HttpTarget): Client => {
       headers["content-type"] = "application/json"
     }
     const init = { method, headers, ...(body === undefined ? {} : { body, duplex: "half" }) }
-    const response = await target().fetch(new Request(`${origin}${path}`, init as RequestInit))
+    const response = await target().fetch(new Request(`${origin}${path}`, init))
     const text = await response.text()
     return { status: response.status, headers: response.headers, contentType: response.headers.get("content-type"), text, json: parse(text) }
   }
