@@ -1,6 +1,6 @@
 /** The settings of createMailroom, and the choice of backend its `database` URL makes. CONTRACT.md lists the
- *  environment variables a starter maps onto these fields. The HTTP layer's own options (request rates) join them in
- *  create-mailroom.ts, the one module of the facade that builds on @mailroom/http. */
+ *  environment variables a starter maps onto these fields. The HTTP layer's own options (request rates, trusted
+ *  proxies) join them in create-mailroom.ts, the one module of the facade that builds on @mailroom/http. */
 import type { Ids, Mailer, Store } from "@mailroom/core"
 import type { Layer } from "effect"
 
