@@ -12,6 +12,7 @@ import { makeEventOutbox } from "./events.js"
 import { makeListRepository, makeListTable } from "./lists.js"
 import { makeMemberRepository, makeMembershipTable } from "./members.js"
 import { makeSettingRepository } from "./settings.js"
+import { makeWebhookRepository } from "./webhooks.js"
 
 export const makeMemoryStore = Effect.gen(function* () {
   const db = yield* makeMemoryDb
@@ -28,6 +29,7 @@ export const makeMemoryStore = Effect.gen(function* () {
     members: makeMemberRepository(db, membershipTable, listTable, contactTable),
     events: makeEventOutbox(db),
     devOutbox: makeDevOutboxRepository(db),
+    webhooks: makeWebhookRepository(db),
     transaction: db.transaction,
     ping: Effect.void,
   })

@@ -179,6 +179,37 @@ export class ImportRejected extends Schema.TaggedError<ImportRejected>()("Import
   override get message() { return this.detail }
 }
 
+/** A webhook subscription named an event type that does not exist. */
+export class WebhookEventUnknown extends Schema.TaggedError<WebhookEventUnknown>()("WebhookEventUnknown", {
+  eventType: Schema.String,
+}) {
+  readonly code = "WEBHOOK_EVENT_UNKNOWN"
+  override get message() { return `${this.eventType} is not an event type a webhook can subscribe to` }
+}
+
+/** A webhook endpoint or delivery is unknown in this account (ids of other accounts included). */
+export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>()("WebhookNotFound", {
+  resource: Schema.Literal("webhook", "delivery"),
+  id: Schema.String,
+}) {
+  readonly code = "NOT_FOUND"
+  override get message() { return `${this.resource} ${this.id} was not found` }
+}
+
+/** The account's plan allows no more webhook endpoints (none below Starter). The sending spec answers a plan's count
+ *  limit with API_KEY_LIMIT_REACHED (custom domains), and webhooks follow it. */
+export class WebhookLimitReached extends Schema.TaggedError<WebhookLimitReached>()("WebhookLimitReached", {
+  plan: Schema.String,
+  limit: Schema.Number,
+}) {
+  readonly code = "API_KEY_LIMIT_REACHED"
+  override get message() {
+    return this.limit === 0
+      ? `the ${this.plan} plan includes no webhook endpoints; webhooks need the Starter plan or above`
+      : `the ${this.plan} plan allows at most ${this.limit} webhook ${this.limit === 1 ? "endpoint" : "endpoints"}`
+  }
+}
+
 /** The database is unreachable or answered something unexpected. */
 export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
   operation: Schema.String,
@@ -193,6 +224,7 @@ export type MailroomError =
   | ValidationFailed | PayloadTooLarge | Unauthorized | InvalidCredentials | ScopeInsufficient | RateLimitExceeded
   | ResourceNotFound | RouteNotFound | DuplicateContact | InvalidStatusTransition | TagLimitExceeded
   | FreeTierContactLimit | ListNotFound | TopicNotFound | NotAMember | ContactNotFound | RecipientUnsubscribed
-  | RecipientSuppressed | ContactBlocked | ImportRejected | StoreError
+  | RecipientSuppressed | ContactBlocked | ImportRejected | WebhookEventUnknown | WebhookNotFound | WebhookLimitReached
+  | StoreError
 
 export type ErrorCode = MailroomError["code"]

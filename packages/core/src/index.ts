@@ -3,7 +3,7 @@ export {
   ValidationFailed, PayloadTooLarge, Unauthorized, InvalidCredentials, ScopeInsufficient, RateLimitExceeded,
   ResourceNotFound, RouteNotFound, DuplicateContact, InvalidStatusTransition, TagLimitExceeded, FreeTierContactLimit,
   ListNotFound, TopicNotFound, NotAMember, ContactNotFound, RecipientUnsubscribed, RecipientSuppressed, ContactBlocked,
-  ImportRejected, StoreError,
+  ImportRejected, WebhookEventUnknown, WebhookNotFound, WebhookLimitReached, StoreError,
 } from "./errors.js"
 export { importRejectionReasons } from "./errors.js"
 export type { MailroomError, ErrorCode, ImportRejectionReason } from "./errors.js"
@@ -37,6 +37,20 @@ export {
   BulkCreateInput, BulkDeleteInput, TagParam,
 } from "./domain/contact-query.js"
 export type { ContactFilterInput, ContactListInput } from "./domain/contact-query.js"
+export {
+  WebhookId, DeliveryId, webhookLimits, retryEventType, subscribableEventTypes, ReceivedEventType, checkEventTypes,
+  strictUrlRules, addressProblem, checkAddresses, parseWebhookUrl, webhookRetryDelays, webhookRetryPolicy,
+  retryDelayAfter, isSuccessStatus, defaultFailureSettings, afterAttempt, healthBadges, failingStreak, successRate,
+  healthBadge, secretPrefix, makeSecret, displaySecret, signBody, standardSignature, signedHeaders, previousSecretValid,
+  deliveryStatuses, DeliveryStatus, deliveryKinds, deliveryIdFor, subscribes,
+  WebhookDescription, CreateWebhookInput, UpdateWebhookInput, FailureSettingsInput, TestWebhookInput,
+  deliveryEventTypes, webhookEnvelope,
+} from "./domain/webhook.js"
+export type {
+  UrlRules, WebhookTarget, FailureSettings, FailureStreak, StreakDecision,
+  HealthBadge, DeliveryStats, SigningSecrets, SignedRequest, WebhookEndpoint, EnvelopeSource, WebhookEndpointWithCount,
+  DeliveryKind, WebhookDelivery, WebhookAttempt, DeliveryQuery,
+} from "./domain/webhook.js"
 export { idPrefixes } from "./domain/ids.js"
 export type { IdKind } from "./domain/ids.js"
 export {
@@ -77,13 +91,20 @@ export type {
 export { Store } from "./ports/store.js"
 export type {
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage,
-  EventOutbox, ListPage, ListRepository, MemberRepository, DevOutboxRepository,
+  EventOutbox, ListPage, ListRepository, MemberRepository, DevOutboxRepository, WebhookRepository, FanOutEvent,
+  DeliveryOutcome,
 } from "./ports/store.js"
 export { Ids, IdsLive, IdsSequential, idTime, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
 export type { IdsService } from "./ports/ids.js"
 export { JobQueue, defineJob } from "./ports/job-queue.js"
 export type { JobDefinition, JobQueueService, JobRun, EnqueueOptions, RetryPolicy } from "./ports/job-queue.js"
 export { Mailer, MailerError } from "./ports/mailer.js"
+export { Dns, DnsError } from "./ports/dns.js"
+export type { DnsService, MxRecord } from "./ports/dns.js"
+export { HttpTransport, HttpTransportError } from "./ports/http-transport.js"
+export type { HttpTransportService, PinnedPost, PostAnswer } from "./ports/http-transport.js"
+export { WebhooksConfig, checkWebhookTarget } from "./services/webhook-target.js"
+export type { WebhooksOptions, CheckedTarget } from "./services/webhook-target.js"
 export type { OutgoingMessage, MailResult, MailAddress, MailAttachment, DkimKey, RecipientOutcome } from "./ports/mailer.js"
 
 export { Accounts } from "./services/accounts.js"
@@ -95,6 +116,14 @@ export type { BulkCreateResult } from "./services/contacts.js"
 export { Imports, importWriteBatch } from "./services/imports.js"
 export { Lists } from "./services/lists.js"
 export type { ListTopic, ListDetails, ListsPage, MembersPage, AddMembersResult } from "./services/lists.js"
+export { Webhooks } from "./services/webhooks.js"
+export type { TestResult, EndpointHealth } from "./services/webhooks.js"
+export { attemptDelivery, maxAttempts } from "./services/webhook-sender.js"
+export type { AttemptResult } from "./services/webhook-sender.js"
+export {
+  webhookDeliveryJob, webhookPurgeJob, DeliveryAttemptFailed, enqueueDelivery, fanOutEvents, runDeliveryJob,
+  purgeWebhookHistory, defaultNotificationFrom,
+} from "./services/webhook-queue.js"
 export { servicesLayer } from "./services/layer.js"
 export { Background, BackgroundConfig } from "./services/background.js"
 export type { EventConsumer } from "./services/background.js"

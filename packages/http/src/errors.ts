@@ -25,6 +25,8 @@ export const statusByCode = {
   CONTACT_BLOCKED: 409,
   // ImportRejected is answered with the status of its reason (importStatusByReason); this row is the fallback.
   IMPORT_REJECTED: 400,
+  WEBHOOK_EVENT_UNKNOWN: 400,
+  API_KEY_LIMIT_REACHED: 400,
   INTERNAL_ERROR: 500,
 } as const satisfies Record<ErrorCode, number>
 
@@ -50,6 +52,8 @@ export const fixActionByCode = {
   RECIPIENT_SUPPRESSED: "The address cannot be added through the API; remove a manual suppression first if it is one.",
   CONTACT_BLOCKED: "The contact complained or was cleaned and cannot be resubscribed.",
   IMPORT_REJECTED: "Correct the CSV file or the mappings and upload again.",
+  WEBHOOK_EVENT_UNKNOWN: "Subscribe only to the event types listed in the webhooks guide.",
+  API_KEY_LIMIT_REACHED: "Upgrade the plan, or delete a resource of this kind first.",
   INTERNAL_ERROR: "Retry later; if it persists, report the request id to the operator.",
 } as const satisfies Record<ErrorCode, string>
 

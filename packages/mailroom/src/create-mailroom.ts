@@ -1,9 +1,12 @@
 /** createMailroom: wires the chosen backend, ids, every service, one ManagedRuntime and the router, and hands the host
  *  a web-standard `fetch`, Promise methods and the layer for Effect code. */
-import { AccountsConfig, Background, IdsLive, type JobQueue, servicesLayer, Tracing } from "@mailroom/core"
+import {
+  AccountsConfig, Background, IdsLive, type JobQueue, servicesLayer, strictUrlRules, Tracing, WebhooksConfig,
+} from "@mailroom/core"
 import {
   type FetchOptions, type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions, type TrustProxy,
 } from "@mailroom/http"
+import { NodeDns, UndiciTransport } from "@mailroom/net"
 import { Cause, Duration, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime, Scope } from "effect"
 import { type AccountsApi, makeAccountsApi } from "./accounts-api.js"
 import { mailerLayer, sendsToDevOutbox } from "./mail.js"
@@ -70,6 +73,11 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
       backendLayer(database, { sqliteSynchronous: config.sqliteSynchronous, shutdownGrace }).pipe(Layer.provide(IdsLive)),
       IdsLive,
       Layer.succeed(AccountsConfig, { secret: config.secret }),
+      Layer.succeed(WebhooksConfig, {
+        urlRules: config.unsafeAllowPrivateUrls === true ? { allowPrivate: true } : strictUrlRules,
+      }),
+      NodeDns.layer(),
+      UndiciTransport.layer(),
       Layer.succeed(Tracing, tracing),
     )))),
   )

@@ -14,6 +14,7 @@ import { makeListRepository } from "./lists.js"
 import { makeMemberRepository } from "./members.js"
 import { isSqlError, orStoreError, storeError } from "./internal/errors.js"
 import { makeSettingRepository } from "./settings.js"
+import { makeWebhookRepository } from "./webhooks.js"
 
 /** The Store over `sql`. A SQLite connection must have `PRAGMA foreign_keys = ON`: deleting a contact relies on
  *  ON DELETE CASCADE to remove its tags, custom fields and memberships. `direct` runs hot single statements outside
@@ -32,6 +33,7 @@ export const makeSqlStore = (
     members: makeMemberRepository(sql),
     events: makeEventOutbox(sql),
     devOutbox: makeDevOutboxRepository(sql),
+    webhooks: makeWebhookRepository(sql),
     // Nested calls become savepoints of the outer transaction. Only the client's own failures (BEGIN) turn into
     // StoreError; the effect's errors pass through unchanged.
     transaction: (effect) =>

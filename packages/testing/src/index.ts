@@ -1,7 +1,7 @@
 // The public surface of @mailroom/testing, listed by name.
 export {
   fixtureTime, freshAccountId, freshContactId, uniqueText, makeAccount, makeApiKey, makeAppCredential, makeTag,
-  makeCustomField, makeContact, makeEvent, makeMembers,
+  makeCustomField, makeContact, makeEvent, makeMembers, makeWebhookEndpoint, makeWebhookDelivery, makeWebhookAttempt,
 } from "./fixtures.js"
 export type { ContactOverrides } from "./fixtures.js"
 export { storeSuite } from "./store-suite.js"
@@ -24,3 +24,7 @@ export { devOutboxSuite } from "./dev-outbox-suite.js"
 export type { DevOutboxTarget } from "./dev-outbox-suite.js"
 export { jobQueueSuite } from "./job-queue-suite.js"
 export { eventRelaySuite } from "./event-relay-suite.js"
+export { startWebhookReceiver, makeTestCertificate } from "./webhook-receiver.js"
+export type { WebhookReceiver, ReceivedRequest, ReceiverAnswer, ReceiverOptions, TestCertificate } from "./webhook-receiver.js"
+export { webhooksSuite } from "./webhooks-suite.js"
+export { webhookDeliverySuite } from "./webhook-delivery-suite.js"

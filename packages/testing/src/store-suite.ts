@@ -10,6 +10,7 @@ import { contactWriteTests } from "./store-suite/contacts-write.js"
 import { devOutboxTests } from "./store-suite/dev-outbox.js"
 import { eventTests } from "./store-suite/events.js"
 import { transactionTests } from "./store-suite/transaction.js"
+import { webhookTests } from "./store-suite/webhooks.js"
 
 /** Declares the suite for `backend` (a name for the report) over one shared instance of `layer`. */
 export const storeSuite = (backend: string, layer: Layer.Layer<Store, unknown>) =>
@@ -21,4 +22,5 @@ export const storeSuite = (backend: string, layer: Layer.Layer<Store, unknown>) 
     eventTests(it)
     devOutboxTests(it)
     transactionTests(it)
+    webhookTests(it)
   })

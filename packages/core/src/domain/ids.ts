@@ -11,5 +11,8 @@ export const idPrefixes = {
   list: "lst",
   member: "mem",
   outboxMessage: "out",
+  webhook: "wh",
+  webhookDelivery: "whd",
+  webhookAttempt: "wha",
 } as const
 export type IdKind = keyof typeof idPrefixes

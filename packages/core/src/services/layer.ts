@@ -6,8 +6,11 @@ import { Background } from "./background.js"
 import { Contacts } from "./contacts.js"
 import { Imports } from "./imports.js"
 import { Lists } from "./lists.js"
+import { Webhooks } from "./webhooks.js"
 
-export const servicesLayer = Layer.mergeAll(Accounts.Default, Contacts.Default, Lists.Default, Imports.Default).pipe(
-  Layer.provideMerge(Background.Default),
-)
-export type MailroomServices = Accounts | Contacts | Lists | Imports | Background
+// Webhooks reads the platform secret through Accounts, so it is built over the same Accounts instance.
+export const servicesLayer = Layer.provideMerge(
+  Webhooks.Default,
+  Layer.mergeAll(Accounts.Default, Contacts.Default, Lists.Default, Imports.Default),
+).pipe(Layer.provideMerge(Background.Default))
+export type MailroomServices = Accounts | Contacts | Lists | Imports | Webhooks | Background

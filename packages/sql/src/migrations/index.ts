@@ -5,6 +5,7 @@ import { lists } from "./0003_lists.js"
 import { foldedText } from "./0004_folded_text.js"
 import { devOutbox } from "./0005_dev_outbox.js"
 import { eventRelayJobs } from "./0006_event_relay_jobs.js"
+import { webhooks } from "./0007_webhooks.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -14,6 +15,7 @@ export const migrations: ReadonlyArray<Migration> = [
   foldedText,
   devOutbox,
   eventRelayJobs,
+  webhooks,
 ]
 
 export type { Migration } from "./migration.js"
