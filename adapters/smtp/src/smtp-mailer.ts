@@ -134,8 +134,10 @@ const transmit = (pooled: PooledConnection, envelopeFrom: string, envelopeTo: Re
 
     connection.send({ from: envelopeFrom, to: [...envelopeTo] }, source, (error, info) => {
       if (error === null) return finish(() => Transmission.Sent({ info }))
-      const refused = error.code === "EENVELOPE" || error.code === "EMESSAGE"
-      finish(refused && error.response !== undefined ? () => Transmission.Refused({ error }) : broken(error))
+      // EENVELOPE without a reply is nodemailer refusing the envelope itself (no recipients, a line break in an
+      // address): nothing went out either.
+      const refused = error.code === "EENVELOPE" || (error.code === "EMESSAGE" && error.response !== undefined)
+      finish(refused ? () => Transmission.Refused({ error }) : broken(error))
     })
     return Effect.sync(() => {
       pooled.closed = true
@@ -183,8 +185,10 @@ const resultOf = (
           recipients: outcomes(message.envelopeTo, state?.rejectedErrors ?? [], (recipient) => outcomeOf(recipient, reply)),
         })
       }
-      // MAIL FROM refused (a sender the relay does not allow, a message over its size limit): nothing was submitted.
-      return Effect.fail(new MailerError({ detail: `the SMTP relay ${pooled.label} refused the sender: ${reply}`, cause: error }))
+      // MAIL FROM refused (a sender the relay does not allow, a message over its size limit), or an envelope nodemailer
+      // would not send: nothing was submitted.
+      const what = error.command === "MAIL FROM" ? `the SMTP relay ${pooled.label} refused the sender` : "the envelope was refused"
+      return Effect.fail(new MailerError({ detail: `${what}: ${reply}`, cause: error }))
     },
     Broken: ({ error, dataSent, envelope }) =>
       dataSent

@@ -163,6 +163,15 @@ describe("SmtpMailer over a real SMTP sink", () => {
     expect(sink.messages).toEqual([])
   })
 
+  it.each([
+    ["no recipients", message({ envelopeTo: [] })],
+    ["a line break in a recipient", message({ envelopeTo: ["ada@example.net\r\nRCPT TO:<eve@example.org>"] })],
+  ])("an envelope that cannot be sent (%s): MailerError, nothing submitted", async (_case, outgoing) => {
+    const error = await sendFailing(sink.port, outgoing)
+    expect(error.detail).toMatch(/^the envelope was refused: /)
+    expect(sink.messages).toEqual([])
+  })
+
   it("reuses pooled connections: sequential sends share one session, and a broken one is replaced", async () => {
     const results = await withMailer(sinkOptions(sink.port), (mailer) =>
       Effect.gen(function* () {
