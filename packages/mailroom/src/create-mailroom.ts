@@ -17,6 +17,10 @@ import { makeRunPromise } from "./promise-runner.js"
 
 export type { FetchOptions, TrustProxy }
 
+/** What Mailroom's runtime provides: every service (Background among them), the Store, Ids, the Mailer and the
+ *  backend's JobQueue. */
+export type MailroomContext = HttpServices | JobQueue
+
 /** The configuration of createMailroom: the settings of config.ts and the HTTP layer's own options (request rates,
  *  trusted proxies). */
 export interface MailroomConfig extends MailroomSettings {
@@ -27,10 +31,6 @@ export interface MailroomConfig extends MailroomSettings {
    *  so X-Forwarded-For is ignored. See docs/embedding.md, "Client address behind a proxy". */
   readonly trustProxy?: TrustProxy
 }
-
-/** What Mailroom's runtime provides: every service (Background among them), the Store, Ids, the Mailer and the
- *  backend's JobQueue. */
-export type MailroomContext = HttpServices | JobQueue
 
 export interface Mailroom {
   /** The web-standard handler: /v1/…, /admin/… and /api/health, relative to where the host mounts it. A host that

@@ -21,7 +21,7 @@ export interface JobDefinition<A, I = A> {
   readonly retry: RetryPolicy
   /** A run still going after this long is interrupted and counts as a failed attempt. Engines shared by several
    *  processes also use it to tell a run whose process died from a slow one: such a run is retried once this much
-   *  time has passed since it started. */
+   *  time, plus the engine's margin, has passed since it started. */
   readonly timeout: Duration.DurationInput
 }
 
