@@ -7,6 +7,7 @@ export const idPrefixes = {
   tag: "tag",
   customField: "cf",
   event: "evt",
+  job: "job",
   list: "lst",
   member: "mem",
   outboxMessage: "out",

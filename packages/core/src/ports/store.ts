@@ -92,6 +92,18 @@ export interface EventOutbox {
   readonly append: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, StoreError>
   /** The account's events, oldest first, optionally of one type. For delivery workers and tests. */
   readonly list: (accountId: AccountId, options?: { readonly type?: EventType; readonly limit?: number }) => Effect.Effect<ReadonlyArray<DomainEvent>, StoreError>
+  /** Offers committed events to `consumer`, in order, once each unless `handle` fails. In one transaction: takes the
+   *  oldest committed events after the consumer's cursor (at most `limit`, of every account), runs `handle` on them
+   *  (its Store writes join that transaction) and moves the cursor past them. When `handle` fails, nothing moves and
+   *  the same events are offered again on the next call. The cursor is stored, so it survives restarts; a consumer
+   *  never seen before starts at the oldest event. An event whose transaction commits late (after events appended
+   *  after it) is never skipped. Answers how many events were handled: 0 when none waits, or when another process is
+   *  relaying to the same consumer at that moment. */
+  readonly relay: <E, R>(
+    consumer: string,
+    limit: number,
+    handle: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, E, R>,
+  ) => Effect.Effect<number, E | StoreError, R>
 }
 
 export interface ListPage {

@@ -4,6 +4,7 @@ import { events } from "./0002_events.js"
 import { lists } from "./0003_lists.js"
 import { foldedText } from "./0004_folded_text.js"
 import { devOutbox } from "./0005_dev_outbox.js"
+import { eventRelayJobs } from "./0006_event_relay_jobs.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -12,6 +13,7 @@ export const migrations: ReadonlyArray<Migration> = [
   lists,
   foldedText,
   devOutbox,
+  eventRelayJobs,
 ]
 
 export type { Migration } from "./migration.js"
