@@ -65,7 +65,7 @@ const startMailroom = async (database) => {
     database,
     sqliteSynchronous: synchronous,
     logLevel: "error",
-    rateLimits: { contactsCreatePerMinute: 1_000_000_000, requestsPerSecond: 1_000_000_000 },
+    rateLimits: { contactsCreatePerMinute: 1_000_000_000, requestsPerSecond: 1_000_000_000, failedAuthenticationsPerMinute: 1_000_000_000 },
   })
   await mailroom.ready()
   const { apiKey } = await mailroom.accounts.create({ name: "bench", plan: "pro" })
