@@ -57,6 +57,30 @@ export type {
   SegmentGroup, SegmentNode,
 } from "./domain/segment.js"
 
+export {
+  SuppressionId, suppressionReasons, SuppressionReason, suppressionLimits, SuppressionDetailsInput, AddSuppressionInput,
+  BulkSuppressionInput, matchesSuppressionQuery, compareSuppressions, mailKinds, MailKind, eligibilityChecks,
+  ineligibleReasons, applicableChecks, ineligibility, splitEligibility,
+} from "./domain/suppression.js"
+export type {
+  Suppression, SuppressionDetails, SuppressionQuery, SendScope, RecipientFacts, EligibilityFact, IneligibleReason,
+  DroppedRecipient, Eligibility,
+} from "./domain/suppression.js"
+export {
+  TopicId, topicLimits, TopicName, CreateTopicInput, UpdateTopicInput, TopicMemberInput, compareTopicsForDisplay,
+  compareTopicsByCreation, matchesTopicQuery,
+} from "./domain/topic.js"
+export type { Topic, TopicWithCount, TopicOptOut, TopicQuery } from "./domain/topic.js"
+export {
+  consentLimits, ConsentInput, checkSubscribe, decideSubscribe, unsubscribeScopes, UnsubscribeScope,
+  decideUnsubscribeAll, decideTopic, subscribeSources, unsubscribeMethods, subscribedEvent, confirmedEvent,
+  unsubscribedEvent,
+} from "./domain/subscription.js"
+export type {
+  ConsentRecord, SubscribeFacts, SubscribeRequest, SubscribeDecision, UnsubscribeAllDecision, SubscribeSource,
+  UnsubscribeMethod,
+} from "./domain/subscription.js"
+
 export { Store } from "./ports/store.js"
 export type {
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage,

@@ -9,5 +9,8 @@ export const idPrefixes = {
   event: "evt",
   list: "lst",
   member: "mem",
+  suppression: "sup",
+  topic: "grp",
+  confirmation: "cnf",
 } as const
 export type IdKind = keyof typeof idPrefixes
