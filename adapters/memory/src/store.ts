@@ -11,12 +11,17 @@ import { makeEventOutbox } from "./events.js"
 import { makeListRepository, makeListTable } from "./lists.js"
 import { makeMemberRepository, makeMembershipTable } from "./members.js"
 import { makeSettingRepository } from "./settings.js"
+import { makeConfirmationRepository } from "./confirmations.js"
+import { makeSuppressionStore } from "./suppressions.js"
+import { makeTopicRepository, makeTopicTable } from "./topics.js"
 
 export const makeMemoryStore = Effect.gen(function* () {
   const db = yield* makeMemoryDb
   const contactTable = makeContactTable(db)
   const listTable = makeListTable(db)
   const membershipTable = makeMembershipTable(db)
+  const topicTable = makeTopicTable(db)
+  const suppressions = makeSuppressionStore(db, contactTable, topicTable)
   return Store.of({
     accounts: makeAccountRepository(db),
     apiKeys: makeApiKeyRepository(db),
@@ -26,6 +31,9 @@ export const makeMemoryStore = Effect.gen(function* () {
     lists: makeListRepository(db, listTable, membershipTable, contactTable),
     members: makeMemberRepository(db, membershipTable, listTable, contactTable),
     events: makeEventOutbox(db),
+    suppressions: suppressions.repository,
+    topics: makeTopicRepository(db, topicTable),
+    confirmations: makeConfirmationRepository(db),
     transaction: db.transaction,
     ping: Effect.void,
   })

@@ -2,8 +2,8 @@
 export {
   ValidationFailed, PayloadTooLarge, Unauthorized, InvalidCredentials, ScopeInsufficient, RateLimitExceeded,
   ResourceNotFound, RouteNotFound, DuplicateContact, InvalidStatusTransition, TagLimitExceeded, FreeTierContactLimit,
-  ListNotFound, TopicNotFound, NotAMember, ContactNotFound, RecipientUnsubscribed, RecipientSuppressed, ContactBlocked,
-  ImportRejected, StoreError,
+  ListNotFound, TopicNotFound, DuplicateTopic, NotAMember, ContactNotFound, RecipientUnsubscribed, RecipientSuppressed, ContactBlocked,
+  NoPendingConfirmation, InvalidToken, ImportRejected, StoreError,
 } from "./errors.js"
 export type { MailroomError, ErrorCode } from "./errors.js"
 
@@ -81,10 +81,13 @@ export type {
   UnsubscribeMethod,
 } from "./domain/subscription.js"
 
+export { confirmationTtlMs, confirmationSources } from "./domain/confirmation.js"
+export type { ConfirmationSource, PendingConfirmation } from "./domain/confirmation.js"
 export { Store } from "./ports/store.js"
 export type {
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage,
-  EventOutbox, ListPage, ListRepository, MemberRepository,
+  EventOutbox, ListPage, ListRepository, MemberRepository, SuppressionPage, SuppressionRepository, TopicPage,
+  TopicRepository, ConfirmationRepository,
 } from "./ports/store.js"
 export { Ids, IdsLive, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
 export type { IdsService } from "./ports/ids.js"

@@ -13,6 +13,9 @@ import { makeListRepository } from "./lists.js"
 import { makeMemberRepository } from "./members.js"
 import { isSqlError, orStoreError, storeError } from "./internal/errors.js"
 import { makeSettingRepository } from "./settings.js"
+import { makeConfirmationRepository } from "./confirmations.js"
+import { makeSuppressionRepository } from "./suppressions.js"
+import { makeTopicRepository } from "./topics.js"
 
 /** The Store over `sql`. A SQLite connection must have `PRAGMA foreign_keys = ON`: deleting a contact relies on
  *  ON DELETE CASCADE to remove its tags, custom fields and memberships. `direct` runs hot single statements outside
@@ -30,6 +33,9 @@ export const makeSqlStore = (
     lists: makeListRepository(sql),
     members: makeMemberRepository(sql),
     events: makeEventOutbox(sql),
+    suppressions: makeSuppressionRepository(sql),
+    topics: makeTopicRepository(sql),
+    confirmations: makeConfirmationRepository(sql),
     // Nested calls become savepoints of the outer transaction. Only the client's own failures (BEGIN) turn into
     // StoreError; the effect's errors pass through unchanged.
     transaction: (effect) =>
