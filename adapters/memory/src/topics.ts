@@ -121,6 +121,24 @@ export const makeTopicRepository = (db: MemoryDb, table: TopicTable): TopicRepos
         return true
       }),
 
+    optOutMany: (accountId, id, emails, at) =>
+      db.atomic(() => {
+        if (table.find(accountId, id) === undefined) return 0
+        const rows = optOutsOf(id)
+        let added = 0
+        for (const email of new Set(emails)) {
+          if (rows.has(email)) continue
+          rows.set(email, { email, createdAt: new Date(at.getTime()) })
+          added++
+        }
+        return added
+      }),
+
+    optInMany: (accountId, id, emails) =>
+      db.atomic(() => table.find(accountId, id) === undefined
+        ? 0
+        : [...new Set(emails)].filter((email) => table.optOuts.get(id)?.delete(email) ?? false).length),
+
     optIn: (accountId, id, email) =>
       db.atomic(() => table.find(accountId, id) !== undefined && (table.optOuts.get(id)?.delete(email) ?? false)),
 

@@ -14,6 +14,8 @@ import { exportRoutes } from "./routes/export.js"
 import { healthRoutes } from "./routes/health.js"
 import { importRoutes } from "./routes/import.js"
 import { listRoutes } from "./routes/lists.js"
+import { suppressionRoutes } from "./routes/suppressions.js"
+import { topicRoutes } from "./routes/topics.js"
 import { type HttpRuntime, makeRunner } from "./run.js"
 
 /** Route files under /v1: registering one is one line. `/contacts/{id}` refuses the fixed paths beside it (tags,
@@ -23,6 +25,8 @@ const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   exportRoutes,
   importRoutes,
   listRoutes,
+  suppressionRoutes,
+  topicRoutes,
 ]
 
 export interface HttpAppOptions {

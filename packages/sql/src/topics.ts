@@ -5,6 +5,7 @@ import {
   AccountId, DuplicateTopic, type EmailAddress, offsetOf, StoreError, type Topic, TopicId, type TopicRepository,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
+import { forEachChunk, maxInList } from "./internal/batch.js"
 import { EpochMillis, IntegerColumn, toMillis } from "./internal/columns.js"
 import { isUniqueViolation, orStoreError, type UniqueConstraint } from "./internal/errors.js"
 import { booleanParam } from "./lists.js"
@@ -72,6 +73,15 @@ const refuseDuplicate = (operation: string, name: string) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, DuplicateTopic | StoreError, R> =>
   Effect.mapError(effect, (error) =>
     isUniqueViolation(error, accountNameKey) ? new DuplicateTopic({ name }) : new StoreError({ operation, cause: error }))
+
+/** Addresses as rows of one column `email`, from a single JSON-array parameter. */
+const candidates = (sql: SqlClient.SqlClient, emails: ReadonlyArray<string>) => {
+  const json = JSON.stringify(emails)
+  return sql.onDialectOrElse({
+    pg: () => sql`SELECT value AS email FROM json_array_elements_text(${json}::json)`,
+    orElse: () => sql`SELECT value AS email FROM json_each(${json})`,
+  })
+}
 
 /** Display order: sortOrder, then name, then id. Postgres columns use the "C" collation, SQLite compares bytes. */
 const displayOrder = "t.sort_order, t.name, t.id"
@@ -164,6 +174,26 @@ export const makeTopicRepository = (sql: SqlClient.SqlClient): TopicRepository =
       RETURNING email`.pipe(
       Effect.map((rows) => rows.length > 0),
       orStoreError("topics.optOut"),
+    ),
+
+  optOutMany: (accountId, id, emails, at) =>
+    forEachChunk(sql, [...new Set(emails)], maxInList, (chunk) =>
+      sql`INSERT INTO topic_opt_outs (topic_id, account_id, email, created_at)
+        SELECT t.id, t.account_id, v.email, CAST(${toMillis(at)} AS BIGINT)
+        FROM topics t, (${candidates(sql, chunk)}) v
+        WHERE t.id = ${id} AND t.account_id = ${accountId}
+        ON CONFLICT (topic_id, email) DO NOTHING
+        RETURNING email`).pipe(
+      Effect.map((rows) => rows.length),
+      orStoreError("topics.optOutMany"),
+    ),
+
+  optInMany: (accountId, id, emails) =>
+    forEachChunk(sql, [...new Set(emails)], maxInList, (chunk) =>
+      sql`DELETE FROM topic_opt_outs WHERE account_id = ${accountId} AND topic_id = ${id} AND email IN ${sql.in(chunk)}
+        RETURNING email`).pipe(
+      Effect.map((rows) => rows.length),
+      orStoreError("topics.optInMany"),
     ),
 
   optIn: (accountId, id, email) =>

@@ -9,6 +9,7 @@ import { exportTests } from "./http-suite/export.js"
 import { limitTests } from "./http-suite/limits.js"
 import { listTests } from "./http-suite/list.js"
 import { statusTests } from "./http-suite/status.js"
+import { suppressionTopicTests } from "./http-suite/suppressions-topics.js"
 import { tagAndBulkTests } from "./http-suite/tags-bulk.js"
 import { transcriptTests } from "./http-suite/transcript.js"
 
@@ -38,6 +39,7 @@ export const httpSuite = (name: string, makeTarget: () => Promise<HttpTarget>) =
     tagAndBulkTests(current)
     limitTests(current)
     exportTests(current)
+    suppressionTopicTests(current)
     transcriptTests(current)
   })
 

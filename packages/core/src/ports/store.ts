@@ -210,6 +210,10 @@ export interface TopicRepository {
   readonly optOuts: (accountId: AccountId, id: TopicId, page: { readonly page: number; readonly limit: number }) => Effect.Effect<{ readonly optOuts: ReadonlyArray<TopicOptOut>; readonly total: number }, StoreError>
   /** Records that the address opted out of the account's topic. False when it had already (nothing changes). */
   readonly optOut: (accountId: AccountId, id: TopicId, email: EmailAddress, at: Date) => Effect.Effect<boolean, StoreError>
+  /** Opts these addresses out of the account's topic, set-based; answers how many were newly opted out. */
+  readonly optOutMany: (accountId: AccountId, id: TopicId, emails: ReadonlyArray<EmailAddress>, at: Date) => Effect.Effect<number, StoreError>
+  /** Removes the opt-outs of these addresses, set-based; answers how many were removed. */
+  readonly optInMany: (accountId: AccountId, id: TopicId, emails: ReadonlyArray<EmailAddress>) => Effect.Effect<number, StoreError>
   /** Removes the opt-out. False when there was none. */
   readonly optIn: (accountId: AccountId, id: TopicId, email: EmailAddress) => Effect.Effect<boolean, StoreError>
   /** The ids of the account's topics the address opted out of. */

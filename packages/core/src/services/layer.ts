@@ -4,6 +4,9 @@ import { Accounts } from "./accounts.js"
 import { Contacts } from "./contacts.js"
 import { Imports } from "./imports.js"
 import { Lists } from "./lists.js"
+import { Suppressions } from "./suppressions.js"
+import { Topics } from "./topics.js"
 
-export const servicesLayer = Layer.mergeAll(Accounts.Default, Contacts.Default, Lists.Default, Imports.Default)
-export type MailroomServices = Accounts | Contacts | Lists | Imports
+export const servicesLayer = Layer.mergeAll(Accounts.Default, Contacts.Default, Lists.Default, Imports.Default, Suppressions.Default,
+  Topics.Default)
+export type MailroomServices = Accounts | Contacts | Lists | Imports | Suppressions | Topics
