@@ -5,6 +5,7 @@ import { it } from "@effect/vitest"
 import { IdsLive, servicesLayer, type Store } from "@mailroom/core"
 import { Layer } from "effect"
 import { eligibilityTests } from "./consent-suite/eligibility.js"
+import { suppressionTopicServiceTests } from "./consent-suite/service-suppressions-topics.js"
 import { storeConsentTests } from "./consent-suite/store-consent.js"
 
 /** Declares the suite for `backend` (a name for the report) over one shared instance of `storeLayer`. */
@@ -14,5 +15,6 @@ export const consentSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, 
     (it) => {
       storeConsentTests(it)
       eligibilityTests(it)
+      suppressionTopicServiceTests(it)
     },
   )
