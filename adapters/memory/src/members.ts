@@ -1,9 +1,9 @@
 /** List memberships in memory: one table of memberships per list, and the member repository over it. Filters, counts
- *  and order come from core's memberSuppressionStatuses, matchesSegment, compareMembers and slicePage, the rules the SQL
+ *  and order come from core's suppression rules (isSuppressedMember), matchesSegment, compareMembers and slicePage, the rules the SQL
  *  backends translate. Memberships of a deleted contact go in the same step as the contact. */
 import {
-  type AccountId, compareMembers, type Contact, type ContactId, type ListMembership, makeRandomIds, matchesSegment,
-  type MemberId, type MemberPage, type MemberQuery, type MemberRecord, type MemberRepository, memberSuppressionStatuses,
+  type AccountId, compareMembers, dynamicMemberId, type Contact, type ContactId, type ListMembership, matchesSegment,
+  type MemberPage, type MemberQuery, type MemberRecord, type MemberRepository, isSuppressedMember,
   type SegmentRules, slicePage,
 } from "@mailroom/core"
 import { Option } from "effect"
@@ -11,7 +11,9 @@ import { type ContactTable, contactResource } from "./contact-table.js"
 import type { MemoryDb, MemoryTable } from "./db.js"
 import type { ListTable } from "./lists.js"
 
-const ids = makeRandomIds()
+/** What the consent tables know of a member's address: its account-level suppression and whether it opted out of the
+ *  list's topic. */
+export type AddressFacts = (accountId: AccountId, listId: string, email: string) => Pick<MemberRecord, "suppression" | "optedOutOfTopic">
 
 export interface MembershipTable {
   /** The memberships of the list, current and removed, in no particular order. */
@@ -79,7 +81,7 @@ export const currentMemberships = (memberships: MembershipTable, listId: string)
 
 /** Counts over every member, then the page of the filter. */
 const pageOf = (records: ReadonlyArray<MemberRecord>, query: MemberQuery): MemberPage => {
-  const flagged = records.map((record) => ({ record, suppressed: memberSuppressionStatuses(record).length > 0 }))
+  const flagged = records.map((record) => ({ record, suppressed: isSuppressedMember(record) }))
   const suppressed = flagged.filter((member) => member.suppressed).length
   const selected = flagged
     .filter((member) => query.filter === "all" || member.suppressed === (query.filter === "suppressed"))
@@ -96,6 +98,7 @@ export const makeMemberRepository = (
   memberships: MembershipTable,
   lists: ListTable,
   contacts: ContactTable,
+  addressFacts: AddressFacts,
 ): MemberRepository => {
   /** Applies `change` to the current memberships of the account's contacts among `contactIds`; answers their ids. */
   const changeCurrent = (
@@ -126,6 +129,7 @@ export const makeMemberRepository = (
             contact: memberContact(contact),
             addedAt: new Date(membership.addedAt.getTime()),
             removedAt: membership.removedAt === null ? null : new Date(membership.removedAt.getTime()),
+            ...addressFacts(accountId, listId, contact.email),
           }]
         })
         return pageOf(records, query)
@@ -134,11 +138,12 @@ export const makeMemberRepository = (
     pageMatching: (accountId, listId, rules, query, now) =>
       db.atomic(() =>
         pageOf(matchingContacts(contacts, accountId, rules, now).map((contact) => ({
-          id: `${listId}:${contact.id}`,
+          id: dynamicMemberId(listId, contact.id),
           contactId: contact.id,
           contact: memberContact(contact),
           addedAt: new Date(contact.createdAt.getTime()),
           removedAt: null,
+          ...addressFacts(accountId, listId, contact.email),
         })), query)),
 
     find: (accountId, listId, contactId) =>
@@ -149,17 +154,19 @@ export const makeMemberRepository = (
           : Option.some(copyMembership(membership))
       }),
 
-    addCurrent: (accountId, listId, contactIds, at) =>
+    addCurrent: (accountId, listId, members, at) =>
       db.atomic(() => {
         const list = lists.find(accountId, listId)
         if (list === undefined) return []
-        return [...new Set(contactIds)].filter((contactId) => {
-          if (contacts.find(accountId, contactId) === undefined) return false
+        const seen = new Set<ContactId>()
+        return members.filter(({ contactId }) => !seen.has(contactId) && seen.add(contactId) !== undefined).map((member) => {
+          const contactId = member.contactId
+          if (contacts.find(accountId, contactId) === undefined) return undefined
           const existing = memberships.find(list.id, contactId)
-          if (existing !== undefined && existing.removedAt === null) return false
+          if (existing !== undefined && existing.removedAt === null) return undefined
           memberships.put(existing === undefined
             ? {
-              id: ids.make("member", at) as MemberId,
+              id: member.id,
               accountId,
               listId: list.id,
               contactId,
@@ -167,8 +174,8 @@ export const makeMemberRepository = (
               removedAt: null,
             }
             : { ...existing, addedAt: new Date(at.getTime()), removedAt: null })
-          return true
-        })
+          return contactId
+        }).filter((contactId) => contactId !== undefined)
       }),
 
     remove: (accountId, listId, contactIds) =>

@@ -29,7 +29,13 @@ export const makeMemoryStore = Effect.gen(function* () {
     settings: makeSettingRepository(db),
     contacts: makeContactRepository(db, contactTable),
     lists: makeListRepository(db, listTable, membershipTable, contactTable),
-    members: makeMemberRepository(db, membershipTable, listTable, contactTable),
+    members: makeMemberRepository(db, membershipTable, listTable, contactTable, (accountId, listId, email) => {
+      const topicId = listTable.find(accountId, listId)?.suppressionGroupId ?? null
+      return {
+        suppression: suppressions.table.find(accountId, email)?.reason ?? null,
+        optedOutOfTopic: topicId !== null && topicTable.isOptedOut(accountId, topicId, email),
+      }
+    }),
     events: makeEventOutbox(db),
     suppressions: suppressions.repository,
     topics: makeTopicRepository(db, topicTable),

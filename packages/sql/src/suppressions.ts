@@ -4,7 +4,7 @@
 import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import {
-  AccountId, type EmailAddress, type IneligibleReason, ineligibleReasons, offsetOf, splitEligibility, type Suppression,
+  AccountId, type EmailAddress, foldText, likePattern, ineligibleReasons, offsetOf, splitEligibility, type Suppression,
   SuppressionId, type SuppressionQuery, SuppressionReason, type SuppressionRepository,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
@@ -12,7 +12,6 @@ import { forEachChunk, maxInList, maxParameters } from "./internal/batch.js"
 import { EpochMillis, IntegerColumn, JsonColumn, toJson, toMillis } from "./internal/columns.js"
 import { orStoreError } from "./internal/errors.js"
 import { droppedRecipientsSql } from "./eligibility-sql.js"
-import { likeLiteral } from "./segment-sql.js"
 
 /** Addresses were validated and lower-cased before they were stored. */
 const StoredEmail = Schema.String.pipe(Schema.brand("EmailAddress"))
@@ -34,7 +33,7 @@ const decodeUpserted = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Sch
 const decodeEmails = Schema.decodeUnknown(Schema.Array(Schema.Struct({ email: Schema.String })))
 const decodeDropped = Schema.decodeUnknown(Schema.Array(Schema.Struct({
   email: Schema.String,
-  reason: Schema.Literal(...(ineligibleReasons as ReadonlyArray<IneligibleReason>)),
+  reason: Schema.Literal(...ineligibleReasons),
 })))
 
 const fromRow = (row: SuppressionRow): Suppression => ({
@@ -64,7 +63,7 @@ const filterSql = (sql: SqlClient.SqlClient, accountId: AccountId, query: Suppre
   const clauses: Array<Fragment> = [sql`account_id = ${accountId}`]
   if (query.reason !== undefined) clauses.push(sql`reason = ${query.reason}`)
   if (query.search !== undefined && query.search !== "") {
-    clauses.push(sql`email LIKE ${`%${likeLiteral(query.search.toLowerCase())}%`} ESCAPE '\\'`)
+    clauses.push(sql`email LIKE ${likePattern(foldText(query.search), "contains")} ESCAPE '\\'`)
   }
   return sql.join(" AND ", false)(clauses)
 }

@@ -1,7 +1,7 @@
 // The public surface of @mailroom/testing, listed by name.
 export {
   fixtureTime, freshAccountId, freshContactId, uniqueText, makeAccount, makeApiKey, makeAppCredential, makeTag,
-  makeCustomField, makeContact, makeEvent,
+  makeCustomField, makeContact, makeEvent, makeMembers,
 } from "./fixtures.js"
 export type { ContactOverrides } from "./fixtures.js"
 export { storeSuite } from "./store-suite.js"
@@ -13,5 +13,6 @@ export { contactsSuite } from "./contacts-suite.js"
 export { httpSuite, type HttpTarget } from "./http-suite.js"
 export { listSuite } from "./list-suite.js"
 export { consentSuite } from "./consent-suite.js"
+export { clockSuite } from "./clock-suite.js"
 export { makeCaptureMailer } from "./capture-mailer.js"
 export type { CaptureMailer, CaptureAnswer } from "./capture-mailer.js"

@@ -2,10 +2,11 @@
  *  the list.member_* events. Spec: audience "List member", "Contact lists", rule 2, and the list.member_* details. */
 import { Schema } from "effect"
 import type { AccountId } from "./account.js"
-import { type ContactId, type ContactStatus, contactStatuses } from "./contact.js"
+import type { ContactId, ContactStatus } from "./contact.js"
 import { EmailAddress } from "./email.js"
 import type { DomainEvent } from "./event.js"
 import type { ListId } from "./list.js"
+import type { SuppressionReason } from "./suppression.js"
 
 export const MemberId = Schema.String.pipe(Schema.brand("MemberId"))
 export type MemberId = typeof MemberId.Type
@@ -29,6 +30,16 @@ export interface ListMembership {
   readonly removedAt: Date | null
 }
 
+/** A contact to make a member, with the membership id to use if the membership is new. */
+export interface NewMember {
+  readonly contactId: ContactId
+  readonly id: MemberId
+}
+
+/** The contacts among `contactIds` (first occurrence of each), each with a fresh membership id from `makeId`. */
+export const newMembers = (contactIds: ReadonlyArray<ContactId>, makeId: () => string): ReadonlyArray<NewMember> =>
+  [...new Set(contactIds)].map((contactId) => ({ contactId, id: makeId() as MemberId }))
+
 /** The contact as a member row shows it. */
 export interface MemberContact {
   readonly id: ContactId
@@ -40,6 +51,9 @@ export interface MemberContact {
   readonly createdAt: Date
 }
 
+/** The member id of a contact in a DYNAMIC list, which keeps no membership rows: `<listId>:<contactId>`. */
+export const dynamicMemberId = (listId: string, contactId: string): string => `${listId}:${contactId}`
+
 /** A member as the store reads it: the membership with its contact. A DYNAMIC list keeps no rows: its members are
  *  the matching contacts, with id `<listId>:<contactId>`, addedAt the contact's createdAt and removedAt null. */
 export interface MemberRecord {
@@ -48,6 +62,10 @@ export interface MemberRecord {
   readonly contact: MemberContact
   readonly addedAt: Date
   readonly removedAt: Date | null
+  /** The reason of the account-level suppression of the member's address, or null. */
+  readonly suppression: SuppressionReason | null
+  /** The address opted out of the topic the list is tagged with (false for an untagged list). */
+  readonly optedOutOfTopic: boolean
 }
 
 export const suppressionStatuses = [
@@ -55,33 +73,79 @@ export const suppressionStatuses = [
 ] as const
 export type SuppressionStatus = (typeof suppressionStatuses)[number]
 
-/** The contact statuses that keep a member from receiving mail, each shown as the suppression status of its name. */
-export const statusSuppressions: Partial<Record<ContactStatus, SuppressionStatus>> = {
-  UNSUBSCRIBED: "UNSUBSCRIBED",
-  BOUNCED: "BOUNCED",
-  COMPLAINED: "COMPLAINED",
-  CLEANED: "CLEANED",
+/** What is known of a member that decides its suppression statuses. Every backend derives the same facts: memory from
+ *  the records it holds, SQL as expressions of its member query (packages/sql/src/member-suppression-sql.ts). A new
+ *  reason comes as a new fact here, rows of `memberSuppressionRules`, the fact's value in `memberFacts` and its
+ *  expression in each member query; the rule and its compilation stay as they are. */
+export interface MemberFacts {
+  /** The membership is marked removed: the contact unsubscribed from the list (rule 2). */
+  readonly removedFromList: boolean
+  readonly contactStatus: ContactStatus
+  /** The reason of the account-level suppression of the address, or null. */
+  readonly suppression: SuppressionReason | null
+  /** The address opted out of the list's topic. */
+  readonly optedOutOfTopic: boolean
 }
 
-/** Statuses listed in `statusSuppressions`, for storage queries that filter on them. */
-export const suppressingStatuses: ReadonlyArray<ContactStatus> = contactStatuses.filter((status) =>
-  statusSuppressions[status] !== undefined)
+/** The facts that are true or false. */
+export type BooleanMemberFact = { [K in keyof MemberFacts]: MemberFacts[K] extends boolean ? K : never }[keyof MemberFacts]
 
-/** Every reason of the spec's table that can be decided today, in the spec's order. MANUALLY_SUPPRESSED (a Manual
- *  suppression of the address) and CATEGORY_SUPPRESSED (an opt-out of the list's topic) join as rows of this table,
- *  with a fact on MemberRecord and the matching condition in each backend's member query, when suppressions and
- *  topics exist. Storage filters (active, suppressed) and counts must agree with this table. */
-const suppressionChecks: ReadonlyArray<readonly [SuppressionStatus, (member: MemberRecord) => boolean]> = [
-  ["REMOVED_FROM_LIST", (member) => member.removedAt !== null],
-  ["UNSUBSCRIBED", (member) => statusSuppressions[member.contact.status] === "UNSUBSCRIBED"],
-  ["BOUNCED", (member) => statusSuppressions[member.contact.status] === "BOUNCED"],
-  ["COMPLAINED", (member) => statusSuppressions[member.contact.status] === "COMPLAINED"],
-  ["CLEANED", (member) => statusSuppressions[member.contact.status] === "CLEANED"],
+/** The facts that take one of several values. */
+export type EnumeratedMemberFact = Exclude<keyof MemberFacts, BooleanMemberFact>
+
+/** When a suppression status applies: a boolean fact holds, or an enumerated fact has one value. */
+export type SuppressionCondition =
+  | { readonly fact: BooleanMemberFact }
+  | { readonly fact: "contactStatus"; readonly is: ContactStatus }
+  | { readonly fact: "suppression"; readonly is: SuppressionReason }
+
+export interface SuppressionRule {
+  readonly status: SuppressionStatus
+  readonly when: SuppressionCondition
+}
+
+/** Every reason of the spec's table, in the spec's order. A status may have several rows (UNSUBSCRIBED: the contact's
+ *  status or an Unsubscribe suppression of the address); it is shown once. Storage filters (active, suppressed) and
+ *  counts are compiled from these rows, so they agree with the statuses shown. */
+export const memberSuppressionRules: ReadonlyArray<SuppressionRule> = [
+  { status: "REMOVED_FROM_LIST", when: { fact: "removedFromList" } },
+  { status: "UNSUBSCRIBED", when: { fact: "contactStatus", is: "UNSUBSCRIBED" } },
+  { status: "UNSUBSCRIBED", when: { fact: "suppression", is: "Unsubscribe" } },
+  { status: "BOUNCED", when: { fact: "contactStatus", is: "BOUNCED" } },
+  { status: "BOUNCED", when: { fact: "suppression", is: "Bounce" } },
+  { status: "COMPLAINED", when: { fact: "contactStatus", is: "COMPLAINED" } },
+  { status: "COMPLAINED", when: { fact: "suppression", is: "Complaint" } },
+  { status: "CLEANED", when: { fact: "contactStatus", is: "CLEANED" } },
+  { status: "MANUALLY_SUPPRESSED", when: { fact: "suppression", is: "Manual" } },
+  { status: "CATEGORY_SUPPRESSED", when: { fact: "optedOutOfTopic" } },
 ]
 
-/** Every reason the member will not receive mail; empty for an active member. Spec: "List member", suppressionStatuses. */
+/** Whether `condition` holds for these facts. */
+export const suppressionApplies = (condition: SuppressionCondition, facts: MemberFacts): boolean =>
+  "is" in condition ? facts[condition.fact] === condition.is : facts[condition.fact]
+
+/** Every reason a member with these facts will not receive mail, in the spec's order; empty for an active member.
+ *  Spec: "List member", suppressionStatuses. */
+export const suppressionStatusesOf = (facts: MemberFacts): ReadonlyArray<SuppressionStatus> =>
+  [...new Set(memberSuppressionRules.filter((rule) => suppressionApplies(rule.when, facts)).map((rule) => rule.status))]
+
+/** The facts of a member as the store read it. */
+export const memberFacts = (member: MemberRecord): MemberFacts => ({
+  removedFromList: member.removedAt !== null,
+  contactStatus: member.contact.status,
+  suppression: member.suppression,
+  optedOutOfTopic: member.optedOutOfTopic,
+})
+
+/** Every reason the member will not receive mail; empty for an active member. */
 export const memberSuppressionStatuses = (member: MemberRecord): ReadonlyArray<SuppressionStatus> =>
-  suppressionChecks.filter(([, applies]) => applies(member)).map(([status]) => status)
+  suppressionStatusesOf(memberFacts(member))
+
+/** Whether the member has at least one suppression status (GET members' `suppressed` filter and count). */
+export const isSuppressedMember = (member: MemberRecord): boolean => {
+  const facts = memberFacts(member)
+  return memberSuppressionRules.some((rule) => suppressionApplies(rule.when, facts))
+}
 
 export interface ListMember extends MemberRecord {
   readonly suppressionStatuses: ReadonlyArray<SuppressionStatus>

@@ -5,6 +5,7 @@ import { Schema } from "effect"
 import type { AccountId } from "./account.js"
 import type { ContactStatus } from "./contact.js"
 import { EmailAddress } from "./email.js"
+import { foldText, matchesLike } from "./text.js"
 
 export const SuppressionId = Schema.String.pipe(Schema.brand("SuppressionId"))
 export type SuppressionId = typeof SuppressionId.Type
@@ -78,11 +79,12 @@ export interface SuppressionQuery {
   readonly search?: string | undefined
 }
 
-/** The filter every backend implements: exact reason; `search` a part of the address (addresses are lower case, so
- *  the search is lower-cased too). */
+/** The filter every backend implements: exact reason; `search` a part of the address, folded as every search is
+ *  (addresses are their own folding). SQL backends compile it to `email LIKE likePattern(foldText(search))`. */
 export const matchesSuppressionQuery = (suppression: Suppression, query: SuppressionQuery): boolean =>
   (query.reason === undefined || suppression.reason === query.reason)
-  && (query.search === undefined || query.search === "" || suppression.email.includes(query.search.toLowerCase()))
+  && (query.search === undefined || query.search === ""
+    || matchesLike(suppression.email, foldText(query.search), "contains"))
 
 /** The order of GET /suppressions: newest first, ties broken by id, also descending. */
 export const compareSuppressions = (a: Suppression, b: Suppression): number => {

@@ -3,7 +3,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
   type ContactStatus, contactStatuses, decideSubscribe, decideTopic, decideUnsubscribeAll, eligibilityChecks,
-  ineligibility, type MailKind, type RecipientFacts, splitEligibility, type SubscribeFacts, type SuppressionReason,
+  ineligibility, type RecipientFacts, splitEligibility, type SubscribeFacts, type SuppressionReason,
   suppressionReasons, unsubscribedEvent, type EmailAddress,
 } from "../../src/index.js"
 
@@ -95,7 +95,7 @@ describe("send-time eligibility: the spec's table", () => {
     fc.assert(fc.property(recipientFacts, (recipient) => {
       const blocked = recipient.suppression !== null || recipient.optedOut
         || ["UNSUBSCRIBED", "BOUNCED", "COMPLAINED", "CLEANED"].includes(recipient.contactStatus ?? "")
-      expect(ineligibility({ kind: "marketing" as MailKind, topicId: "grp_1" }, recipient) !== undefined).toBe(blocked)
+      expect(ineligibility({ kind: "marketing", topicId: "grp_1" }, recipient) !== undefined).toBe(blocked)
     }))
   })
 })

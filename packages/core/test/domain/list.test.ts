@@ -5,7 +5,7 @@ import {
   type AccountId, AddMembersInput, checkSegmentRules, compareLists, compareMembers, type ContactId, type ContactList,
   type ContactStatus, contactStatuses, createMissingBlock, CreateListInput, type EmailAddress, type ListId,
   matchesListQuery, memberEvent, type MemberRecord, memberSuppressionStatuses, RemoveMembersInput, SegmentRules,
-  suppressingStatuses, UpdateListInput,
+  isSuppressedMember, memberSuppressionRules, suppressionStatuses, UpdateListInput,
 } from "../../src/index.js"
 
 const problemOf = <A, I>(schema: Schema.Schema<A, I>, input: unknown) => {
@@ -123,6 +123,8 @@ const member = (status: ContactStatus, removedAt: Date | null, overrides: Partia
     subscribedAt: new Date(0),
     createdAt: new Date(0),
   },
+  suppression: null,
+  optedOutOfTopic: false,
   addedAt: new Date(0),
   removedAt,
   ...overrides,
@@ -147,10 +149,32 @@ describe("member suppression statuses", () => {
     },
   )
 
-  it("storage filters on exactly the statuses that produce a suppression status", () => {
-    expect([...suppressingStatuses].sort()).toEqual(
-      contactStatuses.filter((status) => byStatus[status].length > 0).sort(),
-    )
+  it("a member is suppressed exactly when it has a suppression status", () => {
+    for (const status of contactStatuses) {
+      for (const removed of [false, true]) {
+        const m = member(status, removed ? new Date(1) : null)
+        expect(isSuppressedMember(m)).toBe(memberSuppressionStatuses(m).length > 0)
+      }
+    }
+  })
+
+  it("every rule names a status of the spec's table, and every status of the table has a rule", () => {
+    const named = new Set(memberSuppressionRules.map((rule) => rule.status))
+    expect([...named].every((status) => (suppressionStatuses as ReadonlyArray<string>).includes(status))).toBe(true)
+    expect([...named].sort()).toEqual([...suppressionStatuses].sort())
+  })
+
+  it.each([
+    ["Manual", "MANUALLY_SUPPRESSED"], ["Unsubscribe", "UNSUBSCRIBED"], ["Bounce", "BOUNCED"], ["Complaint", "COMPLAINED"],
+  ] as const)("an account-level %s suppression shows as %s, once, even when the contact status says it too", (reason, status) => {
+    expect(memberSuppressionStatuses(member("ACTIVE", null, { suppression: reason }))).toEqual([status])
+    expect(memberSuppressionStatuses(member(status === "MANUALLY_SUPPRESSED" ? "ACTIVE" : status, null, { suppression: reason })))
+      .toEqual([status])
+  })
+
+  it("an opt-out of the list's topic shows as CATEGORY_SUPPRESSED, after the other reasons", () => {
+    expect(memberSuppressionStatuses(member("UNSUBSCRIBED", new Date(1), { suppression: "Manual", optedOutOfTopic: true })))
+      .toEqual(["REMOVED_FROM_LIST", "UNSUBSCRIBED", "MANUALLY_SUPPRESSED", "CATEGORY_SUPPRESSED"])
   })
 
   it("orders members most recently added first, ties broken by id descending", () => {

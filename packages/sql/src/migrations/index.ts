@@ -2,13 +2,15 @@
 import { accountsContacts } from "./0001_accounts_contacts.js"
 import { events } from "./0002_events.js"
 import { lists } from "./0003_lists.js"
-import { consent } from "./0004_consent.js"
+import { foldedText } from "./0004_folded_text.js"
+import { consent } from "./0005_consent.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   accountsContacts,
   events,
   lists,
+  foldedText,
   consent,
 ]
 

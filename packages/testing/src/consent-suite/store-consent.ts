@@ -1,6 +1,6 @@
 /** Store contract of suppressions, topics with their opt-outs, pending confirmations and settings. */
 import { describe, expect } from "@effect/vitest"
-import { type ContactId, Store } from "@mailroom/core"
+import { Store } from "@mailroom/core"
 import { Effect, Option } from "effect"
 import { uniqueText } from "../fixtures.js"
 import { at, insertAccount, insertContacts } from "../store-suite/support.js"
@@ -40,12 +40,12 @@ export const storeConsentTests = (it: ConsentTester) => {
         const { suppressions } = yield* Store
         const accountId = yield* insertAccount
         const [a, b, c, d] = [address(), address(), address(), address()]
-        yield* suppressions.put(makeSuppression({ accountId, email: a! }, "Manual"))
-        yield* suppressions.put(makeSuppression({ accountId, email: b! }, "Bounce"))
-        const batch = [a!, b!, c!, d!, c!].map((email) => makeSuppression({ accountId, email, details: { via: "bulk" } }, "Manual"))
+        yield* suppressions.put(makeSuppression({ accountId, email: a }, "Manual"))
+        yield* suppressions.put(makeSuppression({ accountId, email: b }, "Bounce"))
+        const batch = [a, b, c, d, c].map((email) => makeSuppression({ accountId, email, details: { via: "bulk" } }, "Manual"))
         expect(yield* suppressions.putMany(batch)).toEqual({ added: 2, updated: 1 })
-        expect(Option.getOrThrow(yield* suppressions.findByEmail(accountId, b!))).toMatchObject({ reason: "Manual", details: { via: "bulk" } })
-        expect(Option.getOrThrow(yield* suppressions.findByEmail(accountId, a!)).details).toBeNull()
+        expect(Option.getOrThrow(yield* suppressions.findByEmail(accountId, b))).toMatchObject({ reason: "Manual", details: { via: "bulk" } })
+        expect(Option.getOrThrow(yield* suppressions.findByEmail(accountId, a)).details).toBeNull()
         expect(yield* suppressions.putMany([])).toEqual({ added: 0, updated: 0 })
       }))
 
@@ -55,12 +55,12 @@ export const storeConsentTests = (it: ConsentTester) => {
         const accountId = yield* insertAccount
         const other = yield* insertAccount
         const [a, b, c] = [address(), address(), address()]
-        for (const email of [a!, b!, c!]) yield* suppressions.put(makeSuppression({ accountId, email }))
-        yield* suppressions.put(makeSuppression({ accountId: other, email: a! }))
-        expect(yield* suppressions.delete(accountId, a!)).toBe(true)
-        expect(yield* suppressions.delete(accountId, a!)).toBe(false)
-        expect(yield* suppressions.deleteMany(accountId, [a!, b!, c!, address()])).toBe(2)
-        expect(Option.isSome(yield* suppressions.findByEmail(other, a!))).toBe(true)
+        for (const email of [a, b, c]) yield* suppressions.put(makeSuppression({ accountId, email }))
+        yield* suppressions.put(makeSuppression({ accountId: other, email: a }))
+        expect(yield* suppressions.delete(accountId, a)).toBe(true)
+        expect(yield* suppressions.delete(accountId, a)).toBe(false)
+        expect(yield* suppressions.deleteMany(accountId, [a, b, c, address()])).toBe(2)
+        expect(Option.isSome(yield* suppressions.findByEmail(other, a))).toBe(true)
       }))
 
     it.effect("list pages newest first, filters by reason and by part of the address, and counts the total", () =>
@@ -151,21 +151,21 @@ export const storeConsentTests = (it: ConsentTester) => {
         const topic = makeTopic({ accountId })
         yield* topics.insert(topic)
         const [x, y] = [address(), address()]
-        expect(yield* topics.optOut(accountId, topic.id, x!, at(1))).toBe(true)
-        expect(yield* topics.optOut(accountId, topic.id, x!, at(2))).toBe(false)
-        expect(yield* topics.optOut(accountId, topic.id, y!, at(3))).toBe(true)
+        expect(yield* topics.optOut(accountId, topic.id, x, at(1))).toBe(true)
+        expect(yield* topics.optOut(accountId, topic.id, x, at(2))).toBe(false)
+        expect(yield* topics.optOut(accountId, topic.id, y, at(3))).toBe(true)
         expect(yield* topics.optOut(other, topic.id, address(), at(3))).toBe(false)
         const page = yield* topics.optOuts(accountId, topic.id, { page: 1, limit: 1 })
         expect(page.total).toBe(2)
         expect(page.optOuts.map((o) => [o.email, o.createdAt.getTime()])).toEqual([[y, at(3).getTime()]])
         expect(yield* topics.countOptOuts(accountId, topic.id)).toBe(2)
-        expect(yield* topics.optedOut(accountId, x!)).toEqual([topic.id])
-        expect(yield* topics.optIn(other, topic.id, x!)).toBe(false)
-        expect(yield* topics.optIn(accountId, topic.id, x!)).toBe(true)
-        expect(yield* topics.optIn(accountId, topic.id, x!)).toBe(false)
+        expect(yield* topics.optedOut(accountId, x)).toEqual([topic.id])
+        expect(yield* topics.optIn(other, topic.id, x)).toBe(false)
+        expect(yield* topics.optIn(accountId, topic.id, x)).toBe(true)
+        expect(yield* topics.optIn(accountId, topic.id, x)).toBe(false)
         expect(yield* topics.delete(other, topic.id)).toBe(false)
         expect(yield* topics.delete(accountId, topic.id)).toBe(true)
-        expect(yield* topics.optedOut(accountId, y!)).toEqual([])
+        expect(yield* topics.optedOut(accountId, y)).toEqual([])
         expect(yield* topics.countOptOuts(accountId, topic.id)).toBe(0)
       }))
   })
@@ -177,7 +177,7 @@ export const storeConsentTests = (it: ConsentTester) => {
         const accountId = yield* insertAccount
         const [contact] = yield* insertContacts(accountId, [{ status: "PENDING" }])
         const base = {
-          accountId, contactId: contact!.id as ContactId, nonce: "n1", listIds: ["lst_1"], topicIds: [], redirectUrl: null,
+          accountId, contactId: contact!.id, nonce: "n1", listIds: ["lst_1"], topicIds: [], redirectUrl: null,
           source: "API" as const, expiresAt: at(100), createdAt: at(1),
         }
         yield* confirmations.put(base)

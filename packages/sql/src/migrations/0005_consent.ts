@@ -7,7 +7,7 @@
 import type { Migration } from "./migration.js"
 
 export const consent: Migration = {
-  id: 4,
+  id: 5,
   name: "consent",
   sqlite: [
     `CREATE TABLE suppressions (
