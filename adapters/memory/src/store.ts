@@ -7,6 +7,7 @@ import { makeAppCredentialRepository } from "./app-credentials.js"
 import { makeContactTable } from "./contact-table.js"
 import { makeContactRepository } from "./contacts.js"
 import { makeMemoryDb } from "./db.js"
+import { makeDevOutboxRepository } from "./dev-outbox.js"
 import { makeEventOutbox } from "./events.js"
 import { makeListRepository, makeListTable } from "./lists.js"
 import { makeMemberRepository, makeMembershipTable } from "./members.js"
@@ -40,6 +41,7 @@ export const makeMemoryStore = Effect.gen(function* () {
     suppressions: suppressions.repository,
     topics: makeTopicRepository(db, topicTable),
     confirmations: makeConfirmationRepository(db),
+    devOutbox: makeDevOutboxRepository(db),
     transaction: db.transaction,
     ping: Effect.void,
   })

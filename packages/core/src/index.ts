@@ -9,7 +9,7 @@ export type { MailroomError, ErrorCode } from "./errors.js"
 
 export {
   AccountId, Plan, planLimits, Account, scopes, Scope, ApiKeyId, KeyMode, ApiKey, AppCredential, keyPrefixes,
-  credentialKind, hasScope,
+  credentialKind, credentialSecretBytes, hasScope,
 } from "./domain/account.js"
 export type { ActiveRoom, PlanLimits } from "./domain/account.js"
 export { toValidationFailed, illFormedText, decodeInputEither, decodeInput } from "./validation.js"
@@ -22,6 +22,8 @@ export { EmailAddress, emailProblem, normalizeEmail, parseEmail } from "./domain
 export { offsetOf, pageMeta, pagination, slicePage, PageParam, limitParam } from "./domain/paging.js"
 export type { PageRequest } from "./domain/paging.js"
 export { eventTypes, EventType, DomainEvent } from "./domain/event.js"
+export { devOutboxLimits } from "./domain/dev-outbox.js"
+export type { DevOutboxEntry, DevOutboxQuery } from "./domain/dev-outbox.js"
 export {
   ContactId, contactStatuses, ContactStatus, contactSources, ContactSource, contactLimits, PersonName, PhoneE164,
   Metadata, TagName, CustomFields, CreateContactInput, UpdateContactInput, TagsInput, allowedMoves, moveStatus,
@@ -95,6 +97,7 @@ export type {
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage,
   EventOutbox, ListPage, ListRepository, MemberRepository, SuppressionPage, SuppressionRepository, TopicPage,
   TopicRepository, ConfirmationRepository,
+  DevOutboxRepository,
 } from "./ports/store.js"
 export { Ids, IdsLive, IdsSequential, idTime, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
 export type { IdsService } from "./ports/ids.js"

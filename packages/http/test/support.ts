@@ -1,9 +1,10 @@
 /** A Mailroom router over the memory backend, with helpers to call it as a client would and to read its logs. */
 import { IdsLive, servicesLayer, type Store } from "@mailroom/core"
 import { MemoryStore } from "@mailroom/memory"
+import { makeCaptureMailer } from "@mailroom/testing"
 import { HashMap, Layer, Logger, ManagedRuntime } from "effect"
 import { afterAll } from "vitest"
-import { type HttpAppOptions, type HttpRuntime, makeHttpApp } from "../src/index.js"
+import { type HttpApp, type HttpAppOptions, type HttpRuntime, makeHttpApp } from "../src/index.js"
 
 export const adminToken = "test-admin-token"
 
@@ -27,6 +28,8 @@ const recordingLogger = (lines: Array<LoggedLine>) =>
 
 export interface TestApp {
   readonly fetch: (request: Request) => Promise<Response>
+  /** The router itself, for requests that carry the host's options (`{ clientAddress }`). */
+  readonly app: HttpApp
   readonly logs: ReadonlyArray<LoggedLine>
   readonly runtime: HttpRuntime
 }
@@ -38,11 +41,14 @@ export const makeTestApp = (
 ): TestApp => {
   const logs: Array<LoggedLine> = []
   const runtime = ManagedRuntime.make(
-    servicesLayer.pipe(Layer.provideMerge(Layer.mergeAll(store, IdsLive)), Layer.provide(recordingLogger(logs))),
+    servicesLayer.pipe(
+      Layer.provideMerge(Layer.mergeAll(store, IdsLive, makeCaptureMailer().layer)),
+      Layer.provide(recordingLogger(logs)),
+    ),
   )
   afterAll(() => runtime.dispose())
   const app = makeHttpApp({ adminToken, ...options, runtime })
-  return { fetch: async (request) => app.fetch(request), logs, runtime }
+  return { fetch: async (request) => app.fetch(request), app, logs, runtime }
 }
 
 export interface CallOptions {

@@ -1,20 +1,23 @@
 /** createMailroom: wires the chosen backend, ids, every service, one ManagedRuntime and the router, and hands the host
  *  a web-standard `fetch`, Promise methods and the layer for Effect code. */
 import { AccountsConfig, IdsLive, servicesLayer, Tracing } from "@mailroom/core"
-import { type HttpApp, type HttpServices, makeHttpApp } from "@mailroom/http"
+import { type FetchOptions, type HttpApp, type HttpServices, makeHttpApp } from "@mailroom/http"
 import { Cause, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { type AccountsApi, makeAccountsApi } from "./accounts-api.js"
+import { mailerLayer, sendsToDevOutbox } from "./mail.js"
 import { storeLayer } from "./backend.js"
 import { defaultDatabase, type MailroomConfig, parseDatabase } from "./config.js"
 import { type ContactsApi, makeContactsApi } from "./contacts-api.js"
 import { makeRunPromise } from "./promise-runner.js"
 
 export interface Mailroom {
-  /** The web-standard handler: /v1/…, /admin/… and /api/health, relative to where the host mounts it. */
-  readonly fetch: (request: Request) => Promise<Response>
+  /** The web-standard handler: /v1/…, /admin/… and /api/health, relative to where the host mounts it. A host that
+   *  knows the peer address of the connection passes it as `{ clientAddress }` (the framework adapters do); without it
+   *  the client address is unknown, unless @hono/node-server serves `fetch` itself (its `{ incoming }` tells it). */
+  readonly fetch: (request: Request, options?: FetchOptions) => Promise<Response>
   readonly accounts: AccountsApi
   readonly contacts: ContactsApi
-  /** Every service, the Store and Ids, for Effect hosts. It shares this Mailroom's instances (same database, same
+  /** Every service, the Store, Ids and the Mailer, for Effect hosts. It shares this Mailroom's instances (same database, same
    *  connections): building it does not open a second backend. */
   readonly layer: Layer.Layer<HttpServices, unknown>
   /** The runtime behind `fetch` and the Promise methods. */
@@ -37,14 +40,15 @@ const logLevels = {
 
 export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
   const database = parseDatabase(config.database ?? defaultDatabase)
+  const mailer = mailerLayer(config)
   const tracing = config.tracing ?? false
   const services = servicesLayer.pipe(
-    Layer.provideMerge(Layer.mergeAll(
+    Layer.provideMerge(mailer.pipe(Layer.provideMerge(Layer.mergeAll(
       storeLayer(database, { sqliteSynchronous: config.sqliteSynchronous }),
       IdsLive,
       Layer.succeed(AccountsConfig, { secret: config.secret }),
       Layer.succeed(Tracing, tracing),
-    )),
+    )))),
   )
   const runtime = ManagedRuntime.make(Layer.mergeAll(
     services,
@@ -57,15 +61,16 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
   const app = makeHttpApp({
     runtime,
     adminToken: config.adminToken,
-    devOutbox: config.smtpUrl === undefined,
+    devOutbox: sendsToDevOutbox(config),
     bodyLimitBytes: config.bodyLimitBytes,
     rateLimits: config.rateLimits,
+    trustProxy: config.trustProxy,
   })
   const run = makeRunPromise(runtime)
   let closing: Promise<void> | undefined
 
   return {
-    fetch: async (request) => app.fetch(request),
+    fetch: async (request, options) => app.fetch(request, options),
     accounts: makeAccountsApi(run),
     contacts: makeContactsApi(run, runtime),
     layer: Layer.effectContext(Effect.map(runtime, (rt) => rt.context)),

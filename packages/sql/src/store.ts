@@ -7,6 +7,7 @@ import { makeAccountRepository } from "./accounts.js"
 import { makeApiKeyRepository } from "./api-keys.js"
 import { makeAppCredentialRepository } from "./app-credentials.js"
 import { makeContactRepository } from "./contacts.js"
+import { makeDevOutboxRepository } from "./dev-outbox.js"
 import { DirectStatements, type DirectStatementsService } from "./direct.js"
 import { makeEventOutbox } from "./events.js"
 import { makeListRepository } from "./lists.js"
@@ -36,6 +37,7 @@ export const makeSqlStore = (
     suppressions: makeSuppressionRepository(sql),
     topics: makeTopicRepository(sql),
     confirmations: makeConfirmationRepository(sql),
+    devOutbox: makeDevOutboxRepository(sql),
     // Nested calls become savepoints of the outer transaction. Only the client's own failures (BEGIN) turn into
     // StoreError; the effect's errors pass through unchanged.
     transaction: (effect) =>

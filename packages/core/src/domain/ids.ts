@@ -12,5 +12,6 @@ export const idPrefixes = {
   suppression: "sup",
   topic: "grp",
   confirmation: "cnf",
+  outboxMessage: "out",
 } as const
 export type IdKind = keyof typeof idPrefixes

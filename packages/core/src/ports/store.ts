@@ -3,6 +3,7 @@ import { Context, type Effect, type Option } from "effect"
 import type { Account, AccountId, ApiKey, ApiKeyId, AppCredential } from "../domain/account.js"
 import type { Contact, ContactFilter, ContactId, ContactQuery, ContactTag, CustomField } from "../domain/contact.js"
 import type { EmailAddress } from "../domain/email.js"
+import type { DevOutboxEntry, DevOutboxQuery } from "../domain/dev-outbox.js"
 import type { DomainEvent, EventType } from "../domain/event.js"
 import type { DuplicateContact, StoreError } from "../errors.js"
 import type { ContactList, ListQuery, ListWithCount } from "../domain/list.js"
@@ -231,6 +232,16 @@ export interface ConfirmationRepository {
   readonly delete: (accountId: AccountId, contactId: ContactId) => Effect.Effect<boolean, StoreError>
 }
 
+/** The dev outbox: messages kept instead of sent while no SMTP relay is configured. Not scoped by account (the Mailer
+ *  knows no account; the operator reads the whole outbox). */
+export interface DevOutboxRepository {
+  /** Keeps one message; it commits or rolls back with the surrounding transaction. */
+  readonly insert: (entry: DevOutboxEntry) => Effect.Effect<void, StoreError>
+  /** Up to `limit` entries, newest first (by createdAt, then the later insert first), optionally only those with `to`
+   *  among their envelope recipients (compared case-insensitively). One query. */
+  readonly list: (query: DevOutboxQuery) => Effect.Effect<ReadonlyArray<DevOutboxEntry>, StoreError>
+}
+
 /** Persistence for every resource. An id that belongs to another account is "not found". */
 export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly accounts: AccountRepository
@@ -244,6 +255,7 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly suppressions: SuppressionRepository
   readonly topics: TopicRepository
   readonly confirmations: ConfirmationRepository
+  readonly devOutbox: DevOutboxRepository
   /** Runs `effect` atomically: all of its writes and events commit, or none do (on failure, defect or interruption).
    *  Nested calls join the outer transaction. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>

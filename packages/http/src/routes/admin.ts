@@ -2,12 +2,13 @@
  *  dev outbox. Mounted only when an admin token is configured; every request must carry it as a Bearer token. */
 import { createHash, timingSafeEqual } from "node:crypto"
 import {
-  type Account, Accounts, EmailAddress, InvalidCredentials, KeyMode, limitParam, Plan, Scope, Unauthorized,
+  type Account, Accounts, type DevOutboxEntry, devOutboxLimits, EmailAddress, InvalidCredentials, KeyMode, limitParam,
+  Plan, Scope, Store,
 } from "@mailroom/core"
 import { Effect, Schema } from "effect"
 import { Hono } from "hono"
 import { createMiddleware } from "hono/factory"
-import { bearerOf } from "../auth.js"
+import { credentialOf, guardAttempt, refusalOf } from "../auth.js"
 import type { MailroomEnv } from "../env.js"
 import { errorResponse } from "../errors.js"
 import { decodeJson, decodeQuery } from "../validation.js"
@@ -35,22 +36,25 @@ export const CreateAppCredentialBody = Schema.Struct({
 
 export const OutboxParams = Schema.Struct({
   to: Schema.optional(EmailAddress),
-  limit: Schema.optionalWith(limitParam(100), { default: () => 20 }),
+  limit: Schema.optionalWith(limitParam(devOutboxLimits.maxLimit), { default: () => devOutboxLimits.defaultLimit }),
 })
 
 const digest = (text: string) => createHash("sha256").update(text).digest()
 
-/** 401 unless the request carries `Authorization: Bearer <adminToken>`; compared in constant time. */
+/** 401 unless the request carries `Authorization: Bearer <adminToken>`; compared in constant time. Every attempt
+ *  counts against the client's failed authentications (429 past them), like API keys on /v1. */
 const requireAdminToken = (adminToken: string) => {
   const expected = digest(adminToken)
   return createMiddleware<MailroomEnv>(async (c, next) => {
-    const token = bearerOf(c.req.header("authorization"))
-    if (token === undefined || token === "") {
-      return errorResponse(new Unauthorized({ detail: "missing admin token: send Authorization: Bearer <ADMIN_TOKEN>" }))
-    }
-    if (!timingSafeEqual(digest(token), expected)) {
-      return errorResponse(new InvalidCredentials({ detail: "the admin token is not valid" }))
-    }
+    const outcome = await guardAttempt(c, async () => {
+      const credential = credentialOf(c.req.header("authorization"))
+      if (credential.kind !== "bearer") return errorResponse(refusalOf(credential, "ADMIN_TOKEN"), "envelope", "admin")
+      if (!timingSafeEqual(digest(credential.token), expected)) {
+        return errorResponse(new InvalidCredentials({ detail: "the admin token is not valid" }), "envelope", "admin")
+      }
+      return true
+    })
+    if (outcome !== true) return outcome
     await next()
   })
 }
@@ -61,6 +65,17 @@ const accountJson = (account: Account) => ({
   plan: account.plan,
   ownerEmail: account.ownerEmail,
   createdAt: account.createdAt.toISOString(),
+})
+
+const outboxEntryJson = (entry: DevOutboxEntry) => ({
+  id: entry.id,
+  from: entry.from,
+  to: entry.to,
+  subject: entry.subject,
+  html: entry.html,
+  text: entry.text,
+  headers: entry.headers,
+  createdAt: entry.createdAt.toISOString(),
 })
 
 export interface AdminOptions {
@@ -115,8 +130,9 @@ export const adminRoutes = (options: AdminOptions) => {
   if (!options.devOutbox) return routes
   return routes.get("/outbox", (c) =>
     c.get("run")(Effect.gen(function* () {
-      yield* decodeQuery(c, OutboxParams)
-      // No part of Mailroom sends mail yet, so the dev outbox stays empty until the sending service keeps messages.
-      return c.json({ data: [] })
+      const query = yield* decodeQuery(c, OutboxParams)
+      const store = yield* Store
+      const entries = yield* store.devOutbox.list(query)
+      return c.json({ data: entries.map(outboxEntryJson) })
     })))
 }

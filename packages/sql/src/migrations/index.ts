@@ -3,7 +3,8 @@ import { accountsContacts } from "./0001_accounts_contacts.js"
 import { events } from "./0002_events.js"
 import { lists } from "./0003_lists.js"
 import { foldedText } from "./0004_folded_text.js"
-import { consent } from "./0005_consent.js"
+import { devOutbox } from "./0005_dev_outbox.js"
+import { consent } from "./0006_consent.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -11,6 +12,7 @@ export const migrations: ReadonlyArray<Migration> = [
   events,
   lists,
   foldedText,
+  devOutbox,
   consent,
 ]
 

@@ -7,7 +7,7 @@
 import type { Migration } from "./migration.js"
 
 export const consent: Migration = {
-  id: 5,
+  id: 6,
   name: "consent",
   sqlite: [
     `CREATE TABLE suppressions (
