@@ -1,6 +1,6 @@
 /** createMailroom: wires the chosen backend, ids, every service, one ManagedRuntime and the router, and hands the host
  *  a web-standard `fetch`, Promise methods and the layer for Effect code. */
-import { AccountsConfig, IdsLive, servicesLayer, Tracing } from "@mailroom/core"
+import { AccountsConfig, IdsLive, LinksConfig, servicesLayer, Tracing } from "@mailroom/core"
 import { type FetchOptions, type HttpApp, type HttpServices, makeHttpApp } from "@mailroom/http"
 import { Cause, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { type AccountsApi, makeAccountsApi } from "./accounts-api.js"
@@ -47,6 +47,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
       storeLayer(database, { sqliteSynchronous: config.sqliteSynchronous }),
       IdsLive,
       Layer.succeed(AccountsConfig, { secret: config.secret }),
+      Layer.succeed(LinksConfig, { appUrl: config.appUrl ?? "http://localhost:3000", trackUrl: config.trackUrl }),
       Layer.succeed(Tracing, tracing),
     )))),
   )

@@ -7,6 +7,7 @@ import { Layer } from "effect"
 import { eligibilityTests } from "./consent-suite/eligibility.js"
 import { suppressionTopicServiceTests } from "./consent-suite/service-suppressions-topics.js"
 import { storeConsentTests } from "./consent-suite/store-consent.js"
+import { tokenTests } from "./consent-suite/tokens.js"
 
 /** Declares the suite for `backend` (a name for the report) over one shared instance of `storeLayer`. */
 export const consentSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>) =>
@@ -16,5 +17,6 @@ export const consentSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, 
       storeConsentTests(it)
       eligibilityTests(it)
       suppressionTopicServiceTests(it)
+      tokenTests(it)
     },
   )

@@ -5,8 +5,11 @@ import { Contacts } from "./contacts.js"
 import { Imports } from "./imports.js"
 import { Lists } from "./lists.js"
 import { Suppressions } from "./suppressions.js"
+import { Tokens } from "./tokens.js"
 import { Topics } from "./topics.js"
 
-export const servicesLayer = Layer.mergeAll(Accounts.Default, Contacts.Default, Lists.Default, Imports.Default, Suppressions.Default,
-  Topics.Default)
-export type MailroomServices = Accounts | Contacts | Lists | Imports | Suppressions | Topics
+export const servicesLayer = Layer.provideMerge(
+  Tokens.DefaultWithoutDependencies,
+  Layer.mergeAll(Accounts.Default, Contacts.Default, Lists.Default, Imports.Default, Suppressions.Default, Topics.Default),
+)
+export type MailroomServices = Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens
