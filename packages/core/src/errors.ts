@@ -190,9 +190,15 @@ export class InvalidToken extends Schema.TaggedError<InvalidToken>()("InvalidTok
   override get message() { return `the token is not valid: ${this.detail}` }
 }
 
-/** A CSV import was refused as a whole. Answered with the import route's own `{ error }` body. */
+/** Why a CSV import was refused as a whole: the request or file is invalid (a missing part, bad mappings, a malformed
+ *  file, a limit of rows, columns or fields), the list is not the account's, or the file or request is too large. */
+export const importRejectionReasons = ["INVALID_REQUEST", "LIST_NOT_FOUND", "TOO_LARGE"] as const
+export type ImportRejectionReason = (typeof importRejectionReasons)[number]
+
+/** A CSV import was refused as a whole. Answered with the import route's own `{ error }` body; the HTTP layer maps
+ *  the reason to its status. */
 export class ImportRejected extends Schema.TaggedError<ImportRejected>()("ImportRejected", {
-  status: Schema.Literal(400, 404, 413),
+  reason: Schema.Literal(...importRejectionReasons),
   detail: Schema.String,
 }) {
   readonly code = "IMPORT_REJECTED"

@@ -5,11 +5,13 @@ export {
   ListNotFound, TopicNotFound, DuplicateTopic, NotAMember, ContactNotFound, RecipientUnsubscribed, RecipientSuppressed, ContactBlocked,
   NoPendingConfirmation, InvalidToken, ImportRejected, StoreError,
 } from "./errors.js"
-export type { MailroomError, ErrorCode } from "./errors.js"
+export { importRejectionReasons } from "./errors.js"
+export type { MailroomError, ErrorCode, ImportRejectionReason } from "./errors.js"
 
 export {
   AccountId, Plan, planLimits, Account, scopes, Scope, ApiKeyId, KeyMode, ApiKey, AppCredential, keyPrefixes,
-  credentialKind, credentialSecretBytes, hasScope,
+  credentialKind, credentialSecretBytes, hasScope, CreateAccountBody, UpdateAccountBody, CreateApiKeyBody,
+  CreateAppCredentialBody,
 } from "./domain/account.js"
 export type { ActiveRoom, PlanLimits } from "./domain/account.js"
 export { toValidationFailed, illFormedText, decodeInputEither, decodeInput } from "./validation.js"
@@ -30,6 +32,11 @@ export {
   mergeTags, contactSortKeys, contactSearchText, matchesContactFilter, compareContacts, newContact,
 } from "./domain/contact.js"
 export type { Contact, ContactTag, CustomField, ContactSortKey, ContactFilter, ContactQuery } from "./domain/contact.js"
+export {
+  contactListLimits, bulkLimits, ContactFilterParams, ContactListParams, integerBetween, ContactListOptions,
+  BulkCreateInput, BulkDeleteInput, TagParam,
+} from "./domain/contact-query.js"
+export type { ContactFilterInput, ContactListInput } from "./domain/contact-query.js"
 export { idPrefixes } from "./domain/ids.js"
 export type { IdKind } from "./domain/ids.js"
 export {
@@ -43,17 +50,18 @@ export type {
 
 export {
   ListId, listTypes, ListType, listLimits, ListName, ListDescription, SuppressionGroupRef, CreateListInput,
-  UpdateListInput, checkSegmentRules, listTypeFilters, listSearchText, matchesListQuery, compareLists,
+  UpdateListInput, ListQueryOptions, ListsParams, checkSegmentRules, listTypeFilters, listSearchText, matchesListQuery, compareLists,
 } from "./domain/list.js"
-export type { ContactList, ListWithCount, ListTypeFilter, ListQuery } from "./domain/list.js"
+export type { ContactList, ListWithCount, ListTypeFilter, ListQuery, ListQueryInput } from "./domain/list.js"
 export {
   MemberId, memberLimits, suppressionStatuses, memberSuppressionRules, suppressionApplies, suppressionStatusesOf,
-  memberFacts, memberSuppressionStatuses, isSuppressedMember, toListMember, newMembers, dynamicMemberId, memberFilters, MemberFilter, compareMembers, AddMembersInput, RemoveMembersInput, blockedReasons,
+  memberFacts, memberSuppressionStatuses, isSuppressedMember, toListMember, newMembers, dynamicMemberId, memberFilters, MemberFilter,
+  MemberQueryOptions, MembersParams, compareMembers, AddMembersInput, RemoveMembersInput, blockedReasons,
   createMissingBlock, memberEventSources, memberEvent,
 } from "./domain/member.js"
 export type {
   ListMembership, MemberContact, MemberRecord, SuppressionStatus, MemberFacts, BooleanMemberFact, EnumeratedMemberFact, SuppressionCondition,
-  SuppressionRule, ListMember, NewMember, MemberQuery, MemberCounts, MemberPage,
+  SuppressionRule, ListMember, NewMember, MemberQueryInput, MemberQuery, MemberCounts, MemberPage,
   BlockedReason, MemberEventSource, MemberEventInput,
 } from "./domain/member.js"
 export {
@@ -111,7 +119,7 @@ export type { Authentication } from "./services/accounts.js"
 export { AccountsConfig } from "./services/accounts.js"
 export type { AccountsOptions, CreateAccountInput, UpdateAccountInput, CreateApiKeyInput, CreateAppCredentialInput } from "./services/accounts.js"
 export { Contacts } from "./services/contacts.js"
-export type { BulkCreateInput, BulkCreateResult } from "./services/contacts.js"
+export type { BulkCreateResult } from "./services/contacts.js"
 export { Imports, importWriteBatch } from "./services/imports.js"
 export { Lists } from "./services/lists.js"
 export type { ListTopic, ListDetails, ListsPage, MembersPage, AddMembersResult } from "./services/lists.js"

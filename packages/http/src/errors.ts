@@ -1,6 +1,6 @@
 /** The one place that turns errors into HTTP answers: the status of each spec code, its fix_action, and the two
  *  body shapes (the standard envelope and the `{ error }` body of CSV import). Routes never build error bodies. */
-import type { ErrorCode, MailroomError } from "@mailroom/core"
+import type { ErrorCode, ImportRejectionReason, MailroomError } from "@mailroom/core"
 
 /** Status of every code. Typed against ErrorCode, so a new domain error does not compile until it has a row. */
 export const statusByCode = {
@@ -26,7 +26,7 @@ export const statusByCode = {
   CONTACT_BLOCKED: 409,
   NO_PENDING_CONFIRMATION: 409,
   INVALID_TOKEN: 400,
-  // ImportRejected carries its own status (400, 404 or 413); this row is the fallback.
+  // ImportRejected is answered with the status of its reason (importStatusByReason); this row is the fallback.
   IMPORT_REJECTED: 400,
   INTERNAL_ERROR: 500,
 } as const satisfies Record<ErrorCode, number>
@@ -89,8 +89,15 @@ export interface ErrorBody {
   }
 }
 
+/** Status of each reason a CSV import is refused. Spec: audience "Errors", CSV import errors. */
+export const importStatusByReason = {
+  INVALID_REQUEST: 400,
+  LIST_NOT_FOUND: 404,
+  TOO_LARGE: 413,
+} as const satisfies Record<ImportRejectionReason, number>
+
 export const statusOf = (error: MailroomError): number =>
-  error._tag === "ImportRejected" ? error.status : statusByCode[error.code]
+  error._tag === "ImportRejected" ? importStatusByReason[error.reason] : statusByCode[error.code]
 
 /** The spec's context: the field of a VALIDATION_ERROR, the wait of a RATE_LIMIT_EXCEEDED. */
 const contextOf = (error: MailroomError): Record<string, string | number> | undefined => {

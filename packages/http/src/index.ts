@@ -6,7 +6,8 @@ export type { TrustProxy } from "./client-address.js"
 export type { MailroomEnv, HttpServices, Run, RunExit, RunOptions, AnswerFailure } from "./env.js"
 export type { HttpRuntime } from "./run.js"
 export {
-  statusByCode, fixActionByCode, adminFixActionByCode, docsBaseUrl, statusOf, errorBody, errorResponse, internalErrorResponse, isDomainError,
+  statusByCode, importStatusByReason, fixActionByCode, adminFixActionByCode, docsBaseUrl, statusOf, errorBody,
+  errorResponse, internalErrorResponse, isDomainError,
 } from "./errors.js"
 export type { ErrorBody, ErrorShape, Realm } from "./errors.js"
 export { authenticate, requireScope, credentialOf, refusalOf, guardAttempt } from "./auth.js"
@@ -18,7 +19,7 @@ export { ok, pageEnvelope, paginatedEnvelope } from "./envelope.js"
 export { ContactResponse, encodeContact, encodeContacts } from "./contact-response.js"
 export { contactListLimits, ContactFilterParams, ContactListParams, ContactListOptions } from "./contact-query.js"
 export { csvCell, csvRow } from "./csv.js"
-export { attemptAuthentication, defaultRateLimits, makeRateLimiters, rateLimit } from "./rate-limit.js"
+export { authenticationGate, defaultRateLimits, makeRateLimiters, rateLimit } from "./rate-limit.js"
 export type { RateLimiterFactory, RateLimiterSpec, RateLimitOptions, RateLimiters, Limiter } from "./rate-limit.js"
 export { contactRoutes, BulkCreateBody, BulkDeleteBody, bulkLimits } from "./routes/contacts.js"
 export { exportRoutes, ExportParams, exportColumns } from "./routes/export.js"

@@ -1,14 +1,29 @@
 /** createMailroom: wires the chosen backend, ids, every service, one ManagedRuntime and the router, and hands the host
  *  a web-standard `fetch`, Promise methods and the layer for Effect code. */
 import { AccountsConfig, IdsLive, LinksConfig, servicesLayer, Tracing } from "@mailroom/core"
-import { type FetchOptions, type HttpApp, type HttpServices, makeHttpApp } from "@mailroom/http"
+import {
+  type FetchOptions, type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions, type TrustProxy,
+} from "@mailroom/http"
 import { Cause, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { type AccountsApi, makeAccountsApi } from "./accounts-api.js"
 import { mailerLayer, sendsToDevOutbox } from "./mail.js"
 import { storeLayer } from "./backend.js"
-import { defaultDatabase, type MailroomConfig, parseDatabase } from "./config.js"
+import { defaultDatabase, type MailroomSettings, parseDatabase } from "./config.js"
 import { type ContactsApi, makeContactsApi } from "./contacts-api.js"
 import { makeRunPromise } from "./promise-runner.js"
+
+export type { FetchOptions, TrustProxy }
+
+/** The configuration of createMailroom: the settings of config.ts and the HTTP layer's own options (request rates,
+ *  trusted proxies). */
+export interface MailroomConfig extends MailroomSettings {
+  /** Request rates per API key; the defaults follow the spec (60 POST /contacts per minute, 200 requests per second). */
+  readonly rateLimits?: RateLimitOptions
+  /** Which proxies in front of Mailroom are believed when they report the client's address in X-Forwarded-For: a
+   *  number of hops, or a list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal. Default: none,
+   *  so X-Forwarded-For is ignored. See docs/embedding.md, "Client address behind a proxy". */
+  readonly trustProxy?: TrustProxy
+}
 
 export interface Mailroom {
   /** The web-standard handler: /v1/…, /admin/… and /api/health, relative to where the host mounts it. A host that

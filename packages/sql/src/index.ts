@@ -2,6 +2,6 @@
 export { SqlStore, makeSqlStore } from "./store.js"
 export { DirectStatements } from "./direct.js"
 export type { DirectStatementsService } from "./direct.js"
-export { migrate, migrationsLayer } from "./migrate.js"
+export { applyMigrations, migrate, migrationsLayer } from "./migrate.js"
 export { migrations } from "./migrations/index.js"
 export type { Migration } from "./migrations/index.js"

@@ -16,6 +16,7 @@ export type { KeepAliveMailroom, MakeKeepAliveMailroom } from "./keep-alive-suit
 export { listSuite } from "./list-suite.js"
 export { consentSuite } from "./consent-suite.js"
 export { clockSuite } from "./clock-suite.js"
+export { limitsSuite } from "./limits-suite.js"
 export { makeCaptureMailer } from "./capture-mailer.js"
 export type { CaptureMailer, CaptureAnswer } from "./capture-mailer.js"
 export { startSmtpSink } from "./smtp-sink.js"
