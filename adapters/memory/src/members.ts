@@ -11,6 +11,10 @@ import { type ContactTable, contactResource } from "./contact-table.js"
 import type { MemoryDb, MemoryTable } from "./db.js"
 import type { ListTable } from "./lists.js"
 
+/** What the consent tables know of a member's address: its account-level suppression and whether it opted out of the
+ *  list's topic. */
+export type AddressFacts = (accountId: AccountId, listId: string, email: string) => Pick<MemberRecord, "suppression" | "optedOutOfTopic">
+
 export interface MembershipTable {
   /** The memberships of the list, current and removed, in no particular order. */
   readonly rowsOf: (listId: string) => ReadonlyArray<ListMembership>
@@ -94,6 +98,7 @@ export const makeMemberRepository = (
   memberships: MembershipTable,
   lists: ListTable,
   contacts: ContactTable,
+  addressFacts: AddressFacts,
 ): MemberRepository => {
   /** Applies `change` to the current memberships of the account's contacts among `contactIds`; answers their ids. */
   const changeCurrent = (
@@ -124,6 +129,7 @@ export const makeMemberRepository = (
             contact: memberContact(contact),
             addedAt: new Date(membership.addedAt.getTime()),
             removedAt: membership.removedAt === null ? null : new Date(membership.removedAt.getTime()),
+            ...addressFacts(accountId, listId, contact.email),
           }]
         })
         return pageOf(records, query)
@@ -137,6 +143,7 @@ export const makeMemberRepository = (
           contact: memberContact(contact),
           addedAt: new Date(contact.createdAt.getTime()),
           removedAt: null,
+          ...addressFacts(accountId, listId, contact.email),
         })), query)),
 
     find: (accountId, listId, contactId) =>

@@ -1,5 +1,6 @@
 /** Process-wide settings in memory. They last as long as the layer, like everything in this backend. */
 import type { SettingRepository } from "@mailroom/core"
+import { Option } from "effect"
 import type { MemoryDb } from "./db.js"
 
 export const makeSettingRepository = (db: MemoryDb): SettingRepository => {
@@ -12,5 +13,7 @@ export const makeSettingRepository = (db: MemoryDb): SettingRepository => {
         settings.set(key, value)
         return value
       }),
+    get: (key) => db.atomic(() => Option.fromNullable(settings.get(key))),
+    set: (key, value) => db.atomic(() => settings.set(key, value)),
   }
 }

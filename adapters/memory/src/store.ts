@@ -13,12 +13,17 @@ import { makeListRepository, makeListTable } from "./lists.js"
 import { makeMemberRepository, makeMembershipTable } from "./members.js"
 import { makeSettingRepository } from "./settings.js"
 import { makeWebhookRepository } from "./webhooks.js"
+import { makeConfirmationRepository } from "./confirmations.js"
+import { makeSuppressionStore } from "./suppressions.js"
+import { makeTopicRepository, makeTopicTable } from "./topics.js"
 
 export const makeMemoryStore = Effect.gen(function* () {
   const db = yield* makeMemoryDb
   const contactTable = makeContactTable(db)
   const listTable = makeListTable(db)
   const membershipTable = makeMembershipTable(db)
+  const topicTable = makeTopicTable(db)
+  const suppressions = makeSuppressionStore(db, contactTable, topicTable)
   return Store.of({
     accounts: makeAccountRepository(db),
     apiKeys: makeApiKeyRepository(db),
@@ -26,8 +31,17 @@ export const makeMemoryStore = Effect.gen(function* () {
     settings: makeSettingRepository(db),
     contacts: makeContactRepository(db, contactTable),
     lists: makeListRepository(db, listTable, membershipTable, contactTable),
-    members: makeMemberRepository(db, membershipTable, listTable, contactTable),
+    members: makeMemberRepository(db, membershipTable, listTable, contactTable, (accountId, listId, email) => {
+      const topicId = listTable.find(accountId, listId)?.suppressionGroupId ?? null
+      return {
+        suppression: suppressions.table.find(accountId, email)?.reason ?? null,
+        optedOutOfTopic: topicId !== null && topicTable.isOptedOut(accountId, topicId, email),
+      }
+    }),
     events: makeEventOutbox(db),
+    suppressions: suppressions.repository,
+    topics: makeTopicRepository(db, topicTable),
+    confirmations: makeConfirmationRepository(db),
     devOutbox: makeDevOutboxRepository(db),
     webhooks: makeWebhookRepository(db),
     transaction: db.transaction,

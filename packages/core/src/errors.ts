@@ -122,6 +122,14 @@ export class TopicNotFound extends Schema.TaggedError<TopicNotFound>()("TopicNot
   override get message() { return `topic ${this.topicId} was not found` }
 }
 
+/** Another topic of the account already has this name. */
+export class DuplicateTopic extends Schema.TaggedError<DuplicateTopic>()("DuplicateTopic", {
+  name: Schema.String,
+}) {
+  readonly code = "DUPLICATE_TOPIC"
+  override get message() { return `a topic named ${this.name} already exists` }
+}
+
 /** Removing members: none of the named contacts is a member of the list. */
 export class NotAMember extends Schema.TaggedError<NotAMember>()("NotAMember", {
   listId: Schema.String,
@@ -162,6 +170,24 @@ export class ContactBlocked extends Schema.TaggedError<ContactBlocked>()("Contac
 }) {
   readonly code = "CONTACT_BLOCKED"
   override get message() { return `${this.email} is ${this.status} and cannot be resubscribed` }
+}
+
+/** Resend-confirmation for a contact that is not PENDING, has no outstanding confirmation, or subscribed through a
+ *  signup form. */
+export class NoPendingConfirmation extends Schema.TaggedError<NoPendingConfirmation>()("NoPendingConfirmation", {
+  email: Schema.String,
+  detail: Schema.String,
+}) {
+  readonly code = "NO_PENDING_CONFIRMATION"
+  override get message() { return `${this.email} has no confirmation to resend: ${this.detail}` }
+}
+
+/** A signed link token is forged, malformed, expired, of another account or no longer matches anything. */
+export class InvalidToken extends Schema.TaggedError<InvalidToken>()("InvalidToken", {
+  detail: Schema.String,
+}) {
+  readonly code = "INVALID_TOKEN"
+  override get message() { return `the token is not valid: ${this.detail}` }
 }
 
 /** Why a CSV import was refused as a whole: the request or file is invalid (a missing part, bad mappings, a malformed
@@ -223,8 +249,8 @@ export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
 export type MailroomError =
   | ValidationFailed | PayloadTooLarge | Unauthorized | InvalidCredentials | ScopeInsufficient | RateLimitExceeded
   | ResourceNotFound | RouteNotFound | DuplicateContact | InvalidStatusTransition | TagLimitExceeded
-  | FreeTierContactLimit | ListNotFound | TopicNotFound | NotAMember | ContactNotFound | RecipientUnsubscribed
-  | RecipientSuppressed | ContactBlocked | ImportRejected | WebhookEventUnknown | WebhookNotFound | WebhookLimitReached
-  | StoreError
+  | FreeTierContactLimit | ListNotFound | TopicNotFound | DuplicateTopic | NotAMember | ContactNotFound
+  | RecipientUnsubscribed | RecipientSuppressed | ContactBlocked | NoPendingConfirmation | InvalidToken | ImportRejected
+  | WebhookEventUnknown | WebhookNotFound | WebhookLimitReached | StoreError
 
 export type ErrorCode = MailroomError["code"]

@@ -2,8 +2,9 @@
 export {
   ValidationFailed, PayloadTooLarge, Unauthorized, InvalidCredentials, ScopeInsufficient, RateLimitExceeded,
   ResourceNotFound, RouteNotFound, DuplicateContact, InvalidStatusTransition, TagLimitExceeded, FreeTierContactLimit,
-  ListNotFound, TopicNotFound, NotAMember, ContactNotFound, RecipientUnsubscribed, RecipientSuppressed, ContactBlocked,
-  ImportRejected, WebhookEventUnknown, WebhookNotFound, WebhookLimitReached, StoreError,
+  ListNotFound, TopicNotFound, DuplicateTopic, NotAMember, ContactNotFound, RecipientUnsubscribed, RecipientSuppressed,
+  ContactBlocked, NoPendingConfirmation, InvalidToken, ImportRejected, WebhookEventUnknown, WebhookNotFound,
+  WebhookLimitReached, StoreError,
 } from "./errors.js"
 export { importRejectionReasons } from "./errors.js"
 export type { MailroomError, ErrorCode, ImportRejectionReason } from "./errors.js"
@@ -74,7 +75,7 @@ export {
   createMissingBlock, memberEventSources, memberEvent,
 } from "./domain/member.js"
 export type {
-  ListMembership, MemberContact, MemberRecord, SuppressionStatus, MemberFacts, BooleanMemberFact, SuppressionCondition,
+  ListMembership, MemberContact, MemberRecord, SuppressionStatus, MemberFacts, BooleanMemberFact, EnumeratedMemberFact, SuppressionCondition,
   SuppressionRule, ListMember, NewMember, MemberQueryInput, MemberQuery, MemberCounts, MemberPage,
   BlockedReason, MemberEventSource, MemberEventInput,
 } from "./domain/member.js"
@@ -88,11 +89,37 @@ export type {
   SegmentGroup, SegmentNode,
 } from "./domain/segment.js"
 
+export {
+  SuppressionId, suppressionReasons, SuppressionReason, suppressionLimits, SuppressionDetailsInput, AddSuppressionInput,
+  BulkSuppressionInput, matchesSuppressionQuery, compareSuppressions, mailKinds, MailKind, eligibilityChecks,
+  ineligibleReasons, applicableChecks, ineligibility, splitEligibility,
+} from "./domain/suppression.js"
+export type {
+  Suppression, SuppressionDetails, SuppressionQuery, SendScope, RecipientFacts, EligibilityFact, IneligibleReason,
+  DroppedRecipient, Eligibility,
+} from "./domain/suppression.js"
+export {
+  TopicId, topicLimits, TopicName, CreateTopicInput, UpdateTopicInput, TopicMemberInput, compareTopicsForDisplay,
+  compareTopicsByCreation, matchesTopicQuery,
+} from "./domain/topic.js"
+export type { Topic, TopicWithCount, TopicOptOut, TopicQuery } from "./domain/topic.js"
+export {
+  consentLimits, ConsentInput, checkSubscribe, decideSubscribe, unsubscribeScopes, UnsubscribeScope,
+  decideUnsubscribeAll, decideTopic, subscribeSources, unsubscribeMethods, subscribedEvent, confirmedEvent,
+  unsubscribedEvent,
+} from "./domain/subscription.js"
+export type {
+  ConsentRecord, SubscribeFacts, SubscribeRequest, SubscribeDecision, UnsubscribeAllDecision, SubscribeSource,
+  UnsubscribeMethod,
+} from "./domain/subscription.js"
+
+export { confirmationTtlMs, confirmationSources } from "./domain/confirmation.js"
+export type { ConfirmationSource, PendingConfirmation } from "./domain/confirmation.js"
 export { Store } from "./ports/store.js"
 export type {
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage,
   EventOutbox, ListPage, ListRepository, MemberRepository, DevOutboxRepository, WebhookRepository, FanOutEvent,
-  DeliveryOutcome,
+  DeliveryOutcome, SuppressionPage, SuppressionRepository, TopicPage, TopicRepository, ConfirmationRepository,
 } from "./ports/store.js"
 export { Ids, IdsLive, IdsSequential, idTime, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
 export type { IdsService } from "./ports/ids.js"
@@ -124,6 +151,13 @@ export {
   webhookDeliveryJob, webhookPurgeJob, DeliveryAttemptFailed, enqueueDelivery, fanOutEvents, runDeliveryJob,
   purgeWebhookHistory, defaultNotificationFrom,
 } from "./services/webhook-queue.js"
+export { Suppressions } from "./services/suppressions.js"
+export type { BulkSuppressionResult } from "./services/suppressions.js"
+export { Topics } from "./services/topics.js"
+export { Tokens, LinksConfig } from "./services/tokens.js"
+export type { LinkOrigins, LinkSubject } from "./services/tokens.js"
+export { tokenPurposes, tokenLifetimesMs, TokenClaims, deriveTokenKey, signToken, verifyToken } from "./domain/token.js"
+export type { TokenPurpose } from "./domain/token.js"
 export { servicesLayer } from "./services/layer.js"
 export { Background, BackgroundConfig } from "./services/background.js"
 export type { EventConsumer } from "./services/background.js"

@@ -15,6 +15,8 @@ import { exportRoutes } from "./routes/export.js"
 import { healthRoutes } from "./routes/health.js"
 import { importRoutes } from "./routes/import.js"
 import { listRoutes } from "./routes/lists.js"
+import { suppressionRoutes } from "./routes/suppressions.js"
+import { topicRoutes } from "./routes/topics.js"
 import { webhookRoutes } from "./routes/webhooks.js"
 import { type HttpRuntime, makeRunner } from "./run.js"
 
@@ -25,6 +27,8 @@ const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   exportRoutes,
   importRoutes,
   listRoutes,
+  suppressionRoutes,
+  topicRoutes,
   webhookRoutes,
 ]
 

@@ -17,6 +17,12 @@ const createList = async (key: string, body: Record<string, unknown> = { name: "
   return answer.json.data
 }
 
+const createTopic = async (key: string, name: string) => {
+  const answer = await call(app, "POST", "/v1/suppression-groups", { key, body: { name, publicLabel: `${name} mail` } })
+  expect(answer.status).toBe(201)
+  return answer.json.data.id as string
+}
+
 const createContact = async (key: string, body: Record<string, unknown>) => {
   const answer = await call(app, "POST", "/v1/contacts", { key, body })
   expect(answer.status, answer.text).toBe(201)
@@ -65,10 +71,14 @@ describe("/v1/contacts/lists", () => {
   it("reads one list with suppressionGroup and _count.members; lists of other accounts are LIST_NOT_FOUND", async () => {
     const owner = await newAccount(app)
     const other = await newAccount(app)
-    const list = await createList(owner.key, { name: "Tagged", suppressionGroupId: "topic_1", trackingEnabled: false })
+    const topicId = await createTopic(owner.key, "Tagged")
+    const list = await createList(owner.key, { name: "Tagged", suppressionGroupId: topicId, trackingEnabled: false })
     const read = await call(app, "GET", `/v1/contacts/lists/${list.id}`, { key: owner.key })
     expect(read.status).toBe(200)
-    expect(read.json.data).toMatchObject({ id: list.id, suppressionGroupId: "topic_1", trackingEnabled: false, suppressionGroup: null, _count: { members: 0 } })
+    expect(read.json.data).toMatchObject({
+      id: list.id, suppressionGroupId: topicId, trackingEnabled: false,
+      suppressionGroup: { id: topicId, name: "Tagged", publicLabel: "Tagged mail" }, _count: { members: 0 },
+    })
     expectError(await call(app, "GET", `/v1/contacts/lists/${list.id}`, { key: other.key }), 404, "LIST_NOT_FOUND")
     expectError(await call(app, "GET", "/v1/contacts/lists/lst_nope", { key: owner.key }), 404, "LIST_NOT_FOUND")
   })
@@ -137,7 +147,7 @@ describe("/v1/contacts/lists", () => {
   it("PATCH updates only the fields sent; refuses the type, bad values and a foreign list without changing anything", async () => {
     const owner = await newAccount(app)
     const other = await newAccount(app)
-    const list = await createList(owner.key, { name: "News", description: "d", suppressionGroupId: "topic_1" })
+    const list = await createList(owner.key, { name: "News", description: "d", suppressionGroupId: await createTopic(owner.key, "News") })
     const patched = await call(app, "PATCH", `/v1/contacts/lists/${list.id}`, {
       key: owner.key, body: { name: "Renamed", suppressionGroupId: null, trackingEnabled: false },
     })

@@ -1,7 +1,7 @@
 /** createMailroom: wires the chosen backend, ids, every service, one ManagedRuntime and the router, and hands the host
  *  a web-standard `fetch`, Promise methods and the layer for Effect code. */
 import {
-  AccountsConfig, Background, IdsLive, type JobQueue, servicesLayer, strictUrlRules, Tracing, WebhooksConfig,
+  AccountsConfig, Background, IdsLive, type JobQueue, LinksConfig, servicesLayer, strictUrlRules, Tracing, WebhooksConfig,
 } from "@mailroom/core"
 import {
   type FetchOptions, type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions, type TrustProxy,
@@ -78,6 +78,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
       }),
       NodeDns.layer(),
       UndiciTransport.layer(),
+      Layer.succeed(LinksConfig, { appUrl: config.appUrl ?? "http://localhost:3000", trackUrl: config.trackUrl }),
       Layer.succeed(Tracing, tracing),
     )))),
   )

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Accounts, Contacts } from "@mailroom/core"
+import { Accounts, Contacts, Tokens } from "@mailroom/core"
 import { Effect } from "effect"
 import { afterAll, describe, expect, it, vi } from "vitest"
 import { createMailroom, type Mailroom } from "../src/index.js"
@@ -124,6 +124,33 @@ describe("createMailroom options", () => {
       expect((await request(mailroom, "POST", "/admin/accounts", "anything", {})).status).toBe(404)
     } finally {
       await mailroom.close()
+    }
+  })
+
+  it("builds mail links from appUrl and trackUrl, signed with the secret", async () => {
+    const options = { database: "memory:", appUrl: "https://app.example.com/", trackUrl: "https://t.example.com" } as const
+    const mailroom = createMailroom({ ...options, secret: "one secret" })
+    const other = createMailroom({ ...options, secret: "another secret" })
+    try {
+      const subject = { accountId: "acc_1", recipient: "ada@example.com" }
+      const links = await Effect.runPromise(Effect.provide(Effect.gen(function* () {
+        const tokens = yield* Tokens
+        return {
+          confirm: (yield* tokens.confirmationUrl(subject)).url,
+          unsubscribe: yield* tokens.unsubscribeUrl(subject),
+          preferences: yield* tokens.preferencesUrl(subject),
+        }
+      }), mailroom.layer))
+      expect(links.confirm).toMatch(/^https:\/\/app\.example\.com\/c\//)
+      expect(links.unsubscribe).toMatch(/^https:\/\/t\.example\.com\/u\//)
+      expect(links.preferences).toMatch(/^https:\/\/app\.example\.com\/p\//)
+      const token = links.unsubscribe.split("/u/")[1]!
+      const elsewhere = await Effect.runPromise(Effect.provide(
+        Effect.flip(Effect.flatMap(Tokens, (tokens) => tokens.verify("unsubscribe", token))), other.layer))
+      expect(elsewhere.code).toBe("INVALID_TOKEN")
+    } finally {
+      await mailroom.close()
+      await other.close()
     }
   })
 

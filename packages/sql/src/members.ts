@@ -5,7 +5,7 @@ import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import {
   AccountId, ContactId, ContactStatus, dynamicMemberId, type ListMembership, ListId, MemberId, type NewMember, type MemberPage,
-  type MemberQuery, type MemberRepository, offsetOf,
+  type MemberQuery, type MemberRepository, offsetOf, SuppressionReason,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
 import { forEachChunk, maxParameters } from "./internal/batch.js"
@@ -34,6 +34,8 @@ const PageRow = Schema.Struct({
   status: Schema.NullOr(ContactStatus),
   subscribed_at: Schema.NullOr(EpochMillis),
   created_at: Schema.NullOr(EpochMillis),
+  suppression_reason: Schema.NullOr(SuppressionReason),
+  opted_out: Schema.NullOr(IntegerColumn),
 })
 const decodePageRows = Schema.decodeUnknown(Schema.Array(PageRow))
 
@@ -48,16 +50,24 @@ const MembershipRow = Schema.Struct({
 const decodeMemberships = Schema.decodeUnknown(Schema.Array(MembershipRow))
 const decodeContactIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ contact_id: ContactId })))
 
-/** The facts of core's suppression rules in a member query over contacts `c` and, for a STATIC list, list_members
- *  `lm`. A fact added to core's MemberFacts gets its expression here. */
-const factsOf = (sql: SqlClient.SqlClient, membership: boolean): MemberFactsSql => ({
+/** The facts of core's suppression rules in a member query over contacts `c`, the account's suppression `s` of the
+ *  address (left-joined) and, for a STATIC list, list_members `lm`. A fact added to core's MemberFacts gets its
+ *  expression here. */
+const factsOf = (sql: SqlClient.SqlClient, listId: string, membership: boolean): MemberFactsSql => ({
   removedFromList: membership ? sql`lm.removed_at IS NOT NULL` : false,
   contactStatus: sql`c.status`,
+  suppression: sql`coalesce(s.reason, '')`,
+  optedOutOfTopic: sql`EXISTS (SELECT 1 FROM contact_lists tl JOIN topic_opt_outs o ON o.topic_id = tl.suppression_group_id
+    WHERE tl.id = ${listId} AND o.email = c.email)`,
 })
 
-/** The members' condition of having at least one reason not to receive mail, in parentheses (it follows NOT). */
-const suppressedCondition = (sql: SqlClient.SqlClient, membership: boolean): Fragment =>
-  suppressedSql(sql, factsOf(sql, membership))
+/** The account's suppression of each member's address, joined to contacts `c`. */
+const suppressionJoin = "LEFT JOIN suppressions s ON s.account_id = c.account_id AND s.email = c.email"
+
+/** The columns every member page reads besides the source's own: the suppression and the topic opt-out. */
+const factColumns = (sql: SqlClient.SqlClient, facts: MemberFactsSql): Fragment =>
+  sql`s.reason AS suppression_reason, CASE WHEN ${facts.optedOutOfTopic === false ? sql.literal("1 = 0") : facts.optedOutOfTopic}
+    THEN 1 ELSE 0 END AS opted_out`
 
 /** The rows a member page reads: `from` joins contacts `c` (and list_members `lm` for a STATIC list), `where` selects
  *  the list's members, `columns` names the PageRow columns, `order` is the ORDER BY of the page (newest first). */
@@ -66,12 +76,12 @@ interface MemberSource {
   readonly where: Fragment
   readonly columns: Fragment
   readonly order: string
-  readonly membership: boolean
+  readonly facts: MemberFactsSql
 }
 
 const filterCondition = (sql: SqlClient.SqlClient, source: MemberSource, query: MemberQuery): Fragment =>
-  query.filter === "active" ? sql`AND NOT ${suppressedCondition(sql, source.membership)}`
-  : query.filter === "suppressed" ? sql`AND ${suppressedCondition(sql, source.membership)}`
+  query.filter === "active" ? sql`AND NOT ${suppressedSql(sql, source.facts)}`
+  : query.filter === "suppressed" ? sql`AND ${suppressedSql(sql, source.facts)}`
   : sql.literal("")
 
 /** One query answering the page and the counts: the totals scan the whole list once, the page walks the list in
@@ -79,15 +89,16 @@ const filterCondition = (sql: SqlClient.SqlClient, source: MemberSource, query: 
 const pageQuery = (sql: SqlClient.SqlClient, source: MemberSource, query: MemberQuery) =>
   sql`WITH totals AS (
       SELECT count(*) AS total,
-        sum(CASE WHEN ${suppressedCondition(sql, source.membership)} THEN 1 ELSE 0 END) AS suppressed_total
+        sum(CASE WHEN ${suppressedSql(sql, source.facts)} THEN 1 ELSE 0 END) AS suppressed_total
       FROM ${source.from} WHERE ${source.where}
     ),
     page AS (
-      SELECT ${source.columns} FROM ${source.from} WHERE ${source.where} ${filterCondition(sql, source, query)}
+      SELECT ${source.columns}, ${factColumns(sql, source.facts)} FROM ${source.from} WHERE ${source.where} ${filterCondition(sql, source, query)}
       ORDER BY ${sql.literal(source.order)} LIMIT ${query.limit} OFFSET ${offsetOf(query)}
     )
     SELECT totals.total, totals.suppressed_total, page.id, page.contact_id, page.added_at, page.removed_at, page.email,
-      page.first_name, page.last_name, page.status, page.subscribed_at, page.created_at
+      page.first_name, page.last_name, page.status, page.subscribed_at, page.created_at, page.suppression_reason,
+      page.opted_out
     FROM totals LEFT JOIN page ON 1 = 1
     ORDER BY page.added_at DESC, page.id DESC`.pipe(
     Effect.flatMap(decodePageRows),
@@ -114,6 +125,8 @@ const pageQuery = (sql: SqlClient.SqlClient, source: MemberSource, query: Member
               },
               addedAt: row.added_at,
               removedAt: row.removed_at,
+              suppression: row.suppression_reason,
+              optedOutOfTopic: (row.opted_out ?? 0) !== 0,
             }]),
       }
     }),
@@ -132,22 +145,22 @@ const oncePerContact = (members: ReadonlyArray<NewMember>): ReadonlyArray<NewMem
 export const makeMemberRepository = (sql: SqlClient.SqlClient): MemberRepository => ({
   page: (accountId, listId, query) =>
     pageQuery(sql, {
-      from: sql`list_members lm JOIN contacts c ON c.id = lm.contact_id`,
+      from: sql`list_members lm JOIN contacts c ON c.id = lm.contact_id ${sql.literal(suppressionJoin)}`,
       where: sql`lm.account_id = ${accountId} AND lm.list_id = ${listId}`,
       columns: sql`lm.id, lm.contact_id, lm.added_at, lm.removed_at, c.email, c.first_name, c.last_name, c.status,
         c.subscribed_at, c.created_at`,
       order: "lm.added_at DESC, lm.id DESC",
-      membership: true,
+      facts: factsOf(sql, listId, true),
     }, query).pipe(orStoreError("members.page")),
 
   pageMatching: (accountId, listId, rules, query, now) =>
     pageQuery(sql, {
-      from: sql`contacts c`,
+      from: sql`contacts c ${sql.literal(suppressionJoin)}`,
       where: sql`c.account_id = ${accountId} AND (${segmentSql(sql, rules, now)})`,
       columns: sql`c.id, c.id AS contact_id, c.created_at AS added_at, CAST(NULL AS BIGINT) AS removed_at, c.email,
         c.first_name, c.last_name, c.status, c.subscribed_at, c.created_at`,
       order: "c.created_at DESC, c.id DESC",
-      membership: false,
+      facts: factsOf(sql, listId, false),
     }, query).pipe(
       Effect.map((page): MemberPage => ({
         counts: page.counts,

@@ -15,6 +15,9 @@ import { makeMemberRepository } from "./members.js"
 import { isSqlError, orStoreError, storeError } from "./internal/errors.js"
 import { makeSettingRepository } from "./settings.js"
 import { makeWebhookRepository } from "./webhooks.js"
+import { makeConfirmationRepository } from "./confirmations.js"
+import { makeSuppressionRepository } from "./suppressions.js"
+import { makeTopicRepository } from "./topics.js"
 
 /** The Store over `sql`. A SQLite connection must have `PRAGMA foreign_keys = ON`: deleting a contact relies on
  *  ON DELETE CASCADE to remove its tags, custom fields and memberships. `direct` runs hot single statements outside
@@ -32,6 +35,9 @@ export const makeSqlStore = (
     lists: makeListRepository(sql),
     members: makeMemberRepository(sql),
     events: makeEventOutbox(sql),
+    suppressions: makeSuppressionRepository(sql),
+    topics: makeTopicRepository(sql),
+    confirmations: makeConfirmationRepository(sql),
     devOutbox: makeDevOutboxRepository(sql),
     webhooks: makeWebhookRepository(sql),
     // Nested calls become savepoints of the outer transaction. Only the client's own failures (BEGIN) turn into

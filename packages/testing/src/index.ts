@@ -14,6 +14,7 @@ export { httpSuite, type HttpTarget, type HttpTargetConfig } from "./http-suite.
 export { keepAliveSuite } from "./keep-alive-suite.js"
 export type { KeepAliveMailroom, MakeKeepAliveMailroom } from "./keep-alive-suite.js"
 export { listSuite } from "./list-suite.js"
+export { consentSuite } from "./consent-suite.js"
 export { clockSuite } from "./clock-suite.js"
 export { limitsSuite } from "./limits-suite.js"
 export { makeCaptureMailer } from "./capture-mailer.js"

@@ -8,6 +8,7 @@ import { EmailAddress } from "./email.js"
 import { limitParam, PageParam } from "./paging.js"
 import type { DomainEvent } from "./event.js"
 import type { ListId } from "./list.js"
+import type { SuppressionReason } from "./suppression.js"
 
 export const MemberId = Schema.String.pipe(Schema.brand("MemberId"))
 export type MemberId = typeof MemberId.Type
@@ -63,6 +64,10 @@ export interface MemberRecord {
   readonly contact: MemberContact
   readonly addedAt: Date
   readonly removedAt: Date | null
+  /** The reason of the account-level suppression of the member's address, or null. */
+  readonly suppression: SuppressionReason | null
+  /** The address opted out of the topic the list is tagged with (false for an untagged list). */
+  readonly optedOutOfTopic: boolean
 }
 
 export const suppressionStatuses = [
@@ -72,36 +77,49 @@ export type SuppressionStatus = (typeof suppressionStatuses)[number]
 
 /** What is known of a member that decides its suppression statuses. Every backend derives the same facts: memory from
  *  the records it holds, SQL as expressions of its member query (packages/sql/src/member-suppression-sql.ts). A new
- *  reason (MANUALLY_SUPPRESSED from an account-level Manual suppression, CATEGORY_SUPPRESSED from an opt-out of the
- *  list's topic) comes as a new boolean fact here, a row of `memberSuppressionRules`, the fact's value in `memberFacts`
- *  and its expression in each member query; the rule and its compilation stay as they are. */
+ *  reason comes as a new fact here, rows of `memberSuppressionRules`, the fact's value in `memberFacts` and its
+ *  expression in each member query; the rule and its compilation stay as they are. */
 export interface MemberFacts {
   /** The membership is marked removed: the contact unsubscribed from the list (rule 2). */
   readonly removedFromList: boolean
   readonly contactStatus: ContactStatus
+  /** The reason of the account-level suppression of the address, or null. */
+  readonly suppression: SuppressionReason | null
+  /** The address opted out of the list's topic. */
+  readonly optedOutOfTopic: boolean
 }
 
 /** The facts that are true or false. */
 export type BooleanMemberFact = { [K in keyof MemberFacts]: MemberFacts[K] extends boolean ? K : never }[keyof MemberFacts]
 
-/** When a suppression status applies: a boolean fact holds, or the contact's status is one value. */
+/** The facts that take one of several values. */
+export type EnumeratedMemberFact = Exclude<keyof MemberFacts, BooleanMemberFact>
+
+/** When a suppression status applies: a boolean fact holds, or an enumerated fact has one value. */
 export type SuppressionCondition =
   | { readonly fact: BooleanMemberFact }
   | { readonly fact: "contactStatus"; readonly is: ContactStatus }
+  | { readonly fact: "suppression"; readonly is: SuppressionReason }
 
 export interface SuppressionRule {
   readonly status: SuppressionStatus
   readonly when: SuppressionCondition
 }
 
-/** Every reason of the spec's table that can be decided today, in the spec's order: one row per status. Storage
- *  filters (active, suppressed) and counts are compiled from these rows, so they agree with the statuses shown. */
+/** Every reason of the spec's table, in the spec's order. A status may have several rows (UNSUBSCRIBED: the contact's
+ *  status or an Unsubscribe suppression of the address); it is shown once. Storage filters (active, suppressed) and
+ *  counts are compiled from these rows, so they agree with the statuses shown. */
 export const memberSuppressionRules: ReadonlyArray<SuppressionRule> = [
   { status: "REMOVED_FROM_LIST", when: { fact: "removedFromList" } },
   { status: "UNSUBSCRIBED", when: { fact: "contactStatus", is: "UNSUBSCRIBED" } },
+  { status: "UNSUBSCRIBED", when: { fact: "suppression", is: "Unsubscribe" } },
   { status: "BOUNCED", when: { fact: "contactStatus", is: "BOUNCED" } },
+  { status: "BOUNCED", when: { fact: "suppression", is: "Bounce" } },
   { status: "COMPLAINED", when: { fact: "contactStatus", is: "COMPLAINED" } },
+  { status: "COMPLAINED", when: { fact: "suppression", is: "Complaint" } },
   { status: "CLEANED", when: { fact: "contactStatus", is: "CLEANED" } },
+  { status: "MANUALLY_SUPPRESSED", when: { fact: "suppression", is: "Manual" } },
+  { status: "CATEGORY_SUPPRESSED", when: { fact: "optedOutOfTopic" } },
 ]
 
 /** Whether `condition` holds for these facts. */
@@ -111,12 +129,14 @@ export const suppressionApplies = (condition: SuppressionCondition, facts: Membe
 /** Every reason a member with these facts will not receive mail, in the spec's order; empty for an active member.
  *  Spec: "List member", suppressionStatuses. */
 export const suppressionStatusesOf = (facts: MemberFacts): ReadonlyArray<SuppressionStatus> =>
-  memberSuppressionRules.filter((rule) => suppressionApplies(rule.when, facts)).map((rule) => rule.status)
+  [...new Set(memberSuppressionRules.filter((rule) => suppressionApplies(rule.when, facts)).map((rule) => rule.status))]
 
 /** The facts of a member as the store read it. */
 export const memberFacts = (member: MemberRecord): MemberFacts => ({
   removedFromList: member.removedAt !== null,
   contactStatus: member.contact.status,
+  suppression: member.suppression,
+  optedOutOfTopic: member.optedOutOfTopic,
 })
 
 /** Every reason the member will not receive mail; empty for an active member. */

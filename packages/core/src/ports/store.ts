@@ -13,6 +13,10 @@ import type {
   DeliveryId, DeliveryQuery, DeliveryStats, FailureStreak, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
   WebhookEndpointWithCount, WebhookId,
 } from "../domain/webhook.js"
+import type { PendingConfirmation } from "../domain/confirmation.js"
+import type { Eligibility, SendScope, Suppression, SuppressionQuery } from "../domain/suppression.js"
+import type { Topic, TopicId, TopicOptOut, TopicQuery, TopicWithCount } from "../domain/topic.js"
+import type { DuplicateTopic } from "../errors.js"
 
 export interface AccountRepository {
   readonly insert: (account: Account) => Effect.Effect<void, StoreError>
@@ -42,6 +46,10 @@ export interface AppCredentialRepository {
 export interface SettingRepository {
   /** Stores `value` under `key` unless a value is there already; answers the value that is stored afterwards. */
   readonly getOrInsert: (key: string, value: string) => Effect.Effect<string, StoreError>
+  /** The value stored under `key`, or none. */
+  readonly get: (key: string) => Effect.Effect<Option.Option<string>, StoreError>
+  /** Stores `value` under `key`, replacing any value there. */
+  readonly set: (key: string, value: string) => Effect.Effect<void, StoreError>
 }
 
 export interface ContactPage {
@@ -160,6 +168,86 @@ export interface MemberRepository {
   readonly markRemoved: (accountId: AccountId, listId: string, contactIds: ReadonlyArray<ContactId>, at: Date) => Effect.Effect<ReadonlyArray<ContactId>, StoreError>
 }
 
+export interface SuppressionPage {
+  readonly suppressions: ReadonlyArray<Suppression>
+  /** Suppressions matching the query, over all pages. */
+  readonly total: number
+}
+
+export interface SuppressionRepository {
+  /** The account's suppression of this address, or none. Addresses arrive lower-cased. */
+  readonly findByEmail: (accountId: AccountId, email: EmailAddress) => Effect.Effect<Option.Option<Suppression>, StoreError>
+  /** Inserts `suppression`, or, when the address is suppressed already, replaces its reason, details and updatedAt
+   *  (its id and createdAt stay). Answers the stored suppression and whether it was created. */
+  readonly put: (suppression: Suppression) => Effect.Effect<{ readonly suppression: Suppression; readonly created: boolean }, StoreError>
+  /** Inserts `suppression` unless the address is suppressed already (whatever the reason; the existing one is kept).
+   *  True when it was inserted. */
+  readonly insertIfAbsent: (suppression: Suppression) => Effect.Effect<boolean, StoreError>
+  /** Bulk add, set-based (a bounded number of statements whatever the number of addresses): inserts the suppressions
+   *  of addresses not suppressed yet, and replaces reason, details and updatedAt of those suppressed with another
+   *  reason; those suppressed with the same reason stay as they are. All share accountId; duplicates of an address
+   *  count once. Each suppression carries a fresh id (an updated row keeps its stored id). Answers how many were added
+   *  and how many updated. */
+  readonly putMany: (suppressions: ReadonlyArray<Suppression>) => Effect.Effect<{ readonly added: number; readonly updated: number }, StoreError>
+  /** Deletes the suppression of the address. False when there was none. */
+  readonly delete: (accountId: AccountId, email: EmailAddress) => Effect.Effect<boolean, StoreError>
+  /** Deletes the suppressions of these addresses, set-based; answers how many were deleted. */
+  readonly deleteMany: (accountId: AccountId, emails: ReadonlyArray<EmailAddress>) => Effect.Effect<number, StoreError>
+  /** One page of the account's suppressions (core's matchesSuppressionQuery and compareSuppressions), with the total. */
+  readonly list: (accountId: AccountId, query: SuppressionQuery) => Effect.Effect<SuppressionPage, StoreError>
+  /** Send-time filtering of `addresses` for a send of `scope` (core's eligibility table, `ineligibility`): the
+   *  eligible addresses in the order given (each once) and every dropped one with its reason. The SQL backends answer
+   *  it with one set-based query per batch of addresses, never one per address. */
+  readonly eligibility: (accountId: AccountId, scope: SendScope, addresses: ReadonlyArray<EmailAddress>) => Effect.Effect<Eligibility, StoreError>
+}
+
+export interface TopicPage {
+  readonly topics: ReadonlyArray<TopicWithCount>
+  readonly total: number
+}
+
+export interface TopicRepository {
+  /** Fails with DuplicateTopic when the account has a topic of this name; nothing is written then. */
+  readonly insert: (topic: Topic) => Effect.Effect<void, DuplicateTopic | StoreError>
+  /** Replaces every field but id, accountId and createdAt. False when the topic is unknown in the account. Fails with
+   *  DuplicateTopic when another topic of the account has the new name. */
+  readonly update: (topic: Topic) => Effect.Effect<boolean, DuplicateTopic | StoreError>
+  /** The account's topic, or none (also for another account's id). */
+  readonly findById: (accountId: AccountId, id: string) => Effect.Effect<Option.Option<Topic>, StoreError>
+  /** The account's topics among these ids (foreign and unknown ids left out), in one query. */
+  readonly findByIds: (accountId: AccountId, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Topic>, StoreError>
+  /** Every topic of the account, published or not, in display order (core's compareTopicsForDisplay). */
+  readonly all: (accountId: AccountId) => Effect.Effect<ReadonlyArray<Topic>, StoreError>
+  /** One page of topics with their opt-out counts: with `published`, only topics shown on the preference centre, in
+   *  display order; otherwise every topic, oldest first (compareTopicsByCreation). */
+  readonly list: (accountId: AccountId, query: TopicQuery) => Effect.Effect<TopicPage, StoreError>
+  /** Number of addresses that opted out of the topic. */
+  readonly countOptOuts: (accountId: AccountId, id: TopicId) => Effect.Effect<number, StoreError>
+  /** Deletes the topic and its opt-outs. False when it is unknown in the account. */
+  readonly delete: (accountId: AccountId, id: TopicId) => Effect.Effect<boolean, StoreError>
+  /** One page of the topic's opt-outs, newest first (ties by address), with the total. */
+  readonly optOuts: (accountId: AccountId, id: TopicId, page: { readonly page: number; readonly limit: number }) => Effect.Effect<{ readonly optOuts: ReadonlyArray<TopicOptOut>; readonly total: number }, StoreError>
+  /** Records that the address opted out of the account's topic. False when it had already (nothing changes). */
+  readonly optOut: (accountId: AccountId, id: TopicId, email: EmailAddress, at: Date) => Effect.Effect<boolean, StoreError>
+  /** Opts these addresses out of the account's topic, set-based; answers how many were newly opted out. */
+  readonly optOutMany: (accountId: AccountId, id: TopicId, emails: ReadonlyArray<EmailAddress>, at: Date) => Effect.Effect<number, StoreError>
+  /** Removes the opt-outs of these addresses, set-based; answers how many were removed. */
+  readonly optInMany: (accountId: AccountId, id: TopicId, emails: ReadonlyArray<EmailAddress>) => Effect.Effect<number, StoreError>
+  /** Removes the opt-out. False when there was none. */
+  readonly optIn: (accountId: AccountId, id: TopicId, email: EmailAddress) => Effect.Effect<boolean, StoreError>
+  /** The ids of the account's topics the address opted out of. */
+  readonly optedOut: (accountId: AccountId, email: EmailAddress) => Effect.Effect<ReadonlyArray<TopicId>, StoreError>
+}
+
+export interface ConfirmationRepository {
+  /** Stores the pending confirmation of its contact, replacing the one there. */
+  readonly put: (confirmation: PendingConfirmation) => Effect.Effect<void, StoreError>
+  /** The contact's pending confirmation in the account, or none. */
+  readonly find: (accountId: AccountId, contactId: ContactId) => Effect.Effect<Option.Option<PendingConfirmation>, StoreError>
+  /** Deletes it; false when there was none. It goes with its contact too. */
+  readonly delete: (accountId: AccountId, contactId: ContactId) => Effect.Effect<boolean, StoreError>
+}
+
 /** The dev outbox: messages kept instead of sent while no SMTP relay is configured. Not scoped by account (the Mailer
  *  knows no account; the operator reads the whole outbox). */
 export interface DevOutboxRepository {
@@ -234,6 +322,9 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly lists: ListRepository
   readonly members: MemberRepository
   readonly events: EventOutbox
+  readonly suppressions: SuppressionRepository
+  readonly topics: TopicRepository
+  readonly confirmations: ConfirmationRepository
   readonly devOutbox: DevOutboxRepository
   readonly webhooks: WebhookRepository
   /** Runs `effect` atomically: all of its writes and events commit, or none do (on failure, defect or interruption).

@@ -6,11 +6,17 @@ import { Background } from "./background.js"
 import { Contacts } from "./contacts.js"
 import { Imports } from "./imports.js"
 import { Lists } from "./lists.js"
+import { Suppressions } from "./suppressions.js"
+import { Tokens } from "./tokens.js"
+import { Topics } from "./topics.js"
 import { Webhooks } from "./webhooks.js"
 
-// Webhooks reads the platform secret through Accounts, so it is built over the same Accounts instance.
-export const servicesLayer = Layer.provideMerge(
-  Webhooks.Default,
-  Layer.mergeAll(Accounts.Default, Contacts.Default, Lists.Default, Imports.Default),
-).pipe(Layer.provideMerge(Background.Default))
-export type MailroomServices = Accounts | Contacts | Lists | Imports | Webhooks | Background
+// Webhooks and Tokens read the platform secret through Accounts, so they are built over the same Accounts instance.
+export const servicesLayer = Layer.mergeAll(Webhooks.Default, Tokens.DefaultWithoutDependencies).pipe(
+  Layer.provideMerge(Layer.mergeAll(
+    Accounts.Default, Contacts.Default, Lists.Default, Imports.Default, Suppressions.Default, Topics.Default,
+  )),
+  Layer.provideMerge(Background.Default),
+)
+export type MailroomServices =
+  | Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens | Webhooks | Background

@@ -15,7 +15,7 @@ import {
 } from "../domain/member.js"
 import { decodeInput } from "../validation.js"
 import type { SegmentRules } from "../domain/segment.js"
-import { ListNotFound, NotAMember, type StoreError, type TopicNotFound, ValidationFailed } from "../errors.js"
+import { ListNotFound, NotAMember, type StoreError, TopicNotFound, ValidationFailed } from "../errors.js"
 import { activeRoom } from "../internal/active-room.js"
 import { sentFields } from "../internal/patch.js"
 import { Ids } from "../ports/ids.js"
@@ -68,13 +68,21 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
     const ids = yield* Ids
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-    /** The one place a list's topic is checked and described. Topics do not exist yet: every id is accepted as given
-     *  and described as null. When topics arrive, `checkTopic` fails with TopicNotFound for an id that is not one of
-     *  the account's topics, and `describeTopic` reads { id, name, publicLabel }. */
-    const checkTopic = (_account: Account, _suppressionGroupId: string | null): Effect.Effect<void, TopicNotFound | StoreError> =>
-      Effect.void
-    const describeTopic = (_account: Account, _suppressionGroupId: string | null): Effect.Effect<ListTopic | null, StoreError> =>
-      Effect.succeed(null)
+    /** The one place a list's topic is checked and described: a topic id must be one of the account's topics
+     *  (TOPIC_NOT_FOUND otherwise, another account's included); the single-list read describes it. */
+    const checkTopic = (account: Account, suppressionGroupId: string | null): Effect.Effect<void, TopicNotFound | StoreError> =>
+      suppressionGroupId === null
+        ? Effect.void
+        : Effect.flatMap(store.topics.findById(account.id, suppressionGroupId), (topic) =>
+          Option.isNone(topic) ? Effect.fail(new TopicNotFound({ topicId: suppressionGroupId })) : Effect.void)
+    const describeTopic = (account: Account, suppressionGroupId: string | null): Effect.Effect<ListTopic | null, StoreError> =>
+      suppressionGroupId === null
+        ? Effect.succeed(null)
+        : Effect.map(store.topics.findById(account.id, suppressionGroupId), (topic) =>
+          Option.match(topic, {
+            onNone: () => null,
+            onSome: ({ id, name, publicLabel }) => ({ id, name, publicLabel }),
+          }))
 
     const find = (account: Account, id: string) =>
       store.lists.findById(account.id, id).pipe(

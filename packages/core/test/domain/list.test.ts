@@ -123,6 +123,8 @@ const member = (status: ContactStatus, removedAt: Date | null, overrides: Partia
     subscribedAt: new Date(0),
     createdAt: new Date(0),
   },
+  suppression: null,
+  optedOutOfTopic: false,
   addedAt: new Date(0),
   removedAt,
   ...overrides,
@@ -156,10 +158,23 @@ describe("member suppression statuses", () => {
     }
   })
 
-  it("each rule names a status of the spec's table once", () => {
-    const named = memberSuppressionRules.map((rule) => rule.status)
-    expect(new Set(named).size).toBe(named.length)
-    expect(named.every((status) => (suppressionStatuses as ReadonlyArray<string>).includes(status))).toBe(true)
+  it("every rule names a status of the spec's table, and every status of the table has a rule", () => {
+    const named = new Set(memberSuppressionRules.map((rule) => rule.status))
+    expect([...named].every((status) => (suppressionStatuses as ReadonlyArray<string>).includes(status))).toBe(true)
+    expect([...named].sort()).toEqual([...suppressionStatuses].sort())
+  })
+
+  it.each([
+    ["Manual", "MANUALLY_SUPPRESSED"], ["Unsubscribe", "UNSUBSCRIBED"], ["Bounce", "BOUNCED"], ["Complaint", "COMPLAINED"],
+  ] as const)("an account-level %s suppression shows as %s, once, even when the contact status says it too", (reason, status) => {
+    expect(memberSuppressionStatuses(member("ACTIVE", null, { suppression: reason }))).toEqual([status])
+    expect(memberSuppressionStatuses(member(status === "MANUALLY_SUPPRESSED" ? "ACTIVE" : status, null, { suppression: reason })))
+      .toEqual([status])
+  })
+
+  it("an opt-out of the list's topic shows as CATEGORY_SUPPRESSED, after the other reasons", () => {
+    expect(memberSuppressionStatuses(member("UNSUBSCRIBED", new Date(1), { suppression: "Manual", optedOutOfTopic: true })))
+      .toEqual(["REMOVED_FROM_LIST", "UNSUBSCRIBED", "MANUALLY_SUPPRESSED", "CATEGORY_SUPPRESSED"])
   })
 
   it("orders members most recently added first, ties broken by id descending", () => {

@@ -6,6 +6,7 @@ import { foldedText } from "./0004_folded_text.js"
 import { devOutbox } from "./0005_dev_outbox.js"
 import { eventRelayJobs } from "./0006_event_relay_jobs.js"
 import { webhooks } from "./0007_webhooks.js"
+import { consent } from "./0008_consent.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -16,6 +17,7 @@ export const migrations: ReadonlyArray<Migration> = [
   devOutbox,
   eventRelayJobs,
   webhooks,
+  consent,
 ]
 
 export type { Migration } from "./migration.js"

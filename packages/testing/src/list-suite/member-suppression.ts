@@ -1,22 +1,31 @@
-/** Member suppression statuses on every backend: random members (a contact status, a membership removed or not) whose
+/** Member suppression statuses on every backend: random members (a contact status, a membership removed or not, an
+ *  account-level suppression of the address or none, an opt-out of the list's topic or none) whose
  *  filtered pages and counts must equal what core's suppression rules (suppressionStatusesOf) decide, for STATIC lists
  *  (membership rows) and DYNAMIC ones (contacts matching rules, never removed). */
 import { describe, expect } from "@effect/vitest"
 import {
   contactStatuses, type ContactStatus, dynamicMemberId, type MemberFacts, memberFilters, type MemberQuery, memberSuppressionStatuses,
-  type MemberRecord, Store, suppressionStatusesOf,
+  type MemberRecord, Store, suppressionStatusesOf, type AccountId, type Contact, type SuppressionId,
+  type SuppressionReason, suppressionReasons, type TopicId,
 } from "@mailroom/core"
 import { Effect, FastCheck as fc } from "effect"
-import { makeMembers } from "../fixtures.js"
+import { makeMembers, uniqueText } from "../fixtures.js"
 import { at, insertAccount, insertContacts } from "../store-suite/support.js"
 import { type ListTester, makeList, rules, sorted } from "./support.js"
 
 interface MemberCase {
   readonly status: ContactStatus
   readonly removed: boolean
+  readonly suppression: SuppressionReason | null
+  readonly optedOut: boolean
 }
 
-const memberCase = fc.record({ status: fc.constantFrom(...contactStatuses), removed: fc.boolean() })
+const memberCase = fc.record({
+  status: fc.constantFrom(...contactStatuses),
+  removed: fc.boolean(),
+  suppression: fc.constantFrom<SuppressionReason | null>(null, null, null, ...suppressionReasons),
+  optedOut: fc.boolean(),
+})
 const sample = fc.record({
   members: fc.array(memberCase, { minLength: 0, maxLength: 9 }),
   filter: fc.constantFrom(...memberFilters),
@@ -25,7 +34,36 @@ const sample = fc.record({
 })
 
 const factsOf = (member: MemberCase, membership: boolean): MemberFacts =>
-  ({ removedFromList: membership && member.removed, contactStatus: member.status })
+  ({
+    removedFromList: membership && member.removed,
+    contactStatus: member.status,
+    suppression: member.suppression,
+    optedOutOfTopic: member.optedOut,
+  })
+
+/** A topic of the account, with the account's suppressions and opt-outs of the members' addresses (and the opposite
+ *  facts in another account, which must change nothing). */
+const seedConsent = (accountId: AccountId, contacts: ReadonlyArray<Contact>, members: ReadonlyArray<MemberCase>) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    const topicId = uniqueText("grp") as TopicId
+    const topic = { id: topicId, accountId, name: uniqueText("topic"), description: null, isDefault: false, publicLabel: null,
+      publicDescription: null, isPublishedOnUnsub: false, sortOrder: 0, createdAt: at(0), updatedAt: at(0) }
+    yield* store.topics.insert(topic)
+    const other = yield* insertAccount
+    yield* store.topics.insert({ ...topic, id: uniqueText("grp") as TopicId, accountId: other })
+    for (const [i, contact] of contacts.entries()) {
+      const member = members[i]!
+      const suppression = member.suppression
+      const owner = suppression === null ? other : accountId
+      yield* store.suppressions.put({
+        id: uniqueText("sup") as SuppressionId, accountId: owner, email: contact.email, reason: suppression ?? "Bounce",
+        details: null, createdAt: at(0), updatedAt: at(0),
+      })
+      if (member.optedOut) yield* store.topics.optOut(accountId, topicId, contact.email, at(0))
+    }
+    return topicId
+  })
 
 /** What core says a page of these members holds: the ids in GET members' order (newest first) and the counts. */
 const expected = (
@@ -52,9 +90,9 @@ export const memberSuppressionTests = (it: ListTester) => {
         const store = yield* Store
         for (const input of fc.sample(sample, { numRuns: 40, seed: 20240701 })) {
           const accountId = yield* insertAccount
-          const list = makeList({ accountId })
-          yield* store.lists.insert(list)
           const contacts = yield* insertContacts(accountId, input.members.map((member) => ({ status: member.status })))
+          const list = makeList({ accountId, suppressionGroupId: yield* seedConsent(accountId, contacts, input.members) })
+          yield* store.lists.insert(list)
           // Added one second apart, so that GET members' order (newest first) is the reverse of the input.
           for (const [i, contact] of contacts.entries()) yield* store.members.addCurrent(accountId, list.id, makeMembers([contact.id]), at(i))
           const removed = contacts.filter((_, i) => input.members[i]!.removed).map((contact) => contact.id)
@@ -84,7 +122,11 @@ export const memberSuppressionTests = (it: ListTester) => {
           const cases = contacts.map((contact, i) => ({ contactId: contact.id, facts: factsOf(input.members[i]!, false) }))
             .reverse()
           const query: MemberQuery = { page: input.page, limit: input.limit, filter: input.filter }
-          const list = makeList({ accountId, type: "DYNAMIC", segmentRules: everyone })
+          const list = makeList({
+            accountId, type: "DYNAMIC", segmentRules: everyone,
+            suppressionGroupId: yield* seedConsent(accountId, contacts, input.members),
+          })
+          yield* store.lists.insert(list)
           const page = yield* store.members.pageMatching(accountId, list.id, everyone, query, at(1_000))
           const label = JSON.stringify(input)
           expect({ contactIds: page.members.map((member) => member.contactId), counts: page.counts }, label)

@@ -3,7 +3,7 @@
 import { describe, expect } from "@effect/vitest"
 import {
   type Account, type AddMembersInput, Contacts, type CreateContactInput, Lists, type MailroomError, type MemberQuery,
-  Store,
+  Store, Topics,
 } from "@mailroom/core"
 import { Effect, Option, TestClock } from "effect"
 import { email, emailsOf, freshAccount, type ListTester, rules, sorted } from "./support.js"
@@ -50,9 +50,13 @@ export const serviceTests = (it: ListTester) => {
         })
         expect(created.list.createdAt.getTime()).toBe(Date.UTC(2024, 4, 1))
         expect(created).toMatchObject({ contactCount: 0, memberRows: 0, suppressionGroup: null })
-        const tagged = yield* lists.create(account, { name: "Promo", suppressionGroupId: "topic_promos", trackingEnabled: false })
-        expect(tagged.list).toMatchObject({ suppressionGroupId: "topic_promos", trackingEnabled: false })
-        expect((yield* lists.get(account, tagged.list.id)).suppressionGroup).toBeNull()
+        const promos = yield* (yield* Topics).create(account, { name: "Promos", publicLabel: "Offers" })
+        const tagged = yield* lists.create(account, { name: "Promo", suppressionGroupId: promos.topic.id, trackingEnabled: false })
+        expect(tagged.list).toMatchObject({ suppressionGroupId: promos.topic.id, trackingEnabled: false })
+        expect((yield* lists.get(account, tagged.list.id)).suppressionGroup)
+          .toEqual({ id: promos.topic.id, name: "Promos", publicLabel: "Offers" })
+        const unknown = yield* Effect.flip(lists.create(account, { name: "Stray", suppressionGroupId: "grp_unknown" }))
+        expect(unknown._tag).toBe("TopicNotFound")
         const page = yield* lists.list(account, listQuery)
         expect(page.total).toBe(2)
       }))
@@ -115,7 +119,8 @@ export const serviceTests = (it: ListTester) => {
       Effect.gen(function* () {
         const lists = yield* Lists
         const account = yield* freshAccount()
-        const created = yield* lists.create(account, { name: "News", description: "d", suppressionGroupId: "topic_1" })
+        const topic = yield* (yield* Topics).create(account, { name: "News topic" })
+        const created = yield* lists.create(account, { name: "News", description: "d", suppressionGroupId: topic.topic.id })
         yield* TestClock.adjust("1 minute")
         const updated = yield* lists.update(account, created.list.id, { suppressionGroupId: null, trackingEnabled: false })
         expect(updated.list).toMatchObject({ name: "News", description: "d", suppressionGroupId: null, trackingEnabled: false })

@@ -116,6 +116,8 @@ export const storeMemberTests = (it: ListTester) => {
           },
           addedAt: at(10).getTime(),
           removedAt: null,
+          suppression: null,
+          optedOutOfTopic: false,
         })
         const active = yield* store.members.page(accountId, list.id, { ...everyone, filter: "active" })
         expect(emailsOf(active.members)).toEqual(["pending@example.com", "active@example.com"])
