@@ -13,9 +13,15 @@ export class ValidationFailed extends Schema.TaggedError<ValidationFailed>()("Va
 /** The request body is larger than the route accepts. */
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
   limitBytes: Schema.Number,
+  /** The part of the body that is too large (content.html, …), when the limit is on one field. */
+  field: Schema.optional(Schema.String),
 }) {
   readonly code = "PAYLOAD_TOO_LARGE"
-  override get message() { return `request body is larger than ${this.limitBytes} bytes` }
+  override get message() {
+    return this.field === undefined
+      ? `request body is larger than ${this.limitBytes} bytes`
+      : `${this.field} is larger than ${this.limitBytes} bytes`
+  }
 }
 
 /** No API key was sent. */

@@ -22,6 +22,15 @@ export {
   mergeTags, contactSortKeys, matchesContactFilter, compareContacts, newContact,
 } from "./domain/contact.js"
 export type { Contact, ContactTag, CustomField, ContactSortKey, ContactFilter, ContactQuery } from "./domain/contact.js"
+export {
+  MessageId, BatchId, sendingLimits, SendAddress, DisplayName, EmailAddressInput, Subject, Attachment, Variables,
+  Categories, Tags, Content, streams, Stream, SendInput, IsoDateTime, ScheduleInput, BatchRecipient, BatchInput,
+  planEnvelope, checkContent, resolveStream, isTracked, scheduleHorizon, checkScheduledFor, acceptSend,
+  acceptSchedule, acceptBatch, countRecipients,
+} from "./domain/message.js"
+export type {
+  EnvelopeField, EnvelopeRecipient, DiscardedDuplicate, Envelope, AcceptedMessage,
+} from "./domain/message.js"
 export { idPrefixes } from "./domain/ids.js"
 export type { IdKind } from "./domain/ids.js"
 export {

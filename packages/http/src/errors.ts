@@ -76,6 +76,7 @@ export const statusOf = (error: MailroomError): number =>
 const contextOf = (error: MailroomError): Record<string, string | number> | undefined => {
   switch (error._tag) {
     case "ValidationFailed":
+    case "PayloadTooLarge":
       return error.field === undefined ? undefined : { field: error.field }
     case "RateLimitExceeded":
       return { retry_after: error.retryAfter }

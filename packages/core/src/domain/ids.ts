@@ -9,5 +9,8 @@ export const idPrefixes = {
   event: "evt",
   list: "lst",
   member: "mem",
+  message: "msg",
+  batch: "bat",
+  messageEvent: "mev",
 } as const
 export type IdKind = keyof typeof idPrefixes
