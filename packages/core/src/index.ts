@@ -31,6 +31,10 @@ export {
 export type {
   EnvelopeField, EnvelopeRecipient, DiscardedDuplicate, Envelope, AcceptedMessage,
 } from "./domain/message.js"
+export { compileContent, renderContent, htmlToText } from "./domain/render.js"
+export type { ContentSource, CompiledContent, RenderedContent } from "./domain/render.js"
+export { buildOutgoing, recipientMessageId, listUnsubscribeHeaders } from "./domain/outgoing.js"
+export type { UnsubscribeLinks, OutgoingInput } from "./domain/outgoing.js"
 export { idPrefixes } from "./domain/ids.js"
 export type { IdKind } from "./domain/ids.js"
 export {
