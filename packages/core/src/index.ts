@@ -35,6 +35,11 @@ export { compileContent, renderContent, htmlToText } from "./domain/render.js"
 export type { ContentSource, CompiledContent, RenderedContent } from "./domain/render.js"
 export { buildOutgoing, recipientMessageId, listUnsubscribeHeaders } from "./domain/outgoing.js"
 export type { UnsubscribeLinks, OutgoingInput } from "./domain/outgoing.js"
+export {
+  enhancedCodePattern, enhancedCodeIn, classifyOutcome, deferralDelays, gaveUp, classifyDsnRecipient,
+  complaintFeedbackTypes, isComplaint, parseRecipientMessageId,
+} from "./domain/delivery-outcome.js"
+export type { BounceType, DeliveryVerdict, DsnRecipientFields } from "./domain/delivery-outcome.js"
 export { idPrefixes } from "./domain/ids.js"
 export type { IdKind } from "./domain/ids.js"
 export {
