@@ -73,7 +73,7 @@ export const call = async (app: TestApp, method: string, path: string, options: 
     method,
     headers,
     ...(body === undefined ? {} : { body, duplex: "half" }),
-  } as RequestInit))
+  }))
   const text = await response.text()
   let json: unknown = undefined
   try {

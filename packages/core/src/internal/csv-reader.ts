@@ -205,8 +205,8 @@ const readRecords = async (
   signal: AbortSignal,
 ): Promise<Either.Either<CsvFile, ImportRejected>> => {
   const reader = makeRecordReader(mappings)
-  const records: ReadableStreamDefaultReader<ParsedRecord> =
-    pacedBytes(source).pipeThrough(textOnly()).pipeThrough(parse(parseOptions)).getReader()
+  const records =
+    pacedBytes(source).pipeThrough(textOnly()).pipeThrough(parse(parseOptions)).getReader() as ReadableStreamDefaultReader<ParsedRecord>
   const cancel = () => {
     records.cancel().catch(() => undefined)
   }

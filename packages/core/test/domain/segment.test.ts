@@ -142,7 +142,7 @@ describe("segment groups", () => {
 
   const negate = (c: SegmentCondition): SegmentCondition | undefined =>
     c.field === "status" || c.field === "source"
-      ? { ...c, operator: c.operator === "in" ? "notIn" : "in" } as SegmentCondition
+      ? { ...c, operator: c.operator === "in" ? "notIn" : "in" }
       : c.field === "email" || c.field === "firstName" || c.field === "lastName"
       ? c.operator === "equals" ? { ...c, operator: "notEquals" }
         : c.operator === "contains" ? { ...c, operator: "notContains" }

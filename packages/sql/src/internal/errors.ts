@@ -24,7 +24,8 @@ export const isUniqueViolation = (error: unknown, constraint: UniqueConstraint):
   if (field(cause, "code") === "23505") return field(cause, "constraint") === constraint.name
   const code = field(cause, "code")
   if (code !== "SQLITE_CONSTRAINT_UNIQUE" && code !== "SQLITE_CONSTRAINT_PRIMARYKEY") return false
-  const message = String(field(cause, "message") ?? "")
+  const message = field(cause, "message")
+  if (typeof message !== "string") return false
   const columns = constraint.columns.map((column) => `${constraint.table}.${column}`).join(", ")
   return message.endsWith(`constraint failed: ${columns}`)
 }

@@ -69,7 +69,7 @@ export const makeClient = (target: () => HttpTarget): Client => {
       headers["content-type"] = "application/json"
     }
     const init = { method, headers, ...(body === undefined ? {} : { body, duplex: "half" }) }
-    const response = await target().fetch(new Request(`${origin}${path}`, init as RequestInit))
+    const response = await target().fetch(new Request(`${origin}${path}`, init))
     const text = await response.text()
     return { status: response.status, headers: response.headers, contentType: response.headers.get("content-type"), text, json: parse(text) }
   }

@@ -253,7 +253,7 @@ export const serviceTests = (it: ListTester) => {
         expect(Option.isNone(yield* store.members.find(account.id, list.id, ada.id))).toBe(true)
         expect(Option.getOrThrow(yield* store.members.find(account.id, list.id, cy.id)).removedAt).not.toBeNull()
         const events = yield* store.events.list(account.id, { type: "list.member_removed" })
-        expect(sorted(events.map((event) => `${event.details["email"]} ${event.details["source"]} ${event.details["listId"]}`)))
+        expect(sorted(events.map((event) => `${String(event.details["email"])} ${String(event.details["source"])} ${String(event.details["listId"])}`)))
           .toEqual([`ada@example.com API ${list.id}`, `bob@example.com API ${list.id}`])
         expect((yield* lists.get(account, list.id))).toMatchObject({ contactCount: 0, memberRows: 1 })
       }))
