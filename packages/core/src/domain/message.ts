@@ -35,15 +35,15 @@ export const sendingLimits = {
 } as const
 
 const lineBreak = /[\r\n]/
-const noLineBreaks = (what: string) =>
-  Schema.filter((value: string) => !lineBreak.test(value) || `${what} must not contain CR or LF characters`)
+/** A string without CR or LF: what goes into a header line. */
+const singleLine = (what: string) =>
+  Schema.String.pipe(Schema.filter((value) => !lineBreak.test(value) || `${what} must not contain CR or LF characters`))
 
 /** An address of an envelope field: refused with CR or LF anywhere (even where trimming would remove them, so that
  *  no header can be smuggled in), then trimmed, lower-cased and checked as every address is. */
-export const SendAddress = Schema.String.pipe(noLineBreaks("an address"), Schema.compose(Address))
+export const SendAddress = singleLine("an address").pipe(Schema.compose(Address))
 
-export const DisplayName = Schema.String.pipe(
-  noLineBreaks("a display name"),
+export const DisplayName = singleLine("a display name").pipe(
   Schema.maxLength(sendingLimits.displayNameLength, {
     message: () => `must be at most ${sendingLimits.displayNameLength} characters`,
   }),
@@ -56,8 +56,7 @@ export const EmailAddressInput = Schema.Struct({
 })
 export type EmailAddressInput = typeof EmailAddressInput.Type
 
-export const Subject = Schema.String.pipe(
-  noLineBreaks("the subject"),
+export const Subject = singleLine("the subject").pipe(
   Schema.minLength(1, { message: () => "must not be empty" }),
   Schema.maxLength(sendingLimits.subjectLength, { message: () => `must be at most ${sendingLimits.subjectLength} characters` }),
 )
@@ -66,8 +65,7 @@ const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 
 /** Attachment: filename with an extension (no path), base64 content, a MIME type; all required. */
 export const Attachment = Schema.Struct({
-  filename: Schema.String.pipe(
-    noLineBreaks("a filename"),
+  filename: singleLine("a filename").pipe(
     Schema.maxLength(sendingLimits.attachmentFilenameLength, {
       message: () => `must be at most ${sendingLimits.attachmentFilenameLength} characters`,
     }),

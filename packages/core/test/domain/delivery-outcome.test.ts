@@ -43,7 +43,7 @@ describe("the relay's answer for one recipient", () => {
 
   it("any 5.x.x enhanced code bounces hard, whatever the reply code and status", () => {
     fc.assert(fc.property(
-      fc.constantFrom("accepted", "deferred", "bounced" as const),
+      fc.constantFrom<RecipientOutcome["status"]>("accepted", "deferred", "bounced"),
       fc.integer({ min: 200, max: 599 }), fc.nat(9), fc.nat(999),
       (status, code, subject, detail) => {
         const result = classifyOutcome(outcome(status, code, "text", `5.${subject}.${detail}`))
