@@ -11,6 +11,9 @@ import { makeEventOutbox } from "./events.js"
 import { makeListRepository, makeListTable } from "./lists.js"
 import { makeMemberRepository, makeMembershipTable } from "./members.js"
 import { makeSettingRepository } from "./settings.js"
+import { makeMessageRepository } from "./messages.js"
+import { makeQuotaRepository } from "./quota.js"
+import { makeIdempotencyRepository } from "./idempotency.js"
 
 export const makeMemoryStore = Effect.gen(function* () {
   const db = yield* makeMemoryDb
@@ -26,6 +29,9 @@ export const makeMemoryStore = Effect.gen(function* () {
     lists: makeListRepository(db, listTable, membershipTable, contactTable),
     members: makeMemberRepository(db, membershipTable, listTable, contactTable),
     events: makeEventOutbox(db),
+    messages: makeMessageRepository(db),
+    quota: makeQuotaRepository(db),
+    idempotency: makeIdempotencyRepository(db),
     transaction: db.transaction,
     ping: Effect.void,
   })

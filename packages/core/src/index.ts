@@ -40,6 +40,13 @@ export {
   complaintFeedbackTypes, isComplaint, parseRecipientMessageId,
 } from "./domain/delivery-outcome.js"
 export type { BounceType, DeliveryVerdict, DsnRecipientFields } from "./domain/delivery-outcome.js"
+export {
+  messageStates, recipientStatuses, RecipientStatus, StoredContent, toStoredMessage, toAcceptedMessage, messageStatus,
+  quotaPeriod, quotaResetsAt, idempotencyWindowHours,
+} from "./domain/message-record.js"
+export type {
+  MessageState, MessageRecipient, StoredMessage, MessageEvent, RecipientUpdate, QuotaReservation, IdempotencyRecord,
+} from "./domain/message-record.js"
 export { idPrefixes } from "./domain/ids.js"
 export type { IdKind } from "./domain/ids.js"
 export {
@@ -78,7 +85,7 @@ export type {
 export { Store } from "./ports/store.js"
 export type {
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage,
-  EventOutbox, ListPage, ListRepository, MemberRepository,
+  EventOutbox, ListPage, ListRepository, MemberRepository, MessageRepository, QuotaRepository, IdempotencyRepository,
 } from "./ports/store.js"
 export { Ids, IdsLive, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
 export type { IdsService } from "./ports/ids.js"

@@ -8,6 +8,7 @@ import { contactListTests } from "./store-suite/contacts-list.js"
 import { contactReadTests } from "./store-suite/contacts-read.js"
 import { contactWriteTests } from "./store-suite/contacts-write.js"
 import { eventTests } from "./store-suite/events.js"
+import { messageTests } from "./store-suite/messages.js"
 import { transactionTests } from "./store-suite/transaction.js"
 
 /** Declares the suite for `backend` (a name for the report) over one shared instance of `layer`. */
@@ -18,5 +19,6 @@ export const storeSuite = (backend: string, layer: Layer.Layer<Store, unknown>) 
     contactReadTests(it)
     contactListTests(it)
     eventTests(it)
+    messageTests(it)
     transactionTests(it)
   })

@@ -2,12 +2,14 @@
 import { accountsContacts } from "./0001_accounts_contacts.js"
 import { events } from "./0002_events.js"
 import { lists } from "./0003_lists.js"
+import { messages } from "./0009_messages.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
   accountsContacts,
   events,
   lists,
+  messages,
 ]
 
 export type { Migration } from "./migration.js"
