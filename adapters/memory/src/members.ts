@@ -1,17 +1,15 @@
 /** List memberships in memory: one table of memberships per list, and the member repository over it. Filters, counts
- *  and order come from core's memberSuppressionStatuses, matchesSegment, compareMembers and slicePage, the rules the SQL
+ *  and order come from core's suppression rules (isSuppressedMember), matchesSegment, compareMembers and slicePage, the rules the SQL
  *  backends translate. Memberships of a deleted contact go in the same step as the contact. */
 import {
-  type AccountId, compareMembers, type Contact, type ContactId, type ListMembership, makeRandomIds, matchesSegment,
-  type MemberId, type MemberPage, type MemberQuery, type MemberRecord, type MemberRepository, memberSuppressionStatuses,
+  type AccountId, compareMembers, dynamicMemberId, type Contact, type ContactId, type ListMembership, matchesSegment,
+  type MemberId, type MemberPage, type MemberQuery, type MemberRecord, type MemberRepository, isSuppressedMember,
   type SegmentRules, slicePage,
 } from "@mailroom/core"
 import { Option } from "effect"
 import { type ContactTable, contactResource } from "./contact-table.js"
 import type { MemoryDb, MemoryTable } from "./db.js"
 import type { ListTable } from "./lists.js"
-
-const ids = makeRandomIds()
 
 export interface MembershipTable {
   /** The memberships of the list, current and removed, in no particular order. */
@@ -79,7 +77,7 @@ export const currentMemberships = (memberships: MembershipTable, listId: string)
 
 /** Counts over every member, then the page of the filter. */
 const pageOf = (records: ReadonlyArray<MemberRecord>, query: MemberQuery): MemberPage => {
-  const flagged = records.map((record) => ({ record, suppressed: memberSuppressionStatuses(record).length > 0 }))
+  const flagged = records.map((record) => ({ record, suppressed: isSuppressedMember(record) }))
   const suppressed = flagged.filter((member) => member.suppressed).length
   const selected = flagged
     .filter((member) => query.filter === "all" || member.suppressed === (query.filter === "suppressed"))
@@ -134,7 +132,7 @@ export const makeMemberRepository = (
     pageMatching: (accountId, listId, rules, query, now) =>
       db.atomic(() =>
         pageOf(matchingContacts(contacts, accountId, rules, now).map((contact) => ({
-          id: `${listId}:${contact.id}`,
+          id: dynamicMemberId(listId, contact.id),
           contactId: contact.id,
           contact: memberContact(contact),
           addedAt: new Date(contact.createdAt.getTime()),
@@ -149,17 +147,19 @@ export const makeMemberRepository = (
           : Option.some(copyMembership(membership))
       }),
 
-    addCurrent: (accountId, listId, contactIds, at) =>
+    addCurrent: (accountId, listId, members, at) =>
       db.atomic(() => {
         const list = lists.find(accountId, listId)
         if (list === undefined) return []
-        return [...new Set(contactIds)].filter((contactId) => {
-          if (contacts.find(accountId, contactId) === undefined) return false
+        const seen = new Set<ContactId>()
+        return members.filter(({ contactId }) => !seen.has(contactId) && seen.add(contactId) !== undefined).map((member) => {
+          const contactId = member.contactId
+          if (contacts.find(accountId, contactId) === undefined) return undefined
           const existing = memberships.find(list.id, contactId)
-          if (existing !== undefined && existing.removedAt === null) return false
+          if (existing !== undefined && existing.removedAt === null) return undefined
           memberships.put(existing === undefined
             ? {
-              id: ids.make("member", at) as MemberId,
+              id: member.id,
               accountId,
               listId: list.id,
               contactId,
@@ -167,8 +167,8 @@ export const makeMemberRepository = (
               removedAt: null,
             }
             : { ...existing, addedAt: new Date(at.getTime()), removedAt: null })
-          return true
-        })
+          return contactId
+        }).filter((contactId) => contactId !== undefined)
       }),
 
     remove: (accountId, listId, contactIds) =>

@@ -12,14 +12,20 @@ export {
   credentialKind, hasScope,
 } from "./domain/account.js"
 export type { ActiveRoom, PlanLimits } from "./domain/account.js"
+export { toValidationFailed, illFormedText, decodeInputEither, decodeInput } from "./validation.js"
+export type { DecodeOptions } from "./validation.js"
+export {
+  foldText, foldNullable, escapeLike, likePattern, matchesLike, isWellFormedText, illFormedTextPath,
+} from "./domain/text.js"
+export type { LikeShape } from "./domain/text.js"
 export { EmailAddress, emailProblem, normalizeEmail, parseEmail } from "./domain/email.js"
-export { offsetOf, pageMeta, pagination, slicePage, PageParam, limitParam, likeContains } from "./domain/paging.js"
+export { offsetOf, pageMeta, pagination, slicePage, PageParam, limitParam } from "./domain/paging.js"
 export type { PageRequest } from "./domain/paging.js"
 export { eventTypes, EventType, DomainEvent } from "./domain/event.js"
 export {
   ContactId, contactStatuses, ContactStatus, contactSources, ContactSource, contactLimits, PersonName, PhoneE164,
   Metadata, TagName, CustomFields, CreateContactInput, UpdateContactInput, TagsInput, allowedMoves, moveStatus,
-  mergeTags, contactSortKeys, matchesContactFilter, compareContacts, newContact,
+  mergeTags, contactSortKeys, contactSearchText, matchesContactFilter, compareContacts, newContact,
 } from "./domain/contact.js"
 export type { Contact, ContactTag, CustomField, ContactSortKey, ContactFilter, ContactQuery } from "./domain/contact.js"
 export {
@@ -60,21 +66,22 @@ export type {
 
 export {
   ListId, listTypes, ListType, listLimits, ListName, ListDescription, SuppressionGroupRef, CreateListInput,
-  UpdateListInput, checkSegmentRules, listTypeFilters, matchesListQuery, compareLists,
+  UpdateListInput, checkSegmentRules, listTypeFilters, listSearchText, matchesListQuery, compareLists,
 } from "./domain/list.js"
 export type { ContactList, ListWithCount, ListTypeFilter, ListQuery } from "./domain/list.js"
 export {
-  MemberId, memberLimits, suppressionStatuses, statusSuppressions, suppressingStatuses, memberSuppressionStatuses,
-  toListMember, memberFilters, MemberFilter, compareMembers, AddMembersInput, RemoveMembersInput, blockedReasons,
+  MemberId, memberLimits, suppressionStatuses, memberSuppressionRules, suppressionApplies, suppressionStatusesOf,
+  memberFacts, memberSuppressionStatuses, isSuppressedMember, toListMember, newMembers, dynamicMemberId, memberFilters, MemberFilter, compareMembers, AddMembersInput, RemoveMembersInput, blockedReasons,
   createMissingBlock, memberEventSources, memberEvent,
 } from "./domain/member.js"
 export type {
-  ListMembership, MemberContact, MemberRecord, SuppressionStatus, ListMember, MemberQuery, MemberCounts, MemberPage,
+  ListMembership, MemberContact, MemberRecord, SuppressionStatus, MemberFacts, BooleanMemberFact, SuppressionCondition,
+  SuppressionRule, ListMember, NewMember, MemberQuery, MemberCounts, MemberPage,
   BlockedReason, MemberEventSource, MemberEventInput,
 } from "./domain/member.js"
 export {
   segmentLimits, textFields, dateFields, segmentFields, textOperators, presenceOperators, setOperators, tagOperators,
-  dateOperators, operatorsByField, SegmentRules, countConditions, foldCase, withinLastDaysStart, conditionText,
+  dateOperators, operatorsByField, SegmentRules, countConditions, withinLastDaysStart, conditionText,
   matchesSegment,
 } from "./domain/segment.js"
 export type {
@@ -87,7 +94,7 @@ export type {
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage,
   EventOutbox, ListPage, ListRepository, MemberRepository, MessageRepository, QuotaRepository, IdempotencyRepository,
 } from "./ports/store.js"
-export { Ids, IdsLive, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
+export { Ids, IdsLive, IdsSequential, idTime, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
 export type { IdsService } from "./ports/ids.js"
 export { JobQueue, defineJob } from "./ports/job-queue.js"
 export type { JobDefinition, JobQueueService, JobRun, EnqueueOptions, RetryPolicy } from "./ports/job-queue.js"

@@ -1,8 +1,13 @@
-/** The WHERE and ORDER BY of contact listings, with the semantics of core's matchesContactFilter and compareContacts.
- *  Every value is a bound parameter; only column names and directions from fixed tables are spliced in. */
+/** Core's contact filter (matchesContactFilter) and order (compareContacts) compiled to SQL over contacts `c`. Search
+ *  compares the folded columns (core's foldText, written by the store) with LIKE patterns from core's likePattern, so
+ *  every backend answers the same whatever its locale. Every value is a bound parameter; only column names and
+ *  directions from fixed tables are spliced in. */
 import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
-import { type AccountId, type ContactFilter, type ContactSortKey, likeContains } from "@mailroom/core"
+import { type AccountId, type ContactFilter, type ContactSortKey, foldText, likePattern } from "@mailroom/core"
+
+/** The folded columns of core's contactSearchText, in its order: the address is its own folding. */
+const searchColumns = ["c.email", "c.first_name_folded", "c.last_name_folded"] as const
 
 /** The conditions selecting the account's contacts (alias `c`) that match `filter`, joined with AND. */
 export const contactFilter = (sql: SqlClient.SqlClient, accountId: AccountId, filter: ContactFilter): Fragment => {
@@ -14,14 +19,15 @@ export const contactFilter = (sql: SqlClient.SqlClient, accountId: AccountId, fi
       WHERE t.contact_id = c.id AND t.account_id = c.account_id AND t.tag = ${filter.tag})`)
   }
   if (filter.search !== undefined && filter.search !== "") {
-    const pattern = likeContains(filter.search)
-    clauses.push(sql`(lower(c.email) LIKE ${pattern} ESCAPE '\\'
-      OR lower(c.first_name) LIKE ${pattern} ESCAPE '\\'
-      OR lower(c.last_name) LIKE ${pattern} ESCAPE '\\')`)
+    const pattern = likePattern(foldText(filter.search), "contains")
+    clauses.push(sql`(${sql.join(" OR ", false)(searchColumns.map((column) =>
+      sql`${sql.literal(column)} LIKE ${pattern} ESCAPE '\\'`))})`)
   }
   return sql.and(clauses)
 }
 
+/** Sort keys compare bytewise in every backend: addresses are ASCII and lower-case (their own folding), and Postgres
+ *  declares the column with the "C" collation. */
 const sortColumns: Record<ContactSortKey, string> = {
   createdAt: "c.created_at",
   email: "c.email",

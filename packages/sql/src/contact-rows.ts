@@ -3,7 +3,8 @@
 import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import {
-  AccountId, type Contact, ContactId, ContactSource, ContactStatus, type ContactTag, type CustomField,
+  AccountId, type Contact, ContactId, ContactSource, ContactStatus, type ContactTag, type CustomField, foldNullable,
+  foldText,
 } from "@mailroom/core"
 import { Effect, type ParseResult, Schema } from "effect"
 import { chunksOf, maxInList } from "./internal/batch.js"
@@ -42,12 +43,16 @@ const FieldRow = Schema.Struct({ id: Schema.String, contact_id: ContactId, key: 
 const decodeTagRows = Schema.decodeUnknown(Schema.Array(TagRow))
 const decodeFieldRows = Schema.decodeUnknown(Schema.Array(FieldRow))
 
-/** The columns of the contacts table that `update` rewrites: all but id, account_id and created_at. */
+/** The columns of the contacts table that `update` rewrites: all but id, account_id and created_at. The folded
+ *  columns hold core's foldText of their text, which search and segment conditions compare. */
 export const scalarColumns = (contact: Contact) => ({
   email: contact.email,
   first_name: contact.firstName,
+  first_name_folded: foldNullable(contact.firstName),
   last_name: contact.lastName,
+  last_name_folded: foldNullable(contact.lastName),
   phone: contact.phone,
+  phone_folded: foldNullable(contact.phone),
   metadata: contact.metadata === null ? null : toJson(contact.metadata),
   source: contact.source,
   status: contact.status,
@@ -83,6 +88,7 @@ export const fieldRow = (contact: Pick<Contact, "id" | "accountId">, field: Pick
   contact_id: contact.id,
   key: field.key,
   value: field.value,
+  value_folded: foldText(field.value),
 })
 
 const toContact = (row: ContactRow, tags: ReadonlyArray<ContactTag>, customFields: ReadonlyArray<CustomField>): Contact => ({

@@ -4,12 +4,12 @@
 import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import {
-  AccountId, type ContactList, foldCase, ListId, type ListQuery, type ListRepository, ListType, offsetOf, SegmentRules,
+  AccountId, type ContactList, foldNullable, foldText, likePattern, ListId, type ListQuery, type ListRepository, ListType, offsetOf, SegmentRules,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
 import { EpochMillis, IntegerColumn, JsonColumn, toJson, toMillis, toMillisOrNull } from "./internal/columns.js"
 import { orStoreError } from "./internal/errors.js"
-import { foldedSql, likeLiteral, segmentSql } from "./segment-sql.js"
+import { segmentSql } from "./segment-sql.js"
 
 /** A boolean column: BOOLEAN in Postgres, INTEGER 0/1 in SQLite. */
 const BooleanColumn = Schema.Union(
@@ -64,7 +64,9 @@ const decodeMemberCounts = Schema.decodeUnknown(Schema.Array(Schema.Struct({
 /** The columns that `update` rewrites: all but id, account_id, type and created_at. */
 const mutableColumns = (sql: SqlClient.SqlClient, list: ContactList) => ({
   name: list.name,
+  name_folded: foldText(list.name),
   description: list.description,
+  description_folded: foldNullable(list.description),
   segment_rules: list.segmentRules === null ? null : toJson(list.segmentRules),
   suppression_group_id: list.suppressionGroupId,
   tracking_enabled: booleanParam(sql, list.trackingEnabled),
@@ -81,9 +83,10 @@ const listFilter = (sql: SqlClient.SqlClient, accountId: AccountId, query: ListQ
   ]
   if (query.type !== "ALL") clauses.push(sql`l.type = ${query.type}`)
   if (query.search !== undefined && query.search !== "") {
-    const pattern = `%${likeLiteral(foldCase(query.search))}%`
-    clauses.push(sql`(${foldedSql(sql, sql`l.name`)} LIKE ${pattern} ESCAPE '\\'
-      OR ${foldedSql(sql, sql`coalesce(l.description, '')`)} LIKE ${pattern} ESCAPE '\\')`)
+    // The folded columns of core's listSearchText, compared with core's LIKE pattern.
+    const pattern = likePattern(foldText(query.search), "contains")
+    clauses.push(sql`(l.name_folded LIKE ${pattern} ESCAPE '\\'
+      OR coalesce(l.description_folded, '') LIKE ${pattern} ESCAPE '\\')`)
   }
   return sql.and(clauses)
 }

@@ -4,17 +4,15 @@
 import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import {
-  AccountId, ContactId, ContactStatus, type ListMembership, ListId, makeRandomIds, MemberId, type MemberPage,
-  type MemberQuery, type MemberRepository, offsetOf, suppressingStatuses,
+  AccountId, ContactId, ContactStatus, dynamicMemberId, type ListMembership, ListId, MemberId, type NewMember, type MemberPage,
+  type MemberQuery, type MemberRepository, offsetOf,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
 import { forEachChunk, maxParameters } from "./internal/batch.js"
 import { EpochMillis, IntegerColumn, toMillis } from "./internal/columns.js"
 import { orStoreError } from "./internal/errors.js"
+import { type MemberFactsSql, suppressedSql } from "./member-suppression-sql.js"
 import { segmentSql } from "./segment-sql.js"
-
-/** Membership ids are made here: `addCurrent` is called with contact ids only (the CSV import calls it too). */
-const ids = makeRandomIds()
 
 /** Contacts per write statement: each binds two parameters in the VALUES list. */
 const contactsPerStatement = Math.floor(maxParameters / 2) - 8
@@ -50,17 +48,16 @@ const MembershipRow = Schema.Struct({
 const decodeMemberships = Schema.decodeUnknown(Schema.Array(MembershipRow))
 const decodeContactIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ contact_id: ContactId })))
 
-/** The storage side of core's suppression table (memberSuppressionStatuses), over list_members `lm` and contacts `c`:
- *  one condition per reason. A reason added to core's table gets its condition here, so that filters and counts keep
- *  agreeing with the statuses shown. */
-const suppressionConditions = (sql: SqlClient.SqlClient, membership: boolean): ReadonlyArray<Fragment> => [
-  ...(membership ? [sql`lm.removed_at IS NOT NULL`] : []),
-  sql`c.status IN ${sql.in(suppressingStatuses)}`,
-]
+/** The facts of core's suppression rules in a member query over contacts `c` and, for a STATIC list, list_members
+ *  `lm`. A fact added to core's MemberFacts gets its expression here. */
+const factsOf = (sql: SqlClient.SqlClient, membership: boolean): MemberFactsSql => ({
+  removedFromList: membership ? sql`lm.removed_at IS NOT NULL` : false,
+  contactStatus: sql`c.status`,
+})
 
 /** The members' condition of having at least one reason not to receive mail, in parentheses (it follows NOT). */
 const suppressedCondition = (sql: SqlClient.SqlClient, membership: boolean): Fragment =>
-  sql`(${sql.join(" OR ", false)(suppressionConditions(sql, membership))})`
+  suppressedSql(sql, factsOf(sql, membership))
 
 /** The rows a member page reads: `from` joins contacts `c` (and list_members `lm` for a STATIC list), `where` selects
  *  the list's members, `columns` names the PageRow columns, `order` is the ORDER BY of the page (newest first). */
@@ -122,9 +119,15 @@ const pageQuery = (sql: SqlClient.SqlClient, source: MemberSource, query: Member
     }),
   )
 
-/** `(id, contact_id)` pairs for a VALUES list, one fresh membership id per contact. */
-const valuesOf = (sql: SqlClient.SqlClient, contactIds: ReadonlyArray<ContactId>, at: Date): Fragment =>
-  sql.join(", ", false)(contactIds.map((contactId) => sql`(${ids.make("member", at)}, ${contactId})`))
+/** `(id, contact_id)` pairs for a VALUES list: the membership id the service minted for each contact. */
+const valuesOf = (sql: SqlClient.SqlClient, members: ReadonlyArray<NewMember>): Fragment =>
+  sql.join(", ", false)(members.map((member) => sql`(${member.id}, ${member.contactId})`))
+
+/** The first of `members` for each contact. */
+const oncePerContact = (members: ReadonlyArray<NewMember>): ReadonlyArray<NewMember> => {
+  const seen = new Set<string>()
+  return members.filter((member) => !seen.has(member.contactId) && seen.add(member.contactId) !== undefined)
+}
 
 export const makeMemberRepository = (sql: SqlClient.SqlClient): MemberRepository => ({
   page: (accountId, listId, query) =>
@@ -148,7 +151,7 @@ export const makeMemberRepository = (sql: SqlClient.SqlClient): MemberRepository
     }, query).pipe(
       Effect.map((page): MemberPage => ({
         counts: page.counts,
-        members: page.members.map((member) => ({ ...member, id: `${listId}:${member.contactId}` })),
+        members: page.members.map((member) => ({ ...member, id: dynamicMemberId(listId, member.contactId) })),
       })),
       orStoreError("members.pageMatching"),
     ),
@@ -168,12 +171,12 @@ export const makeMemberRepository = (sql: SqlClient.SqlClient): MemberRepository
       orStoreError("members.find"),
     ),
 
-  // One upsert: the VALUES list carries a fresh id per contact, used only when the row is new. The joins drop foreign
+  // One upsert: the VALUES list carries the minted id of each contact, used only when the row is new. The joins drop foreign
   // contacts and lists; the WHERE of DO UPDATE leaves current members untouched, so RETURNING answers exactly the
   // rows inserted or restored. (SQLite needs the WHERE true: without it, ON CONFLICT would parse as a join constraint.)
-  addCurrent: (accountId, listId, contactIds, at) =>
-    forEachChunk(sql, [...new Set(contactIds)], contactsPerStatement, (chunk) =>
-      sql`WITH v (id, contact_id) AS (VALUES ${valuesOf(sql, chunk, at)})
+  addCurrent: (accountId, listId, members, at) =>
+    forEachChunk(sql, oncePerContact(members), contactsPerStatement, (chunk) =>
+      sql`WITH v (id, contact_id) AS (VALUES ${valuesOf(sql, chunk)})
         INSERT INTO list_members (id, account_id, list_id, contact_id, added_at, removed_at)
         SELECT v.id, c.account_id, l.id, c.id, CAST(${toMillis(at)} AS BIGINT), NULL
         FROM v

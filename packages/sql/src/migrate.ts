@@ -18,6 +18,7 @@ const applyMigration = (sql: SqlClient.SqlClient, migration: Migration) =>
   Effect.gen(function* () {
     const statements = sql.onDialectOrElse({ pg: () => migration.pg, orElse: () => migration.sqlite })
     for (const statement of statements) yield* sql.unsafe(statement)
+    if (migration.backfill !== undefined) yield* migration.backfill(sql)
     const appliedAt = yield* Clock.currentTimeMillis
     yield* sql`INSERT INTO mailroom_migrations ${sql.insert({ id: migration.id, name: migration.name, applied_at: appliedAt })}`
   })

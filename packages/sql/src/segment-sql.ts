@@ -3,54 +3,54 @@
 import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import {
-  foldCase, type PresenceOperator, type SegmentCondition, type SegmentNode, type TextField, type TextOperator,
-  withinLastDaysStart,
+  foldText, type LikeShape, likePattern, type PresenceOperator, type SegmentCondition, type SegmentNode, type TextField,
+  type TextOperator, withinLastDaysStart,
 } from "@mailroom/core"
 
-const textColumns: Record<TextField, string> = {
-  email: "c.email",
-  firstName: "c.first_name",
-  lastName: "c.last_name",
-  phone: "c.phone",
+/** Each text field's column and its folded column (core's foldText, written by the store). An address is its own
+ *  folding. */
+const textColumns: Record<TextField, { readonly text: string; readonly folded: string }> = {
+  email: { text: "c.email", folded: "c.email" },
+  firstName: { text: "c.first_name", folded: "c.first_name_folded" },
+  lastName: { text: "c.last_name", folded: "c.last_name_folded" },
+  phone: { text: "c.phone", folded: "c.phone_folded" },
 }
 
 const dateColumns = { createdAt: "c.created_at", subscribedAt: "c.subscribed_at" } as const
 
-/** `text` with ASCII letters lower-cased and nothing else, as core's foldCase does. SQLite's lower() folds only ASCII;
- *  Postgres's folds every letter of the locale, so Postgres translates A-Z instead. */
-export const foldedSql = (sql: SqlClient.SqlClient, text: Fragment): Fragment =>
-  sql.onDialectOrElse({
-    pg: () => sql`translate(${text}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`,
-    orElse: () => sql`lower(${text})`,
-  })
-
-/** `text` as a LIKE pattern that matches it literally (with ESCAPE '\'). */
-export const likeLiteral = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`)
-
-/** The text a text condition reads, absent and null as "" (core's conditionText). */
-const subject = (sql: SqlClient.SqlClient, condition: SegmentCondition & { readonly field: TextField | "customField" }) =>
-  condition.field === "customField"
-    ? sql`coalesce((SELECT f.value FROM contact_custom_fields f
+/** The text a text condition reads, absent and null as "" (core's conditionText), as written and folded. */
+const subject = (sql: SqlClient.SqlClient, condition: SegmentCondition & { readonly field: TextField | "customField" }) => {
+  if (condition.field === "customField") {
+    const column = (name: string) => sql`coalesce((SELECT ${sql.literal(name)} FROM contact_custom_fields f
         WHERE f.contact_id = c.id AND f.key = ${condition.key}), '')`
-    : sql`coalesce(${sql.literal(textColumns[condition.field])}, '')`
+    return { text: column("f.value"), folded: column("f.value_folded") }
+  }
+  const columns = textColumns[condition.field]
+  return {
+    text: sql`coalesce(${sql.literal(columns.text)}, '')`,
+    folded: sql`coalesce(${sql.literal(columns.folded)}, '')`,
+  }
+}
+
+/** `folded LIKE pattern`, the pattern of core's likePattern for the folded value. */
+const like = (sql: SqlClient.SqlClient, folded: Fragment, value: string, shape: LikeShape): Fragment =>
+  sql`${folded} LIKE ${likePattern(foldText(value), shape)} ESCAPE '\\'`
 
 const textCondition = (
   sql: SqlClient.SqlClient,
-  text: Fragment,
+  text: { readonly text: Fragment; readonly folded: Fragment },
   operator: TextOperator | PresenceOperator,
   value: string,
 ): Fragment => {
-  const folded = foldedSql(sql, text)
-  const needle = likeLiteral(foldCase(value))
   switch (operator) {
-    case "equals": return sql`${folded} = ${foldCase(value)}`
-    case "notEquals": return sql`${folded} <> ${foldCase(value)}`
-    case "contains": return sql`${folded} LIKE ${`%${needle}%`} ESCAPE '\\'`
-    case "notContains": return sql`${folded} NOT LIKE ${`%${needle}%`} ESCAPE '\\'`
-    case "startsWith": return sql`${folded} LIKE ${`${needle}%`} ESCAPE '\\'`
-    case "endsWith": return sql`${folded} LIKE ${`%${needle}`} ESCAPE '\\'`
-    case "isSet": return sql`${text} <> ''`
-    case "isNotSet": return sql`${text} = ''`
+    case "equals": return sql`${text.folded} = ${foldText(value)}`
+    case "notEquals": return sql`${text.folded} <> ${foldText(value)}`
+    case "contains": return like(sql, text.folded, value, "contains")
+    case "notContains": return sql`NOT (${like(sql, text.folded, value, "contains")})`
+    case "startsWith": return like(sql, text.folded, value, "startsWith")
+    case "endsWith": return like(sql, text.folded, value, "endsWith")
+    case "isSet": return sql`${text.text} <> ''`
+    case "isNotSet": return sql`${text.text} = ''`
   }
 }
 

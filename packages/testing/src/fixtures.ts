@@ -2,7 +2,8 @@
  *  millisecond timestamps, so that every backend stores them exactly. */
 import {
   type Account, type AccountId, type ApiKey, type ApiKeyId, type AppCredential, type Contact, type ContactId,
-  type ContactTag, type CustomField, type DomainEvent, type EmailAddress, type EventType, newContact,
+  type ContactTag, type CustomField, type DomainEvent, type EmailAddress, type EventType, type MemberId, type NewMember,
+  newContact,
 } from "@mailroom/core"
 
 /** Tells this process's ids apart from those of other test processes sharing one database. Digits only, so that no
@@ -93,3 +94,7 @@ export const makeEvent = (overrides: Partial<DomainEvent> & Pick<DomainEvent, "a
   occurredAt: fixtureTime,
   ...overrides,
 })
+
+/** Contacts to add to a list, each with a fresh membership id, in the order given (repeats kept). */
+export const makeMembers = (contactIds: ReadonlyArray<ContactId>): ReadonlyArray<NewMember> =>
+  contactIds.map((contactId) => ({ contactId, id: freshId("mem") as MemberId }))

@@ -6,7 +6,7 @@ import {
   importWriteBatch, type ListId, type Plan, servicesLayer, Store, StoreError,
 } from "@mailroom/core"
 import { Effect, Layer, Option, TestClock } from "effect"
-import { fixtureTime, makeContact, uniqueText } from "./fixtures.js"
+import { fixtureTime, makeContact, uniqueText, makeMembers } from "./fixtures.js"
 
 const mappings = JSON.stringify([
   { csvColumn: "Email", field: "email" },
@@ -163,7 +163,7 @@ export const importSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E
             makeContact({ accountId: account.id, email: "removed@example.com" }),
           ]
           yield* store.contacts.insertMany([member, outsider, removed])
-          yield* store.members.addCurrent(account.id, list.id, [member.id, removed.id], fixtureTime)
+          yield* store.members.addCurrent(account.id, list.id, makeMembers([member.id, removed.id]), fixtureTime)
           yield* store.members.markRemoved(account.id, list.id, [removed.id], fixtureTime)
           const result = yield* importCsv(account,
             `${header}member@example.com,,,\noutsider@example.com,,,\nremoved@example.com,,,\nnew@example.com,,,\n`,

@@ -1,7 +1,7 @@
 // The public surface of @mailroom/testing, listed by name.
 export {
   fixtureTime, freshAccountId, freshContactId, uniqueText, makeAccount, makeApiKey, makeAppCredential, makeTag,
-  makeCustomField, makeContact, makeEvent,
+  makeCustomField, makeContact, makeEvent, makeMembers,
 } from "./fixtures.js"
 export type { ContactOverrides } from "./fixtures.js"
 export { storeSuite } from "./store-suite.js"
@@ -12,5 +12,6 @@ export { importSuite } from "./import-suite.js"
 export { contactsSuite } from "./contacts-suite.js"
 export { httpSuite, type HttpTarget } from "./http-suite.js"
 export { listSuite } from "./list-suite.js"
+export { clockSuite } from "./clock-suite.js"
 export { makeCaptureMailer } from "./capture-mailer.js"
 export type { CaptureMailer, CaptureAnswer } from "./capture-mailer.js"

@@ -3,6 +3,7 @@
 import { it } from "@effect/vitest"
 import { IdsLive, servicesLayer, type Store } from "@mailroom/core"
 import { Layer } from "effect"
+import { memberSuppressionTests } from "./list-suite/member-suppression.js"
 import { segmentTests } from "./list-suite/segments.js"
 import { serviceTests } from "./list-suite/service.js"
 import { storeListTests } from "./list-suite/store-lists.js"
@@ -16,6 +17,7 @@ export const listSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>)
       storeListTests(it)
       storeMemberTests(it)
       segmentTests(it)
+      memberSuppressionTests(it)
       serviceTests(it)
     },
   )

@@ -3,6 +3,7 @@ import { Either, Schema } from "effect"
 import { InvalidStatusTransition, TagLimitExceeded } from "../errors.js"
 import { AccountId } from "./account.js"
 import { EmailAddress } from "./email.js"
+import { foldText, matchesLike } from "./text.js"
 
 export const ContactId = Schema.String.pipe(Schema.brand("ContactId"))
 export type ContactId = typeof ContactId.Type
@@ -215,15 +216,20 @@ export interface ContactQuery extends ContactFilter {
   readonly sortOrder: "asc" | "desc"
 }
 
-/** The filter semantics every backend implements: exact status, source and tag; case-insensitive substring search. */
+/** The texts contact search reads, folded (core's foldText): the address (ASCII and lower-case, so its own folding),
+ *  the first name and the last name (absent reads as ""). SQL backends store the folded names beside the names. */
+export const contactSearchText = (contact: Pick<Contact, "email" | "firstName" | "lastName">): ReadonlyArray<string> =>
+  [contact.email, foldText(contact.firstName ?? ""), foldText(contact.lastName ?? "")]
+
+/** The filter semantics every backend implements (SQL backends compile it in packages/sql/src/contact-query.ts):
+ *  exact status, source and tag; `search` a substring of a search text, ignoring case (foldText on both sides). */
 export const matchesContactFilter = (contact: Contact, filter: ContactFilter): boolean => {
   if (filter.status !== undefined && contact.status !== filter.status) return false
   if (filter.source !== undefined && contact.source !== filter.source) return false
   if (filter.tag !== undefined && !contact.tags.some((t) => t.tag === filter.tag)) return false
   if (filter.search !== undefined && filter.search !== "") {
-    const needle = filter.search.toLowerCase()
-    const haystacks = [contact.email, contact.firstName ?? "", contact.lastName ?? ""]
-    if (!haystacks.some((h) => h.toLowerCase().includes(needle))) return false
+    const needle = foldText(filter.search)
+    if (!contactSearchText(contact).some((text) => matchesLike(text, needle, "contains"))) return false
   }
   return true
 }

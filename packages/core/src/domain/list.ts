@@ -3,7 +3,8 @@
 import { Either, Schema } from "effect"
 import { ValidationFailed } from "../errors.js"
 import type { AccountId } from "./account.js"
-import { foldCase, SegmentRules } from "./segment.js"
+import { SegmentRules } from "./segment.js"
+import { foldText, matchesLike } from "./text.js"
 
 export const ListId = Schema.String.pipe(Schema.brand("ListId"))
 export type ListId = typeof ListId.Type
@@ -112,14 +113,19 @@ export interface ListQuery {
   readonly search?: string | undefined
 }
 
+/** The texts list search reads, folded (core's foldText): the name and the description (absent reads as ""). SQL
+ *  backends store them as name_folded and description_folded. */
+export const listSearchText = (list: Pick<ContactList, "name" | "description">): ReadonlyArray<string> =>
+  [foldText(list.name), foldText(list.description ?? "")]
+
 /** The filter every backend implements: type (ALL is any), archived or not, and `search` as a substring of the name or
- *  the description, ignoring ASCII case (the folding SQLite and Postgres reproduce exactly). */
+ *  the description, ignoring case (core's foldText, which SQL backends store beside the text). */
 export const matchesListQuery = (list: ContactList, query: ListQuery): boolean => {
   if (query.type !== "ALL" && list.type !== query.type) return false
   if (list.isArchived !== query.isArchived) return false
   if (query.search !== undefined && query.search !== "") {
-    const needle = foldCase(query.search)
-    if (!foldCase(list.name).includes(needle) && !foldCase(list.description ?? "").includes(needle)) return false
+    const needle = foldText(query.search)
+    if (!listSearchText(list).some((text) => matchesLike(text, needle, "contains"))) return false
   }
   return true
 }

@@ -2,7 +2,7 @@
  *  the list.member_* events. Spec: audience "List member", "Contact lists", rule 2, and the list.member_* details. */
 import { Schema } from "effect"
 import type { AccountId } from "./account.js"
-import { type ContactId, type ContactStatus, contactStatuses } from "./contact.js"
+import type { ContactId, ContactStatus } from "./contact.js"
 import { EmailAddress } from "./email.js"
 import type { DomainEvent } from "./event.js"
 import type { ListId } from "./list.js"
@@ -29,6 +29,16 @@ export interface ListMembership {
   readonly removedAt: Date | null
 }
 
+/** A contact to make a member, with the membership id to use if the membership is new. */
+export interface NewMember {
+  readonly contactId: ContactId
+  readonly id: MemberId
+}
+
+/** The contacts among `contactIds` (first occurrence of each), each with a fresh membership id from `makeId`. */
+export const newMembers = (contactIds: ReadonlyArray<ContactId>, makeId: () => string): ReadonlyArray<NewMember> =>
+  [...new Set(contactIds)].map((contactId) => ({ contactId, id: makeId() as MemberId }))
+
 /** The contact as a member row shows it. */
 export interface MemberContact {
   readonly id: ContactId
@@ -39,6 +49,9 @@ export interface MemberContact {
   readonly subscribedAt: Date
   readonly createdAt: Date
 }
+
+/** The member id of a contact in a DYNAMIC list, which keeps no membership rows: `<listId>:<contactId>`. */
+export const dynamicMemberId = (listId: string, contactId: string): string => `${listId}:${contactId}`
 
 /** A member as the store reads it: the membership with its contact. A DYNAMIC list keeps no rows: its members are
  *  the matching contacts, with id `<listId>:<contactId>`, addedAt the contact's createdAt and removedAt null. */
@@ -55,33 +68,64 @@ export const suppressionStatuses = [
 ] as const
 export type SuppressionStatus = (typeof suppressionStatuses)[number]
 
-/** The contact statuses that keep a member from receiving mail, each shown as the suppression status of its name. */
-export const statusSuppressions: Partial<Record<ContactStatus, SuppressionStatus>> = {
-  UNSUBSCRIBED: "UNSUBSCRIBED",
-  BOUNCED: "BOUNCED",
-  COMPLAINED: "COMPLAINED",
-  CLEANED: "CLEANED",
+/** What is known of a member that decides its suppression statuses. Every backend derives the same facts: memory from
+ *  the records it holds, SQL as expressions of its member query (packages/sql/src/member-suppression-sql.ts). A new
+ *  reason (MANUALLY_SUPPRESSED from an account-level Manual suppression, CATEGORY_SUPPRESSED from an opt-out of the
+ *  list's topic) comes as a new boolean fact here, a row of `memberSuppressionRules`, the fact's value in `memberFacts`
+ *  and its expression in each member query; the rule and its compilation stay as they are. */
+export interface MemberFacts {
+  /** The membership is marked removed: the contact unsubscribed from the list (rule 2). */
+  readonly removedFromList: boolean
+  readonly contactStatus: ContactStatus
 }
 
-/** Statuses listed in `statusSuppressions`, for storage queries that filter on them. */
-export const suppressingStatuses: ReadonlyArray<ContactStatus> = contactStatuses.filter((status) =>
-  statusSuppressions[status] !== undefined)
+/** The facts that are true or false. */
+export type BooleanMemberFact = { [K in keyof MemberFacts]: MemberFacts[K] extends boolean ? K : never }[keyof MemberFacts]
 
-/** Every reason of the spec's table that can be decided today, in the spec's order. MANUALLY_SUPPRESSED (a Manual
- *  suppression of the address) and CATEGORY_SUPPRESSED (an opt-out of the list's topic) join as rows of this table,
- *  with a fact on MemberRecord and the matching condition in each backend's member query, when suppressions and
- *  topics exist. Storage filters (active, suppressed) and counts must agree with this table. */
-const suppressionChecks: ReadonlyArray<readonly [SuppressionStatus, (member: MemberRecord) => boolean]> = [
-  ["REMOVED_FROM_LIST", (member) => member.removedAt !== null],
-  ["UNSUBSCRIBED", (member) => statusSuppressions[member.contact.status] === "UNSUBSCRIBED"],
-  ["BOUNCED", (member) => statusSuppressions[member.contact.status] === "BOUNCED"],
-  ["COMPLAINED", (member) => statusSuppressions[member.contact.status] === "COMPLAINED"],
-  ["CLEANED", (member) => statusSuppressions[member.contact.status] === "CLEANED"],
+/** When a suppression status applies: a boolean fact holds, or the contact's status is one value. */
+export type SuppressionCondition =
+  | { readonly fact: BooleanMemberFact }
+  | { readonly fact: "contactStatus"; readonly is: ContactStatus }
+
+export interface SuppressionRule {
+  readonly status: SuppressionStatus
+  readonly when: SuppressionCondition
+}
+
+/** Every reason of the spec's table that can be decided today, in the spec's order: one row per status. Storage
+ *  filters (active, suppressed) and counts are compiled from these rows, so they agree with the statuses shown. */
+export const memberSuppressionRules: ReadonlyArray<SuppressionRule> = [
+  { status: "REMOVED_FROM_LIST", when: { fact: "removedFromList" } },
+  { status: "UNSUBSCRIBED", when: { fact: "contactStatus", is: "UNSUBSCRIBED" } },
+  { status: "BOUNCED", when: { fact: "contactStatus", is: "BOUNCED" } },
+  { status: "COMPLAINED", when: { fact: "contactStatus", is: "COMPLAINED" } },
+  { status: "CLEANED", when: { fact: "contactStatus", is: "CLEANED" } },
 ]
 
-/** Every reason the member will not receive mail; empty for an active member. Spec: "List member", suppressionStatuses. */
+/** Whether `condition` holds for these facts. */
+export const suppressionApplies = (condition: SuppressionCondition, facts: MemberFacts): boolean =>
+  "is" in condition ? facts[condition.fact] === condition.is : facts[condition.fact]
+
+/** Every reason a member with these facts will not receive mail, in the spec's order; empty for an active member.
+ *  Spec: "List member", suppressionStatuses. */
+export const suppressionStatusesOf = (facts: MemberFacts): ReadonlyArray<SuppressionStatus> =>
+  memberSuppressionRules.filter((rule) => suppressionApplies(rule.when, facts)).map((rule) => rule.status)
+
+/** The facts of a member as the store read it. */
+export const memberFacts = (member: MemberRecord): MemberFacts => ({
+  removedFromList: member.removedAt !== null,
+  contactStatus: member.contact.status,
+})
+
+/** Every reason the member will not receive mail; empty for an active member. */
 export const memberSuppressionStatuses = (member: MemberRecord): ReadonlyArray<SuppressionStatus> =>
-  suppressionChecks.filter(([, applies]) => applies(member)).map(([status]) => status)
+  suppressionStatusesOf(memberFacts(member))
+
+/** Whether the member has at least one suppression status (GET members' `suppressed` filter and count). */
+export const isSuppressedMember = (member: MemberRecord): boolean => {
+  const facts = memberFacts(member)
+  return memberSuppressionRules.some((rule) => suppressionApplies(rule.when, facts))
+}
 
 export interface ListMember extends MemberRecord {
   readonly suppressionStatuses: ReadonlyArray<SuppressionStatus>

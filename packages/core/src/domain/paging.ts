@@ -35,6 +35,3 @@ const IntegerString = (name: string) =>
 export const PageParam = IntegerString("page").pipe(Schema.greaterThanOrEqualTo(1, { message: () => "page must be 1 or more" }))
 export const limitParam = (max: number) =>
   IntegerString("limit").pipe(Schema.between(1, max, { message: () => `limit must be between 1 and ${max}` }))
-
-/** Escapes `%`, `_` and `\` so that user text matches literally in a LIKE pattern with ESCAPE '\'. */
-export const likeContains = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`

@@ -2,6 +2,7 @@
  *  `matchesSegment`, the meaning every backend reproduces (SQL backends compile the same rules to one WHERE clause). */
 import { ParseResult, Schema, type SchemaAST } from "effect"
 import { type Contact, contactSources, contactStatuses, TagName } from "./contact.js"
+import { foldText, matchesLike } from "./text.js"
 
 export const segmentLimits = {
   /** Groups nest at most this deep, the root group counting as the first level. */
@@ -245,10 +246,6 @@ export const SegmentRules: Schema.Schema<SegmentRules, unknown> = groupAt(1).pip
     countConditions(rules) <= segmentLimits.conditions || `rules hold at most ${segmentLimits.conditions} conditions in all`),
 )
 
-/** Lower-cases ASCII letters only: the case folding every backend can reproduce exactly (SQLite's lower() folds
- *  nothing else), so that text conditions match the same contacts everywhere. */
-export const foldCase = (text: string): string => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase())
-
 const dayMillis = 86_400_000
 
 /** The instant `withinLastDays: days` reaches back to from `now`. */
@@ -273,15 +270,15 @@ export const conditionText = (contact: Contact, condition: SegmentCondition): st
 }
 
 const matchesText = (text: string, operator: TextOperator | PresenceOperator, value: string): boolean => {
-  const subject = foldCase(text)
-  const needle = foldCase(value)
+  const subject = foldText(text)
+  const needle = foldText(value)
   switch (operator) {
-    case "equals": return subject === needle
-    case "notEquals": return subject !== needle
-    case "contains": return subject.includes(needle)
-    case "notContains": return !subject.includes(needle)
-    case "startsWith": return subject.startsWith(needle)
-    case "endsWith": return subject.endsWith(needle)
+    case "equals": return matchesLike(subject, needle, "equals")
+    case "notEquals": return !matchesLike(subject, needle, "equals")
+    case "contains": return matchesLike(subject, needle, "contains")
+    case "notContains": return !matchesLike(subject, needle, "contains")
+    case "startsWith": return matchesLike(subject, needle, "startsWith")
+    case "endsWith": return matchesLike(subject, needle, "endsWith")
     case "isSet": return subject !== ""
     case "isNotSet": return subject === ""
   }
@@ -307,7 +304,8 @@ const matchesCondition = (contact: Contact, condition: SegmentCondition, now: Da
   }
 }
 
-/** Whether `contact` belongs to a dynamic list with these rules at `now`. Text comparisons ignore ASCII case, and an
+/** Whether `contact` belongs to a dynamic list with these rules at `now`. Text comparisons ignore case (core's
+ *  foldText on both sides), and an
  *  absent value reads as the empty string (so `notEquals` and `notContains` match it, `isNotSet` too). */
 export const matchesSegment = (contact: Contact, rules: SegmentNode, now: Date): boolean =>
   "all" in rules ? rules.all.every((node) => matchesSegment(contact, node, now))

@@ -52,14 +52,26 @@ export const makeRandomIds = (): IdsService => {
   }
 }
 
-/** Predictable ids for tests: `<prefix>_` + a zero-padded counter; tokens are counters too. */
-export const makeSequentialIds = (): IdsService => {
-  let next = 0
+/** The time part of an id made by either Ids of this module, or undefined when `id` has none. */
+export const idTime = (id: string): Date | undefined => {
+  const match = /^[a-z]+_([0-9a-hjkmnp-tv-z]{9})/.exec(id)
+  if (match === null) return undefined
+  let ms = 0
+  for (const char of match[1]!) ms = ms * 32 + crockford.indexOf(char)
+  return new Date(ms)
+}
+
+/** Predictable ids for tests: `<prefix>_` + the time part of `at` + a zero-padded counter that starts after `start`
+ *  (tests sharing a database across runs pass a different start each run); tokens are counters too. */
+export const makeSequentialIds = (start = 0): IdsService => {
+  let next = start
   const pad = () => String(++next).padStart(12, "0")
   return {
-    make: (kind) => `${idPrefixes[kind]}_${pad()}`,
+    make: (kind, at) => `${idPrefixes[kind]}_${encodeTime(at.getTime())}${pad()}`,
     token: (bytes) => pad().padStart(bytes * 2, "0"),
   }
 }
+
+export const IdsSequential = (start = 0) => Layer.sync(Ids, () => makeSequentialIds(start))
 
 export const IdsLive = Layer.sync(Ids, makeRandomIds)

@@ -6,7 +6,7 @@ import type { EmailAddress } from "../domain/email.js"
 import type { DomainEvent, EventType } from "../domain/event.js"
 import type { DuplicateContact, StoreError } from "../errors.js"
 import type { ContactList, ListQuery, ListWithCount } from "../domain/list.js"
-import type { ListMembership, MemberPage, MemberQuery } from "../domain/member.js"
+import type { ListMembership, MemberPage, MemberQuery, NewMember } from "../domain/member.js"
 import type { SegmentRules } from "../domain/segment.js"
 import type { MessageId } from "../domain/message.js"
 import type {
@@ -132,11 +132,13 @@ export interface MemberRepository {
   readonly pageMatching: (accountId: AccountId, listId: string, rules: SegmentRules, query: MemberQuery, now: Date) => Effect.Effect<MemberPage, StoreError>
   /** The membership of this contact in the account's list, current or removed, or none. */
   readonly find: (accountId: AccountId, listId: string, contactId: ContactId) => Effect.Effect<Option.Option<ListMembership>, StoreError>
-  /** Makes each of the account's contacts among `contactIds` a current member of the account's list: inserts a
-   *  membership, or restores a removed one (removedAt cleared, addedAt = `at`, id kept). Current members stay as they
-   *  are; unknown and foreign contact ids, and lists of another account, are ignored. Set-based: a bounded number of
-   *  statements whatever the number of contacts. Answers the ids newly added or restored, in no particular order. */
-  readonly addCurrent: (accountId: AccountId, listId: string, contactIds: ReadonlyArray<ContactId>, at: Date) => Effect.Effect<ReadonlyArray<ContactId>, StoreError>
+  /** Makes each of the account's contacts among `members` a current member of the account's list: inserts a
+   *  membership with the id given beside the contact (the service mints it), or restores a removed one (removedAt
+   *  cleared, addedAt = `at`, its id kept; the id given is then unused). Current members stay as they are; unknown and
+   *  foreign contact ids, and lists of another account, are ignored; a contact named twice counts once (the first
+   *  id). Set-based: a bounded number of statements whatever the number of contacts. Answers the contact ids newly
+   *  added or restored, in no particular order. */
+  readonly addCurrent: (accountId: AccountId, listId: string, members: ReadonlyArray<NewMember>, at: Date) => Effect.Effect<ReadonlyArray<ContactId>, StoreError>
   /** Deletes the current memberships of these contacts (removal by the list owner, which is no unsubscribe and keeps
    *  no history: rule 2). Removed memberships stay. Answers the ids whose membership was deleted. */
   readonly remove: (accountId: AccountId, listId: string, contactIds: ReadonlyArray<ContactId>) => Effect.Effect<ReadonlyArray<ContactId>, StoreError>

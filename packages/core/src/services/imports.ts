@@ -8,6 +8,7 @@ import {
   type CsvFile, decodeImportRequest, type ImportOptions, type ImportRequest, type ImportResult,
   type ImportRow, planImport,
 } from "../domain/csv-import.js"
+import { newMembers } from "../domain/member.js"
 import { readCsvFile } from "../internal/csv-reader.js"
 import type { EmailAddress } from "../domain/email.js"
 import { ImportRejected } from "../errors.js"
@@ -89,7 +90,8 @@ export class Imports extends Effect.Service<Imports>()("@mailroom/core/Imports",
       const members = [...inserted, ...existing, ...racedContacts].map((contact) => contact.id)
       const added = list === undefined
         ? []
-        : yield* inBatches(members, (contactIds) => store.members.addCurrent(account.id, list.id, contactIds, at))
+        : yield* inBatches(newMembers(members, () => ids.make("member", at)), (batch) =>
+          store.members.addCurrent(account.id, list.id, batch, at))
       return {
         imported: inserted.length,
         skipped: plan.skipped + raced.length,

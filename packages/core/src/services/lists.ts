@@ -11,7 +11,7 @@ import {
 } from "../domain/list.js"
 import {
   type AddMembersInput, type BlockedReason, createMissingBlock, type ListMember, type MemberCounts, memberEvent,
-  type MemberQuery, type RemoveMembersInput, toListMember,
+  type MemberQuery, newMembers, type RemoveMembersInput, toListMember,
 } from "../domain/member.js"
 import type { SegmentRules } from "../domain/segment.js"
 import { ListNotFound, NotAMember, type StoreError, type TopicNotFound, ValidationFailed } from "../errors.js"
@@ -252,7 +252,8 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
         if (raced.length > 0) for (const contact of yield* contactsByEmails(account, raced)) admit(contact)
       }
 
-      const added = new Set<string>(yield* store.members.addCurrent(account.id, target.id, [...candidates.keys()], at))
+      const fresh = newMembers([...candidates.keys()], () => ids.make("member", at))
+      const added = new Set<string>(yield* store.members.addCurrent(account.id, target.id, fresh, at))
       const addedContacts = [...candidates.values()].filter((contact) => added.has(contact.id))
       yield* appendMemberEvents("list.member_added", account, target.id, addedContacts, at)
       return {

@@ -5,7 +5,7 @@ import {
   type AccountId, AddMembersInput, checkSegmentRules, compareLists, compareMembers, type ContactId, type ContactList,
   type ContactStatus, contactStatuses, createMissingBlock, CreateListInput, type EmailAddress, type ListId,
   matchesListQuery, memberEvent, type MemberRecord, memberSuppressionStatuses, RemoveMembersInput, SegmentRules,
-  suppressingStatuses, UpdateListInput,
+  isSuppressedMember, memberSuppressionRules, suppressionStatuses, UpdateListInput,
 } from "../../src/index.js"
 
 const problemOf = <A, I>(schema: Schema.Schema<A, I>, input: unknown) => {
@@ -147,10 +147,19 @@ describe("member suppression statuses", () => {
     },
   )
 
-  it("storage filters on exactly the statuses that produce a suppression status", () => {
-    expect([...suppressingStatuses].sort()).toEqual(
-      contactStatuses.filter((status) => byStatus[status].length > 0).sort(),
-    )
+  it("a member is suppressed exactly when it has a suppression status", () => {
+    for (const status of contactStatuses) {
+      for (const removed of [false, true]) {
+        const m = member(status, removed ? new Date(1) : null)
+        expect(isSuppressedMember(m)).toBe(memberSuppressionStatuses(m).length > 0)
+      }
+    }
+  })
+
+  it("each rule names a status of the spec's table once", () => {
+    const named = memberSuppressionRules.map((rule) => rule.status)
+    expect(new Set(named).size).toBe(named.length)
+    expect(named.every((status) => (suppressionStatuses as ReadonlyArray<string>).includes(status))).toBe(true)
   })
 
   it("orders members most recently added first, ties broken by id descending", () => {

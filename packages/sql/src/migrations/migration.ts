@@ -1,4 +1,7 @@
 /** The shape of one schema migration. Each migration lives in its own module and is registered in ./index.ts. */
+import type { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import type { Effect } from "effect"
 
 /** One step of the schema, written for both dialects. Statements run in order, one per string (SQLite prepares one
  *  statement at a time). A migration is never edited once released: later changes come as a new migration. */
@@ -8,4 +11,7 @@ export interface Migration {
   readonly name: string
   readonly sqlite: ReadonlyArray<string>
   readonly pg: ReadonlyArray<string>
+  /** Runs after the statements, in the same transaction: for data changes that need code, such as filling a new
+   *  column with values computed by core. */
+  readonly backfill?: (sql: SqlClient.SqlClient) => Effect.Effect<void, SqlError>
 }

@@ -3,7 +3,7 @@
 import { describe, expect } from "@effect/vitest"
 import { type ContactId, type MemberQuery, memberSuppressionStatuses, Store } from "@mailroom/core"
 import { Effect, Option } from "effect"
-import { makeContact } from "../fixtures.js"
+import { makeContact, makeMembers } from "../fixtures.js"
 import { at, insertAccount, insertContacts } from "../store-suite/support.js"
 import { emailsOf, type ListTester, makeList, plainMember, sorted } from "./support.js"
 
@@ -22,18 +22,20 @@ const idsOf = (contacts: ReadonlyArray<{ readonly id: ContactId }>) => contacts.
 
 export const storeMemberTests = (it: ListTester) => {
   describe("Store.members", () => {
-    it.effect("addCurrent makes contacts current members and answers only those newly added", () =>
+    it.effect("addCurrent makes contacts current members with the ids given, and answers only those newly added", () =>
       Effect.gen(function* () {
         const store = yield* Store
         const { accountId, list } = yield* accountWithList
         const [ada, bob] = yield* insertContacts(accountId, [{}, {}])
-        expect(sorted(yield* store.members.addCurrent(accountId, list.id, [ada!.id, ada!.id], at(1)))).toEqual([ada!.id])
-        expect(sorted(yield* store.members.addCurrent(accountId, list.id, [ada!.id, bob!.id], at(2)))).toEqual([bob!.id])
-        expect(yield* store.members.addCurrent(accountId, list.id, [ada!.id, bob!.id], at(3))).toEqual([])
+        const first = makeMembers([ada!.id, ada!.id])
+        expect(sorted(yield* store.members.addCurrent(accountId, list.id, first, at(1)))).toEqual([ada!.id])
+        expect(sorted(yield* store.members.addCurrent(accountId, list.id, makeMembers([ada!.id, bob!.id]), at(2)))).toEqual([bob!.id])
+        expect(yield* store.members.addCurrent(accountId, list.id, makeMembers([ada!.id, bob!.id]), at(3))).toEqual([])
         const membership = Option.getOrThrow(yield* store.members.find(accountId, list.id, ada!.id))
         expect(membership).toMatchObject({ accountId, listId: list.id, contactId: ada!.id, removedAt: null })
         expect(membership.addedAt.getTime()).toBe(at(1).getTime())
-        expect(membership.id).toMatch(/^mem_/)
+        // The id is the one the caller minted for the contact's first mention.
+        expect(membership.id).toBe(first[0]!.id)
       }))
 
     it.effect("addCurrent ignores unknown and foreign contacts, and lists of another account", () =>
@@ -43,9 +45,9 @@ export const storeMemberTests = (it: ListTester) => {
         const other = yield* insertAccount
         const [foreigner] = yield* insertContacts(other, [{}])
         const [mine] = yield* insertContacts(accountId, [{}])
-        const added = yield* store.members.addCurrent(accountId, list.id, [foreigner!.id, "ct_unknown" as ContactId, mine!.id], at(1))
+        const added = yield* store.members.addCurrent(accountId, list.id, makeMembers([foreigner!.id, "ct_unknown" as ContactId, mine!.id]), at(1))
         expect(added).toEqual([mine!.id])
-        expect(yield* store.members.addCurrent(other, list.id, [foreigner!.id], at(1))).toEqual([])
+        expect(yield* store.members.addCurrent(other, list.id, makeMembers([foreigner!.id]), at(1))).toEqual([])
         expect(Option.isNone(yield* store.members.find(other, list.id, foreigner!.id))).toBe(true)
         expect((yield* store.members.page(accountId, list.id, everyone)).counts.total).toBe(1)
       }))
@@ -55,13 +57,13 @@ export const storeMemberTests = (it: ListTester) => {
         const store = yield* Store
         const { accountId, list } = yield* accountWithList
         const [ada, bob] = yield* insertContacts(accountId, [{}, {}])
-        yield* store.members.addCurrent(accountId, list.id, idsOf([ada!, bob!]), at(1))
+        yield* store.members.addCurrent(accountId, list.id, makeMembers(idsOf([ada!, bob!])), at(1))
         const before = Option.getOrThrow(yield* store.members.find(accountId, list.id, ada!.id))
         expect(yield* store.members.markRemoved(accountId, list.id, [ada!.id], at(5))).toEqual([ada!.id])
         expect(yield* store.members.markRemoved(accountId, list.id, [ada!.id], at(6))).toEqual([])
         const removed = Option.getOrThrow(yield* store.members.find(accountId, list.id, ada!.id))
         expect(removed.removedAt?.getTime()).toBe(at(5).getTime())
-        expect(yield* store.members.addCurrent(accountId, list.id, idsOf([ada!, bob!]), at(9))).toEqual([ada!.id])
+        expect(yield* store.members.addCurrent(accountId, list.id, makeMembers(idsOf([ada!, bob!])), at(9))).toEqual([ada!.id])
         const restored = Option.getOrThrow(yield* store.members.find(accountId, list.id, ada!.id))
         expect(restored.id).toBe(before.id)
         expect(restored.removedAt).toBeNull()
@@ -73,7 +75,7 @@ export const storeMemberTests = (it: ListTester) => {
         const store = yield* Store
         const { accountId, list } = yield* accountWithList
         const [ada, bob, cy] = yield* insertContacts(accountId, [{}, {}, {}])
-        yield* store.members.addCurrent(accountId, list.id, idsOf([ada!, bob!]), at(1))
+        yield* store.members.addCurrent(accountId, list.id, makeMembers(idsOf([ada!, bob!])), at(1))
         yield* store.members.markRemoved(accountId, list.id, [bob!.id], at(2))
         expect(yield* store.members.remove(yield* insertAccount, list.id, [ada!.id])).toEqual([])
         expect(yield* store.members.remove(accountId, list.id, idsOf([ada!, bob!, cy!]))).toEqual([ada!.id])
@@ -95,7 +97,7 @@ export const storeMemberTests = (it: ListTester) => {
           { email: "left@example.com" },
         ])
         for (const [i, contact] of contacts.entries()) {
-          yield* store.members.addCurrent(accountId, list.id, [contact.id], at(10 + i))
+          yield* store.members.addCurrent(accountId, list.id, makeMembers([contact.id]), at(10 + i))
         }
         yield* store.members.markRemoved(accountId, list.id, [contacts[6]!.id], at(30))
         const all = yield* store.members.page(accountId, list.id, everyone)
@@ -134,7 +136,7 @@ export const storeMemberTests = (it: ListTester) => {
           email: `m${i}@example.com`, status: i % 2 === 0 ? "ACTIVE" as const : "BOUNCED" as const,
         })))
         // Added at the same instant: the order falls back to the membership id, descending.
-        yield* store.members.addCurrent(accountId, list.id, idsOf(contacts), at(1))
+        yield* store.members.addCurrent(accountId, list.id, makeMembers(idsOf(contacts)), at(1))
         const all = yield* store.members.page(accountId, list.id, everyone)
         const ids = all.members.map((member) => member.id)
         expect(ids).toEqual([...ids].sort().reverse())
@@ -159,8 +161,8 @@ export const storeMemberTests = (it: ListTester) => {
         const second = makeList({ accountId })
         yield* store.lists.insert(second)
         const [ada, bob] = yield* insertContacts(accountId, [{}, {}])
-        yield* store.members.addCurrent(accountId, list.id, idsOf([ada!, bob!]), at(1))
-        yield* store.members.addCurrent(accountId, second.id, [ada!.id], at(1))
+        yield* store.members.addCurrent(accountId, list.id, makeMembers(idsOf([ada!, bob!])), at(1))
+        yield* store.members.addCurrent(accountId, second.id, makeMembers([ada!.id]), at(1))
         expect((yield* store.members.page(yield* insertAccount, list.id, everyone)).counts.total).toBe(0)
         expect((yield* store.members.page(accountId, second.id, everyone)).counts.total).toBe(1)
         yield* store.contacts.delete(accountId, ada!.id)
@@ -176,9 +178,9 @@ export const storeMemberTests = (it: ListTester) => {
         const contacts = Array.from({ length: 2_500 }, () => makeContact({ accountId }))
         yield* store.contacts.insertMany(contacts)
         const ids = idsOf(contacts)
-        expect((yield* store.members.addCurrent(accountId, list.id, ids, at(1))).length).toBe(2_500)
+        expect((yield* store.members.addCurrent(accountId, list.id, makeMembers(ids), at(1))).length).toBe(2_500)
         expect((yield* store.members.markRemoved(accountId, list.id, ids.slice(0, 1_200), at(2))).length).toBe(1_200)
-        expect(sorted(yield* store.members.addCurrent(accountId, list.id, ids, at(3)))).toEqual(sorted(ids.slice(0, 1_200)))
+        expect(sorted(yield* store.members.addCurrent(accountId, list.id, makeMembers(ids), at(3)))).toEqual(sorted(ids.slice(0, 1_200)))
         const page = yield* store.members.page(accountId, list.id, { page: 1, limit: 10, filter: "all" })
         expect(page.counts).toEqual({ total: 2_500, active: 2_500, suppressed: 0 })
         expect((yield* store.members.remove(accountId, list.id, ids)).length).toBe(2_500)
@@ -189,9 +191,9 @@ export const storeMemberTests = (it: ListTester) => {
         const store = yield* Store
         const { accountId, list } = yield* accountWithList
         const [ada, bob] = yield* insertContacts(accountId, [{}, {}])
-        yield* store.members.addCurrent(accountId, list.id, [ada!.id], at(1))
+        yield* store.members.addCurrent(accountId, list.id, makeMembers([ada!.id]), at(1))
         const failed = yield* Effect.exit(store.transaction(Effect.gen(function* () {
-          yield* store.members.addCurrent(accountId, list.id, [bob!.id], at(2))
+          yield* store.members.addCurrent(accountId, list.id, makeMembers([bob!.id]), at(2))
           yield* store.members.markRemoved(accountId, list.id, [ada!.id], at(2))
           yield* store.lists.update({ ...list, name: "changed" })
           return yield* Effect.fail("abort" as const)

@@ -1,0 +1,4 @@
+import { clockSuite } from "@mailroom/testing"
+import { MemoryStore } from "../src/index.js"
+
+clockSuite("memory", MemoryStore.layer)

@@ -1,0 +1,5 @@
+import { clockSuite } from "@mailroom/testing"
+import { MailroomSqlite } from "../src/index.js"
+import { tempDbFile } from "./temp-files.js"
+
+clockSuite("sqlite", MailroomSqlite.layer({ filename: tempDbFile() }))
