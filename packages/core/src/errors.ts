@@ -179,6 +179,30 @@ export class ImportRejected extends Schema.TaggedError<ImportRejected>()("Import
   override get message() { return this.detail }
 }
 
+/** The account's monthly sending quota cannot hold the recipients of this request. Spec: sending "Errors" and
+ *  "Limits": the response carries the date the counter resets (the 1st of next month, UTC). */
+export class QuotaExceeded extends Schema.TaggedError<QuotaExceeded>()("QuotaExceeded", {
+  limit: Schema.Number,
+  used: Schema.Number,
+  requested: Schema.Number,
+  resetsAt: Schema.DateFromSelf,
+}) {
+  readonly code = "QUOTA_EXCEEDED"
+  override get message() {
+    return `the monthly quota of ${this.limit} recipients cannot hold ${this.requested} more (${this.used} used); it resets on ${this.resetsAt.toISOString()}`
+  }
+}
+
+/** An Idempotency-Key was used again with another request body (or on another route) within its 24 hours. */
+export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {
+  key: Schema.String,
+}) {
+  readonly code = "IDEMPOTENCY_KEY_REUSED"
+  override get message() {
+    return `the Idempotency-Key ${this.key} was already used with a different request; use a new key for a new request`
+  }
+}
+
 /** The database is unreachable or answered something unexpected. */
 export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
   operation: Schema.String,
@@ -193,6 +217,6 @@ export type MailroomError =
   | ValidationFailed | PayloadTooLarge | Unauthorized | InvalidCredentials | ScopeInsufficient | RateLimitExceeded
   | ResourceNotFound | RouteNotFound | DuplicateContact | InvalidStatusTransition | TagLimitExceeded
   | FreeTierContactLimit | ListNotFound | TopicNotFound | NotAMember | ContactNotFound | RecipientUnsubscribed
-  | RecipientSuppressed | ContactBlocked | ImportRejected | StoreError
+  | RecipientSuppressed | ContactBlocked | ImportRejected | QuotaExceeded | IdempotencyKeyReused | StoreError
 
 export type ErrorCode = MailroomError["code"]

@@ -3,7 +3,7 @@ export {
   ValidationFailed, PayloadTooLarge, Unauthorized, InvalidCredentials, ScopeInsufficient, RateLimitExceeded,
   ResourceNotFound, RouteNotFound, DuplicateContact, InvalidStatusTransition, TagLimitExceeded, FreeTierContactLimit,
   ListNotFound, TopicNotFound, NotAMember, ContactNotFound, RecipientUnsubscribed, RecipientSuppressed, ContactBlocked,
-  ImportRejected, StoreError,
+  ImportRejected, QuotaExceeded, IdempotencyKeyReused, StoreError,
 } from "./errors.js"
 export type { MailroomError, ErrorCode } from "./errors.js"
 
@@ -110,6 +110,10 @@ export type { BulkCreateInput, BulkCreateResult } from "./services/contacts.js"
 export { Imports, importWriteBatch } from "./services/imports.js"
 export { Lists } from "./services/lists.js"
 export type { ListTopic, ListDetails, ListsPage, MembersPage, AddMembersResult } from "./services/lists.js"
+export { Quota } from "./services/quota.js"
+export type { QuotaUsage } from "./services/quota.js"
+export { Idempotency, checkIdempotencyKey, requestFingerprint } from "./services/idempotency.js"
+export type { IdempotentResponse, IdempotentRequest } from "./services/idempotency.js"
 export { servicesLayer } from "./services/layer.js"
 export { Tracing } from "./services/tracing.js"
 export type { MailroomServices } from "./services/layer.js"

@@ -25,6 +25,8 @@ export const statusByCode = {
   CONTACT_BLOCKED: 409,
   // ImportRejected carries its own status (400, 404 or 413); this row is the fallback.
   IMPORT_REJECTED: 400,
+  QUOTA_EXCEEDED: 429,
+  IDEMPOTENCY_KEY_REUSED: 409,
   INTERNAL_ERROR: 500,
 } as const satisfies Record<ErrorCode, number>
 
@@ -50,6 +52,8 @@ export const fixActionByCode = {
   RECIPIENT_SUPPRESSED: "The address cannot be added through the API; remove a manual suppression first if it is one.",
   CONTACT_BLOCKED: "The contact complained or was cleaned and cannot be resubscribed.",
   IMPORT_REJECTED: "Correct the CSV file or the mappings and upload again.",
+  QUOTA_EXCEEDED: "Wait until error.context.resets_at, or upgrade the plan for a larger monthly quota.",
+  IDEMPOTENCY_KEY_REUSED: "Send a new Idempotency-Key with a new request; repeat a key only with the same body.",
   INTERNAL_ERROR: "Retry later; if it persists, report the request id to the operator.",
 } as const satisfies Record<ErrorCode, string>
 
@@ -80,6 +84,8 @@ const contextOf = (error: MailroomError): Record<string, string | number> | unde
       return error.field === undefined ? undefined : { field: error.field }
     case "RateLimitExceeded":
       return { retry_after: error.retryAfter }
+    case "QuotaExceeded":
+      return { resets_at: error.resetsAt.toISOString(), limit: error.limit, used: error.used }
     default:
       return undefined
   }

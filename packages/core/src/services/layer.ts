@@ -4,6 +4,10 @@ import { Accounts } from "./accounts.js"
 import { Contacts } from "./contacts.js"
 import { Imports } from "./imports.js"
 import { Lists } from "./lists.js"
+import { Idempotency } from "./idempotency.js"
+import { Quota } from "./quota.js"
 
-export const servicesLayer = Layer.mergeAll(Accounts.Default, Contacts.Default, Lists.Default, Imports.Default)
-export type MailroomServices = Accounts | Contacts | Lists | Imports
+export const servicesLayer = Layer.mergeAll(
+  Accounts.Default, Contacts.Default, Lists.Default, Imports.Default, Quota.Default, Idempotency.Default,
+)
+export type MailroomServices = Accounts | Contacts | Lists | Imports | Quota | Idempotency
