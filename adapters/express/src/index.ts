@@ -4,9 +4,10 @@
 import { getRequestListener, RequestError } from "@hono/node-server"
 import type { NextFunction, Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express"
 
-/** What an adapter needs from a Mailroom: the handler that `createMailroom(…)` returns as `fetch`. */
+/** What an adapter needs from a Mailroom: the handler that `createMailroom(…)` returns as `fetch`, which takes the
+ *  peer address of the connection beside the request. */
 export interface MailroomHandler {
-  readonly fetch: (request: Request) => Promise<Response>
+  readonly fetch: (request: Request, options: { readonly clientAddress: string | null }) => Promise<Response>
 }
 
 /**
@@ -40,8 +41,11 @@ const serve = (
   readBody: Uint8Array<ArrayBuffer> | undefined,
 ) => {
   const listener = getRequestListener(
-    (request: Request) =>
-      mailroom.fetch(readBody === undefined ? request : withBody(request, readBody, clientGone(res))),
+    (request: Request) => mailroom.fetch(
+      readBody === undefined ? request : withBody(request, readBody, clientGone(res)),
+      // The socket's peer, not req.ip: which proxies to believe is Mailroom's own `trustProxy` setting.
+      { clientAddress: req.socket.remoteAddress ?? null },
+    ),
     {
       // The host owns the process: leave the global Request and Response alone.
       overrideGlobalObjects: false,

@@ -1,5 +1,5 @@
-import { abandonBody, adapterHostOf, adapterSuite, httpSuite, targetOverHttp } from "@mailroom/testing"
-import type { FetchHandler } from "@mailroom/testing"
+import { abandonBody, adapterHostOf, adapterSuite, httpSuite, keepAliveSuite, targetOverHttp } from "@mailroom/testing"
+import type { FetchHandler, StartAdapterHost } from "@mailroom/testing"
 import express from "express"
 import type { ErrorRequestHandler } from "express"
 import { createMailroom } from "mailroom"
@@ -8,15 +8,23 @@ import { mailroomMiddleware } from "../src/index.js"
 
 const listen = (app: express.Express) => adapterHostOf(app.listen(0, "127.0.0.1"))
 
-adapterSuite("express", (mailroom, basePath) => {
+const startHost: StartAdapterHost = (mailroom, basePath) => {
   const app = express()
   app.get("/host/hello", (_req, res) => { res.send("hello from the host") })
   app.use(basePath || "/", mailroomMiddleware(mailroom))
   return listen(app)
+}
+
+adapterSuite("express", startHost)
+
+keepAliveSuite("express", startHost, async ({ rateLimits }) => {
+  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token", rateLimits })
+  await mailroom.ready()
+  return mailroom
 })
 
-httpSuite("express", async () => {
-  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token" })
+httpSuite("express", async ({ rateLimits }) => {
+  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token", rateLimits })
   await mailroom.ready()
   const app = express()
   app.use("/mailroom", mailroomMiddleware(mailroom))

@@ -5,9 +5,10 @@ import type { IncomingMessage } from "node:http"
 import { getRequestListener, RequestError } from "@hono/node-server"
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify"
 
-/** What an adapter needs from a Mailroom: the handler that `createMailroom(…)` returns as `fetch`. */
+/** What an adapter needs from a Mailroom: the handler that `createMailroom(…)` returns as `fetch`, which takes the
+ *  peer address of the connection beside the request. */
 export interface MailroomHandler {
-  readonly fetch: (request: Request) => Promise<Response>
+  readonly fetch: (request: Request, options: { readonly clientAddress: string | null }) => Promise<Response>
 }
 
 export interface MailroomPluginOptions {
@@ -28,7 +29,11 @@ export const mailroomPlugin: FastifyPluginCallback<MailroomPluginOptions> = (fas
   fastify.addContentTypeParser("*", (_request, _payload, parsed) => parsed(null))
 
   const listen = (autoCleanupIncoming: boolean) => getRequestListener(
-    (request: Request, { incoming }) => mailroom.fetch(belowPrefix(request, incoming.url ?? "/", prefix)),
+    (request: Request, { incoming }) => mailroom.fetch(
+      belowPrefix(request, incoming.url ?? "/", prefix),
+      // The socket's peer, not request.ip: which proxies to believe is Mailroom's own `trustProxy` setting.
+      { clientAddress: incoming.socket.remoteAddress ?? null },
+    ),
     {
       // The host owns the process: leave the global Request and Response alone.
       overrideGlobalObjects: false,

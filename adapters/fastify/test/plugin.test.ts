@@ -1,5 +1,5 @@
-import { abandonBody, adapterHostOf, adapterSuite, httpSuite, targetOverHttp } from "@mailroom/testing"
-import type { FetchHandler } from "@mailroom/testing"
+import { abandonBody, adapterHostOf, adapterSuite, httpSuite, keepAliveSuite, targetOverHttp } from "@mailroom/testing"
+import type { FetchHandler, StartAdapterHost } from "@mailroom/testing"
 import Fastify from "fastify"
 import type { FastifyInstance } from "fastify"
 import { createMailroom } from "mailroom"
@@ -11,15 +11,23 @@ const listen = async (app: FastifyInstance) => {
   return adapterHostOf(app.server)
 }
 
-adapterSuite("fastify", async (mailroom, basePath) => {
+const startHost: StartAdapterHost = async (mailroom, basePath) => {
   const app = Fastify()
   app.get("/host/hello", async () => "hello from the host")
   await app.register(mailroomPlugin, { prefix: basePath, mailroom })
   return listen(app)
+}
+
+adapterSuite("fastify", startHost)
+
+keepAliveSuite("fastify", startHost, async ({ rateLimits }) => {
+  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token", rateLimits })
+  await mailroom.ready()
+  return mailroom
 })
 
-httpSuite("fastify", async () => {
-  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token" })
+httpSuite("fastify", async ({ rateLimits }) => {
+  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token", rateLimits })
   await mailroom.ready()
   const app = Fastify()
   await app.register(mailroomPlugin, { prefix: "/mailroom", mailroom })

@@ -1,6 +1,6 @@
 import { serve } from "@hono/node-server"
-import { adapterHostOf, adapterSuite, httpSuite, targetOverHttp } from "@mailroom/testing"
-import type { FetchHandler } from "@mailroom/testing"
+import { adapterHostOf, adapterSuite, httpSuite, keepAliveSuite, targetOverHttp } from "@mailroom/testing"
+import type { FetchHandler, StartAdapterHost } from "@mailroom/testing"
 import type { Server } from "node:http"
 import { Hono } from "hono"
 import { createMailroom } from "mailroom"
@@ -10,15 +10,23 @@ import { mountMailroom } from "../src/index.js"
 const listen = (app: Hono) =>
   adapterHostOf(serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server)
 
-adapterSuite("hono", (mailroom, basePath) => {
+const startHost: StartAdapterHost = (mailroom, basePath) => {
   const app = new Hono()
   app.get("/host/hello", (c) => c.text("hello from the host"))
   mountMailroom(app, basePath, mailroom)
   return listen(app)
+}
+
+adapterSuite("hono", startHost)
+
+keepAliveSuite("hono", startHost, async ({ rateLimits }) => {
+  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token", rateLimits })
+  await mailroom.ready()
+  return mailroom
 })
 
-httpSuite("hono", async () => {
-  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token" })
+httpSuite("hono", async ({ rateLimits }) => {
+  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token", rateLimits })
   await mailroom.ready()
   const app = new Hono()
   mountMailroom(app, "/mailroom", mailroom)
@@ -73,5 +81,36 @@ describe("mountMailroom at the root", () => {
     mountMailroom(app, "", echoPath)
     const parent = new Hono().route("/mailroom", app)
     expect(await (await parent.request("/mailroom/v1/contacts?page=2")).text()).toBe("/v1/contacts")
+  })
+})
+
+describe("the client address over a real connection", () => {
+  /** Spends `limit` failed authentications of one address and answers the status of the next attempt. */
+  const spend = async (origin: string, limit: number, forwardedFor: string) => {
+    for (let i = 0; i < limit; i++) await (await fetch(`${origin}/v1/contacts`, { headers: { "x-forwarded-for": forwardedFor } })).arrayBuffer()
+    const next = await fetch(`${origin}/v1/contacts`, { headers: { "x-forwarded-for": forwardedFor } })
+    await next.arrayBuffer()
+    return next.status
+  }
+
+  it.each([
+    ["by default X-Forwarded-For is ignored: a spoofed address shares the peer's count", undefined, 429],
+    ["behind a trusted loopback proxy, each forwarded address has its own count", ["loopback"], 401],
+  ] as const)("%s", async (_, trustProxy, otherStatus) => {
+    const mailroom = createMailroom({
+      database: "memory:",
+      rateLimits: { failedAuthenticationsPerMinute: 2 },
+      ...(trustProxy === undefined ? {} : { trustProxy: [...trustProxy] }),
+    })
+    const app = new Hono()
+    mountMailroom(app, "/", mailroom)
+    const host = await listen(app)
+    try {
+      expect(await spend(host.origin, 2, "203.0.113.7")).toBe(429)
+      expect(await spend(host.origin, 0, "203.0.113.8")).toBe(otherStatus)
+    } finally {
+      await host.close()
+      await mailroom.close()
+    }
   })
 })

@@ -3,7 +3,7 @@
  *  backends translate. Memberships of a deleted contact go in the same step as the contact. */
 import {
   type AccountId, compareMembers, dynamicMemberId, type Contact, type ContactId, type ListMembership, matchesSegment,
-  type MemberId, type MemberPage, type MemberQuery, type MemberRecord, type MemberRepository, isSuppressedMember,
+  type MemberPage, type MemberQuery, type MemberRecord, type MemberRepository, isSuppressedMember,
   type SegmentRules, slicePage,
 } from "@mailroom/core"
 import { Option } from "effect"

@@ -9,7 +9,7 @@ export type { MailroomError, ErrorCode } from "./errors.js"
 
 export {
   AccountId, Plan, planLimits, Account, scopes, Scope, ApiKeyId, KeyMode, ApiKey, AppCredential, keyPrefixes,
-  credentialKind, hasScope,
+  credentialKind, credentialSecretBytes, hasScope,
 } from "./domain/account.js"
 export type { ActiveRoom, PlanLimits } from "./domain/account.js"
 export { toValidationFailed, illFormedText, decodeInputEither, decodeInput } from "./validation.js"

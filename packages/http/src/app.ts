@@ -4,7 +4,8 @@ import { RouteNotFound } from "@mailroom/core"
 import { Effect } from "effect"
 import { Hono } from "hono"
 import { authenticate } from "./auth.js"
-import { defaultBodyLimitBytes } from "./body.js"
+import { makeTrustHop, resolveClientAddress, type TrustProxy } from "./client-address.js"
+import { defaultBodyLimitBytes, settleBody } from "./body.js"
 import type { MailroomEnv } from "./env.js"
 import { errorResponse, internalErrorResponse } from "./errors.js"
 import { makeRateLimiters, rateLimit, type RateLimitOptions } from "./rate-limit.js"
@@ -35,20 +36,34 @@ export interface HttpAppOptions {
   /** Largest JSON request body in bytes. Default 8 MiB. */
   readonly bodyLimitBytes?: number | undefined
   readonly rateLimits?: RateLimitOptions | undefined
+  /** Which proxies are believed when they report the client's address in X-Forwarded-For. Default: none. */
+  readonly trustProxy?: TrustProxy | undefined
+}
+
+/** What a host may pass beside the request (`app.fetch(request, env)`, `mailroom.fetch(request, options)`). */
+export interface FetchOptions {
+  /** The peer address of the connection the request came on; null when the transport does not tell it. */
+  readonly clientAddress?: string | null | undefined
+  /** @hono/node-server's bindings, when it serves the app itself: the peer address is read from its socket. */
+  readonly incoming?: unknown
 }
 
 export type HttpApp = Hono<MailroomEnv>
 
-/** The peer address of the Node socket when @hono/node-server serves the app directly (it passes `{ incoming }`). */
-const socketAddress = (env: unknown): string | null => {
-  const incoming = (env as { incoming?: { socket?: { remoteAddress?: unknown } } } | undefined)?.incoming
-  const address = incoming?.socket?.remoteAddress
+/** The peer address the host passed (`{ clientAddress }`), or that of the Node socket when @hono/node-server serves
+ *  the app directly (it passes `{ incoming }`); null when neither tells it. */
+const peerAddress = (env: unknown): string | null => {
+  if (typeof env !== "object" || env === null) return null
+  const { clientAddress, incoming } = env as FetchOptions
+  if (clientAddress !== undefined) return clientAddress
+  const address = (incoming as { socket?: { remoteAddress?: unknown } } | undefined)?.socket?.remoteAddress
   return typeof address === "string" ? address : null
 }
 
 export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   const limiters = makeRateLimiters(options.rateLimits)
   const bodyLimitBytes = options.bodyLimitBytes ?? defaultBodyLimitBytes
+  const trustHop = makeTrustHop(options.trustProxy)
   const app = new Hono<MailroomEnv>()
 
   app.use("*", async (c, next) => {
@@ -60,12 +75,18 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
     c.set("answerFailure", runner.answerFailure)
     c.set("bodyLimitBytes", bodyLimitBytes)
     c.set("limiters", limiters)
-    c.set("clientAddress", socketAddress(c.env))
+    c.set("clientAddress", resolveClientAddress(
+      peerAddress(c.env),
+      trustHop === undefined ? undefined : c.req.header("x-forwarded-for"),
+      trustHop,
+    ))
     // Set before the route answers, so that answers built with c.json carry it as they are made; adding a header to
     // a finished answer copies it (body stream included). Answers built elsewhere (the error table) get it after.
     c.header("x-request-id", requestId)
     await next()
     if (!c.res.headers.has("x-request-id")) c.header("x-request-id", requestId)
+    // An answer given before the body was read (413, 401, 404, 429 …) settles it: drained, or the connection closed.
+    if (!(await settleBody(c.req.raw))) c.header("connection", "close")
   })
 
   app.route("/", healthRoutes)

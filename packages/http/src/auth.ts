@@ -1,37 +1,91 @@
 /** API-key authentication and scopes. Spec: audience "Authentication" (scope table, 401 and 403) and sending
- *  "Authentication" (codes UNAUTHORIZED and INVALID_CREDENTIALS). */
-import { Accounts, hasScope, type Scope, ScopeInsufficient } from "@mailroom/core"
+ *  "Authentication" (codes UNAUTHORIZED and INVALID_CREDENTIALS). The one credential is `Authorization: Bearer <key>`;
+ *  query strings, cookies, Proxy-Authorization and bodies are never read for one. */
+import {
+  Accounts, hasScope, InvalidCredentials, type Scope, ScopeInsufficient, Unauthorized,
+} from "@mailroom/core"
 import { Effect, Exit } from "effect"
+import type { Context } from "hono"
 import { createMiddleware } from "hono/factory"
 import type { MailroomEnv } from "./env.js"
 import { errorResponse } from "./errors.js"
+import { attemptAuthentication } from "./rate-limit.js"
 
-/** The credential of an Authorization header: the token after `Bearer`, undefined when no header was sent, and the
- *  raw value for any other scheme (which then fails as a malformed key). */
-export const bearerOf = (header: string | undefined): string | undefined => {
-  if (header === undefined) return undefined
-  const match = /^Bearer(?:\s+(.*))?$/i.exec(header.trim())
-  return match ? (match[1] ?? "").trim() : header.trim()
+/** What an Authorization header holds. */
+export type Credential =
+  | { readonly kind: "none" }
+  | { readonly kind: "malformed" }
+  | { readonly kind: "bearer"; readonly token: string }
+
+/** `Bearer`, in any case, then one or more spaces, then a token without whitespace, and nothing after it. */
+const bearerPattern = /^bearer +(\S+)$/i
+/** `Bearer` with nothing after it: no credential at all. */
+const emptyBearerPattern = /^bearer *$/i
+
+/** The credential of an Authorization header: `none` when no header (or an empty `Bearer`) was sent, `bearer` for
+ *  `Bearer <token>`, and `malformed` for anything else: a bare key, another scheme (Basic, Token), junk after the
+ *  token or a space inside it. */
+export const credentialOf = (header: string | undefined): Credential => {
+  if (header === undefined) return { kind: "none" }
+  // Header values reach here without their surrounding whitespace (the Fetch API trims them).
+  const value = header.trim()
+  if (value === "" || emptyBearerPattern.test(value)) return { kind: "none" }
+  const match = bearerPattern.exec(value)
+  return match === null ? { kind: "malformed" } : { kind: "bearer", token: match[1]! }
+}
+
+/** The refusal of a credential that is not `Bearer <token>`, in the words of the credential asked for. */
+export const refusalOf = (credential: Exclude<Credential, { kind: "bearer" }>, what: "API_KEY" | "ADMIN_TOKEN") =>
+  credential.kind === "none"
+    ? new Unauthorized({ detail: `missing ${what === "API_KEY" ? "API key" : "admin token"}: send Authorization: Bearer <${what}>` })
+    : new InvalidCredentials({ detail: `the Authorization header is malformed: send Authorization: Bearer <${what}>` })
+
+/** Runs `check` as one authentication attempt of the request's client: 429 when the client's address has used up its
+ *  failed authentications, before anything is looked up; the attempt counts as failed unless `check` answers true. */
+export const guardAttempt = async (
+  c: Context<MailroomEnv>,
+  check: () => Promise<Response | true>,
+): Promise<Response | true> => {
+  let attempt: Awaited<ReturnType<typeof attemptAuthentication>>
+  try {
+    attempt = await attemptAuthentication(c.get("limiters"), c.get("clientAddress"))
+  } catch (cause) {
+    return c.get("run")(Effect.die(cause))
+  }
+  if (attempt.exceeded !== undefined) return errorResponse(attempt.exceeded)
+  const outcome = await check()
+  if (outcome === true) await attempt.succeeded().catch(() => undefined)
+  return outcome
 }
 
 /** Middleware that resolves the API key to its account and key (`c.get("account")`, `c.get("apiKey")`); 401 when
- *  missing, invalid or revoked. It keeps the app's Accounts service once a request has resolved it, so that later
- *  requests ask its cache of recent lookups directly and enter the runtime only when the cache does not know the key. */
+ *  missing, malformed, unknown or revoked, 429 when the client's address has failed too often. A key that
+ *  authenticated recently is answered from the Accounts service's cache without touching the limiter or the runtime;
+ *  every other attempt is counted against the address first, and a key that cannot be one Mailroom issued (prefix,
+ *  length, alphabet) is refused by Accounts.authenticate without a lookup. */
 export const authenticate = () => {
   let known: Accounts | undefined
   return createMiddleware<MailroomEnv>(async (c, next) => {
-    const bearer = bearerOf(c.req.header("authorization"))
-    let authentication = bearer === undefined ? undefined : known?.cachedAuthentication(bearer, Date.now())
-    if (authentication === undefined) {
+    const credential = credentialOf(c.req.header("authorization"))
+    const cached = credential.kind === "bearer" ? known?.cachedAuthentication(credential.token, Date.now()) : undefined
+    if (cached !== undefined) {
+      c.set("account", cached.account)
+      c.set("apiKey", cached.apiKey)
+      return next()
+    }
+    const outcome = await guardAttempt(c, async () => {
+      if (credential.kind !== "bearer") return errorResponse(refusalOf(credential, "API_KEY"))
+      // Accounts.authenticate refuses a token that is no key Mailroom could have issued before any lookup.
       const exit = await c.get("runExit")(Effect.flatMap(Accounts, (accounts) => {
         known = accounts
-        return accounts.authenticate(bearer)
+        return accounts.authenticate(credential.token)
       }))
       if (Exit.isFailure(exit)) return c.get("answerFailure")(exit.cause)
-      authentication = exit.value
-    }
-    c.set("account", authentication.account)
-    c.set("apiKey", authentication.apiKey)
+      c.set("account", exit.value.account)
+      c.set("apiKey", exit.value.apiKey)
+      return true
+    })
+    if (outcome !== true) return outcome
     await next()
   })
 }

@@ -57,6 +57,20 @@ export const fixActionByCode = {
   INTERNAL_ERROR: "Retry later; if it persists, report the request id to the operator.",
 } as const satisfies Record<ErrorCode, string>
 
+/** Who answers a 401: the API (an API key is asked for) or the operator API under /admin (the admin token is). */
+export type Realm = "api" | "admin"
+
+/** fix_action of the operator API's 401s, which ask for the admin token rather than an API key. */
+export const adminFixActionByCode = {
+  UNAUTHORIZED: "Send the operator token the server was started with as Authorization: Bearer <ADMIN_TOKEN>.",
+  INVALID_CREDENTIALS: "Check the ADMIN_TOKEN the server was started with; API keys do not open /admin.",
+} as const satisfies Partial<Record<ErrorCode, string>>
+
+const fixActionOf = (code: ErrorCode, realm: Realm): string =>
+  realm === "admin" && code in adminFixActionByCode
+    ? adminFixActionByCode[code as keyof typeof adminFixActionByCode]
+    : fixActionByCode[code]
+
 export const docsBaseUrl = "https://mailroom.dev/docs/errors"
 
 /** `envelope`: { success: false, error: { … } }; `plain`: { error: message } (CSV import). */
@@ -91,26 +105,27 @@ const contextOf = (error: MailroomError): Record<string, string | number> | unde
   }
 }
 
-const body = (code: ErrorCode, message: string, context?: Record<string, string | number>): ErrorBody => ({
+const body = (code: ErrorCode, message: string, context?: Record<string, string | number>, realm: Realm = "api"): ErrorBody => ({
   success: false,
   error: {
     code,
     message,
-    fix_action: fixActionByCode[code],
+    fix_action: fixActionOf(code, realm),
     docs_url: `${docsBaseUrl}#${code.toLowerCase()}`,
     ...(context === undefined ? {} : { context }),
   },
 })
 
-export const errorBody = (error: MailroomError): ErrorBody => body(error.code, error.message, contextOf(error))
+export const errorBody = (error: MailroomError, realm: Realm = "api"): ErrorBody =>
+  body(error.code, error.message, contextOf(error), realm)
 
 const json = (value: unknown, status: number, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(value), { status, headers: { "content-type": "application/json", ...headers } })
 
 /** The answer to a domain error. StoreError is not one: answer it with `internalErrorResponse`. */
-export const errorResponse = (error: MailroomError, shape: ErrorShape = "envelope"): Response => {
+export const errorResponse = (error: MailroomError, shape: ErrorShape = "envelope", realm: Realm = "api"): Response => {
   const headers: Record<string, string> = error._tag === "RateLimitExceeded" ? { "retry-after": String(error.retryAfter) } : {}
-  const payload = shape === "plain" ? { error: error.message } : errorBody(error)
+  const payload = shape === "plain" ? { error: error.message } : errorBody(error, realm)
   return json(payload, statusOf(error), headers)
 }
 

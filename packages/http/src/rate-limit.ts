@@ -1,6 +1,6 @@
-/** Request rates per API key, with rate-limiter-flexible. In memory by default; a host running several instances
- *  passes a factory for a shared store (Redis, Postgres, …). Spec: audience "Limits" (POST /contacts 60 per minute per
- *  client) and sending "Limits" (all other endpoints 200 per second). */
+/** Request rates per API key, and failed authentications per client address, with rate-limiter-flexible. In memory by
+ *  default; a host running several instances passes a factory for a shared store (Redis, Postgres, …). Spec: audience
+ *  "Limits" (POST /contacts 60 per minute per client) and sending "Limits" (all other endpoints 200 per second). */
 import { RateLimitExceeded } from "@mailroom/core"
 import { Effect } from "effect"
 import { createMiddleware } from "hono/factory"
@@ -23,11 +23,15 @@ export interface RateLimitOptions {
   readonly contactsCreatePerMinute?: number
   /** Every /v1 request per API key per second. Default 200. */
   readonly requestsPerSecond?: number
+  /** Failed authentications (API key or admin token) per client address per minute. Past them, every request of the
+   *  address that is not already known to be authenticated answers 429 until the minute is over, without a lookup.
+   *  Default 30. */
+  readonly failedAuthenticationsPerMinute?: number
   /** Where counters live. Default: RateLimiterMemory (one process). */
   readonly store?: RateLimiterFactory
 }
 
-export const defaultRateLimits = { contactsCreatePerMinute: 60, requestsPerSecond: 200 } as const
+export const defaultRateLimits = { contactsCreatePerMinute: 60, requestsPerSecond: 200, failedAuthenticationsPerMinute: 30 } as const
 
 export interface Limiter {
   readonly limiter: RateLimiterAbstract
@@ -40,6 +44,8 @@ export interface RateLimiters {
   readonly requests: Limiter
   /** POST /v1/contacts. */
   readonly contactsCreate: Limiter
+  /** Authentication attempts that were not already known good, per client address (see `attemptAuthentication`). */
+  readonly failedAuthentications: Limiter
 }
 
 const memoryLimiter: RateLimiterFactory = (spec) => new RateLimiterMemory(spec)
@@ -55,11 +61,16 @@ export const makeRateLimiters = (options: RateLimitOptions = {}): RateLimiters =
       options.contactsCreatePerMinute ?? defaultRateLimits.contactsCreatePerMinute,
       60,
     ),
+    failedAuthentications: make(
+      "mailroom:failed-authentications",
+      options.failedAuthenticationsPerMinute ?? defaultRateLimits.failedAuthenticationsPerMinute,
+      60,
+    ),
   }
 }
 
 /** RateLimitExceeded when the key has no point left, undefined when the request may proceed. Store failures throw. */
-const consume = async ({ limiter, points, duration }: Limiter, key: string): Promise<RateLimitExceeded | undefined> => {
+export const consume = async ({ limiter, points, duration }: Limiter, key: string): Promise<RateLimitExceeded | undefined> => {
   try {
     await limiter.consume(key)
     return undefined
@@ -83,3 +94,22 @@ export const rateLimit = (name: keyof RateLimiters) =>
     if (exceeded !== undefined) return errorResponse(exceeded)
     await next()
   })
+
+/** The failed-authentication key of a client: its address, or one shared key for every client whose address the
+ *  transport does not tell (a host calling `fetch` without one), so that such clients are still limited together. */
+const clientKey = (address: string | null) => address ?? "unknown"
+
+/**
+ * Counts an authentication attempt of the client against its failed-authentication limit before any lookup, so that
+ * a flood of invalid keys or tokens costs the database at most the limit per address and minute: RateLimitExceeded
+ * once the address has used them up. Call `succeeded` when the attempt authenticates, which gives the point back.
+ * Store failures throw.
+ */
+export const attemptAuthentication = async (limiters: RateLimiters, address: string | null) => {
+  const key = clientKey(address)
+  const exceeded = await consume(limiters.failedAuthentications, key)
+  return {
+    exceeded,
+    succeeded: () => limiters.failedAuthentications.limiter.reward(key, 1).then(() => undefined),
+  }
+}

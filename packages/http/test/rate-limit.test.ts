@@ -42,6 +42,7 @@ describe("rate limits", () => {
     expect(specs).toEqual([
       { keyPrefix: "mailroom:requests", points: 9, duration: 1 },
       { keyPrefix: "mailroom:contacts-create", points: 5, duration: 60 },
+      { keyPrefix: "mailroom:failed-authentications", points: 30, duration: 60 },
     ])
     const { key } = await newAccount(app, { plan: "pro" })
     expect((await call(app, "POST", "/v1/contacts", { key, body: { email: "a@example.com" } })).status).toBe(201)
@@ -51,7 +52,9 @@ describe("rate limits", () => {
   it("answers 500 and logs when the limiter's store fails", async () => {
     const failing = new RateLimiterMemory({ points: 1, duration: 1 })
     failing.consume = () => Promise.reject(new Error("redis unreachable"))
-    const app = makeTestApp({ rateLimits: { store: () => failing } })
+    const app = makeTestApp({
+      rateLimits: { store: (spec) => spec.keyPrefix === "mailroom:requests" ? failing : new RateLimiterMemory(spec) },
+    })
     const { key } = await newAccount(app)
     const answer = await call(app, "GET", "/v1/contacts", { key })
     expect(answer.status).toBe(500)

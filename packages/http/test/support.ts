@@ -3,7 +3,7 @@ import { IdsLive, servicesLayer, type Store } from "@mailroom/core"
 import { MemoryStore } from "@mailroom/memory"
 import { HashMap, Layer, Logger, ManagedRuntime } from "effect"
 import { afterAll } from "vitest"
-import { type HttpAppOptions, type HttpRuntime, makeHttpApp } from "../src/index.js"
+import { type HttpApp, type HttpAppOptions, type HttpRuntime, makeHttpApp } from "../src/index.js"
 
 export const adminToken = "test-admin-token"
 
@@ -27,6 +27,8 @@ const recordingLogger = (lines: Array<LoggedLine>) =>
 
 export interface TestApp {
   readonly fetch: (request: Request) => Promise<Response>
+  /** The router itself, for requests that carry the host's options (`{ clientAddress }`). */
+  readonly app: HttpApp
   readonly logs: ReadonlyArray<LoggedLine>
   readonly runtime: HttpRuntime
 }
@@ -42,7 +44,7 @@ export const makeTestApp = (
   )
   afterAll(() => runtime.dispose())
   const app = makeHttpApp({ adminToken, ...options, runtime })
-  return { fetch: async (request) => app.fetch(request), logs, runtime }
+  return { fetch: async (request) => app.fetch(request), app, logs, runtime }
 }
 
 export interface CallOptions {

@@ -1,6 +1,6 @@
 /** The configuration of createMailroom, and the choice of backend its `database` URL makes. CONTRACT.md lists the
  *  environment variables a starter maps onto these fields. */
-import type { RateLimitOptions } from "@mailroom/http"
+import type { RateLimitOptions, TrustProxy } from "@mailroom/http"
 
 export interface MailroomConfig {
   /** `sqlite:PATH`, `postgres://…` / `postgresql://…`, or `memory:`. Default `sqlite:.data/mailroom.sqlite`. */
@@ -27,6 +27,10 @@ export interface MailroomConfig {
   readonly rateLimits?: RateLimitOptions
   /** Largest JSON request body in bytes. Default 8 MiB. */
   readonly bodyLimitBytes?: number
+  /** Which proxies in front of Mailroom are believed when they report the client's address in X-Forwarded-For: a
+   *  number of hops, or a list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal. Default: none,
+   *  so X-Forwarded-For is ignored. See docs/embedding.md, "Client address behind a proxy". */
+  readonly trustProxy?: TrustProxy
 }
 
 export const defaultDatabase = "sqlite:.data/mailroom.sqlite"

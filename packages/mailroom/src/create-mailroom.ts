@@ -1,7 +1,7 @@
 /** createMailroom: wires the chosen backend, ids, every service, one ManagedRuntime and the router, and hands the host
  *  a web-standard `fetch`, Promise methods and the layer for Effect code. */
 import { AccountsConfig, IdsLive, servicesLayer, Tracing } from "@mailroom/core"
-import { type HttpApp, type HttpServices, makeHttpApp } from "@mailroom/http"
+import { type FetchOptions, type HttpApp, type HttpServices, makeHttpApp } from "@mailroom/http"
 import { Cause, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { type AccountsApi, makeAccountsApi } from "./accounts-api.js"
 import { storeLayer } from "./backend.js"
@@ -10,8 +10,10 @@ import { type ContactsApi, makeContactsApi } from "./contacts-api.js"
 import { makeRunPromise } from "./promise-runner.js"
 
 export interface Mailroom {
-  /** The web-standard handler: /v1/…, /admin/… and /api/health, relative to where the host mounts it. */
-  readonly fetch: (request: Request) => Promise<Response>
+  /** The web-standard handler: /v1/…, /admin/… and /api/health, relative to where the host mounts it. A host that
+   *  knows the peer address of the connection passes it as `{ clientAddress }` (the framework adapters do); without it
+   *  the client address is unknown, unless @hono/node-server serves `fetch` itself (its `{ incoming }` tells it). */
+  readonly fetch: (request: Request, options?: FetchOptions) => Promise<Response>
   readonly accounts: AccountsApi
   readonly contacts: ContactsApi
   /** Every service, the Store and Ids, for Effect hosts. It shares this Mailroom's instances (same database, same
@@ -60,12 +62,13 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
     devOutbox: config.smtpUrl === undefined,
     bodyLimitBytes: config.bodyLimitBytes,
     rateLimits: config.rateLimits,
+    trustProxy: config.trustProxy,
   })
   const run = makeRunPromise(runtime)
   let closing: Promise<void> | undefined
 
   return {
-    fetch: async (request) => app.fetch(request),
+    fetch: async (request, options) => app.fetch(request, options),
     accounts: makeAccountsApi(run),
     contacts: makeContactsApi(run, runtime),
     layer: Layer.effectContext(Effect.map(runtime, (rt) => rt.context)),

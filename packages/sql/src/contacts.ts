@@ -12,7 +12,7 @@ import { type ContactRow, contactRow, decodeContactRows, fieldRow, scalarColumns
 import { type DirectStatementsService, runStatement } from "./direct.js"
 import { chunksOf, forEachChunk, insertRows, maxInList } from "./internal/batch.js"
 import { IntegerColumn } from "./internal/columns.js"
-import { isUniqueViolation, orStoreError, type UniqueConstraint } from "./internal/errors.js"
+import { isUniqueViolation, orStoreError, storeError, type UniqueConstraint } from "./internal/errors.js"
 
 const accountEmailKey: UniqueConstraint = {
   name: "contacts_account_email_key",
@@ -26,7 +26,7 @@ const refuseDuplicate = (operation: string, email: string) =>
   Effect.mapError(effect, (error) =>
     error instanceof DuplicateContact ? error
     : isUniqueViolation(error, accountEmailKey) ? new DuplicateContact({ email })
-    : new StoreError({ operation, cause: error }))
+    : storeError(operation)(error))
 
 const decodeCount = Schema.decodeUnknown(Schema.Array(Schema.Struct({ count: IntegerColumn })))
 const decodeTagCounts = Schema.decodeUnknown(Schema.Array(Schema.Struct({ name: Schema.String, count: IntegerColumn })))

@@ -7,9 +7,9 @@ import { type AddressInfo, connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import type { HttpTarget } from "./http-suite/client.js"
 
-/** The part of a Mailroom an adapter mounts. */
+/** The part of a Mailroom an adapter mounts: its handler, which adapters call with the connection's peer address. */
 export interface FetchHandler {
-  readonly fetch: (request: Request) => Promise<Response>
+  readonly fetch: (request: Request, options?: { readonly clientAddress?: string | null }) => Promise<Response>
 }
 
 /** A host server listening on 127.0.0.1; `origin` is `http://127.0.0.1:<port>`. */
@@ -81,6 +81,7 @@ interface SeenRequest {
   readonly method: string
   readonly url: string
   readonly signal: AbortSignal
+  readonly clientAddress: string | null | undefined
 }
 
 /** The handler mounted in place of Mailroom: a few paths, each exercising one part of the transport. */
@@ -144,9 +145,9 @@ const makeProbe = () => {
   }
 
   const handler: FetchHandler = {
-    fetch: async (request) => {
+    fetch: async (request, options) => {
       const url = new URL(request.url)
-      seen.push({ method: request.method, url: request.url, signal: request.signal })
+      seen.push({ method: request.method, url: request.url, signal: request.signal, clientAddress: options?.clientAddress })
       const route = routes[url.pathname === "/" || url.pathname.startsWith("/echo") ? "/echo" : url.pathname]
       return route
         ? route(request, url)
@@ -197,6 +198,13 @@ export const adapterSuite = (framework: string, start: StartAdapterHost) => {
       const echo = await response.json()
       expect(response.status).toBe(200)
       expect(echo).toMatchObject({ method: "GET", path: "/echo/a%20b", search: "?limit=2&q=%2F", host: new URL(host.origin).host })
+    })
+
+    it("hands the handler the peer address of the connection, whatever X-Forwarded-For claims", async () => {
+      await (await fetch(at("/echo"), { headers: { "x-forwarded-for": "203.0.113.9" } })).arrayBuffer()
+      expect(probe.seen.at(-1)!.clientAddress).toBe("127.0.0.1")
+      await (await fetch(at("/echo"), { method: "POST", body: "x".repeat(100_000) })).arrayBuffer()
+      expect(probe.seen.at(-1)!.clientAddress).toBe("127.0.0.1")
     })
 
     it("sends the base path itself to the handler's root", async () => {
@@ -316,6 +324,11 @@ export const adapterSuite = (framework: string, start: StartAdapterHost) => {
 
     beforeAll(async () => { host = await start(probe.handler, "") })
     afterAll(async () => { probe.release.resolve(); await host?.close() })
+
+    it("hands the handler the peer address of the connection", async () => {
+      await (await fetch(`${host.origin}/echo`)).arrayBuffer()
+      expect(probe.seen.at(-1)!.clientAddress).toBe("127.0.0.1")
+    })
 
     it("passes paths through unchanged", async () => {
       const echo = await (await fetch(`${host.origin}/echo/v1/contacts?page=2`)).json()

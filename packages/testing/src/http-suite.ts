@@ -3,7 +3,8 @@
  *  mountings answer alike. Each test makes its own accounts through /admin, so tests never see each other's data. */
 import { afterAll, beforeAll, describe } from "vitest"
 import { authTests } from "./http-suite/auth.js"
-import { type HttpTarget, makeClient } from "./http-suite/client.js"
+import { credentialTests, failedAuthenticationsLimit } from "./http-suite/credentials.js"
+import { type HttpTarget, type HttpTargetConfig, makeClient } from "./http-suite/client.js"
 import { contactTests } from "./http-suite/contacts.js"
 import { exportTests } from "./http-suite/export.js"
 import { limitTests } from "./http-suite/limits.js"
@@ -13,25 +14,44 @@ import { tagAndBulkTests } from "./http-suite/tags-bulk.js"
 import { transcriptTests } from "./http-suite/transcript.js"
 
 /**
- * Declares the suite under `name`. `makeTarget` answers a Mailroom configured with adminToken "test-admin-token" and
- * the default limits (60 POST /contacts per minute, 8 MiB bodies); it is called once, and closed after the suite.
+ * Declares the suite under `name`. `makeTarget` answers a Mailroom configured with adminToken "test-admin-token", the
+ * default limits (60 POST /contacts per minute, 8 MiB bodies) and the `rateLimits` of `config` (its failed
+ * authentications per client address, which the suite spends on purpose); it is called once with a generous number
+ * for the scenarios, and once more with a small one for the tests of that limit, and each target is closed after the
+ * suite.
  */
-export const httpSuite = (name: string, makeTarget: () => Promise<HttpTarget>) =>
+export const httpSuite = (name: string, makeTarget: (config: HttpTargetConfig) => Promise<HttpTarget>) =>
   describe(`HTTP scenarios (${name})`, () => {
-    let target: HttpTarget | undefined
-    beforeAll(async () => {
-      target = await makeTarget()
-    })
+    const targets: Array<HttpTarget> = []
     afterAll(async () => {
-      await target?.close()
+      for (const target of targets) await target.close()
     })
-    const client = makeClient(() => {
-      if (target === undefined) throw new Error("the HTTP target is not ready")
-      return target
-    })
-    const current = () => client
+    /** A client of the target made with `config`, made on first use. */
+    const lazyClient = (config: HttpTargetConfig) => {
+      let target: Promise<HttpTarget> | undefined
+      let ready: HttpTarget | undefined
+      const client = makeClient(() => {
+        if (ready === undefined) throw new Error("the HTTP target is not ready")
+        return ready
+      })
+      return {
+        prepare: async () => {
+          target ??= makeTarget(config).then((made) => (targets.push(made), made))
+          ready = await target
+        },
+        client: () => client,
+      }
+    }
+    const scenarios = lazyClient({ rateLimits: { failedAuthenticationsPerMinute: 100_000 } })
+    const strict = lazyClient({ rateLimits: { failedAuthenticationsPerMinute: failedAuthenticationsLimit } })
+    beforeAll(scenarios.prepare)
+    const current = scenarios.client
 
     authTests(current)
+    credentialTests(current, async () => {
+      await strict.prepare()
+      return strict.client()
+    })
     contactTests(current)
     listTests(current)
     statusTests(current)
@@ -41,4 +61,4 @@ export const httpSuite = (name: string, makeTarget: () => Promise<HttpTarget>) =
     transcriptTests(current)
   })
 
-export type { HttpTarget } from "./http-suite/client.js"
+export type { HttpTarget, HttpTargetConfig } from "./http-suite/client.js"

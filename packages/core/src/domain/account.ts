@@ -90,11 +90,15 @@ export type AppCredential = typeof AppCredential.Type
 
 export const keyPrefixes = { live: "svc_live_", test: "svc_test_", app: "svc_app_" } as const
 
-/** Which kind of credential a bearer string claims to be, or undefined when it has no known prefix. */
+/** Random bytes after a credential's prefix; they are written as lowercase hex (Ids.token). */
+export const credentialSecretBytes = 24
+
+/** The whole shape of a credential Mailroom issues: its prefix, then exactly 48 lowercase hex digits. */
+const credentialPattern = new RegExp(`^svc_(live|test|app)_[0-9a-f]{${credentialSecretBytes * 2}}$`)
+
+/** Which kind of credential a bearer string is, or undefined when it is not one Mailroom could have issued (wrong
+ *  prefix, length or alphabet): such a string is refused without looking it up. */
 export const credentialKind = (bearer: string): "live" | "test" | "app" | undefined =>
-  bearer.startsWith(keyPrefixes.live) ? "live"
-  : bearer.startsWith(keyPrefixes.test) ? "test"
-  : bearer.startsWith(keyPrefixes.app) ? "app"
-  : undefined
+  credentialPattern.exec(bearer)?.[1] as "live" | "test" | "app" | undefined
 
 export const hasScope = (key: Pick<ApiKey, "scopes">, scope: Scope): boolean => key.scopes.includes(scope)

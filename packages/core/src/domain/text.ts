@@ -62,7 +62,7 @@ export const illFormedTextPath = (value: unknown, path: ReadonlyArray<string> = 
     return undefined
   }
   // Only plain objects are walked: a Date, a byte array or a stream is no text.
-  const prototype = Object.getPrototypeOf(value)
+  const prototype: unknown = Object.getPrototypeOf(value)
   if (prototype !== Object.prototype && prototype !== null) return undefined
   for (const [key, item] of Object.entries(value)) {
     if (!isWellFormedText(key)) return path

@@ -1,8 +1,8 @@
 /** Accounts, API keys and application credentials: the operator API's service, and key authentication. */
 import { Clock, Context, Deferred, Effect, Exit, Option } from "effect"
 import {
-  type Account, type AccountId, type ApiKey, type ApiKeyId, type AppCredential, credentialKind, type KeyMode, keyPrefixes,
-  type Plan, type Scope, scopes,
+  type Account, type AccountId, type ApiKey, type ApiKeyId, type AppCredential, credentialKind, credentialSecretBytes,
+  type KeyMode, keyPrefixes, type Plan, type Scope, scopes,
 } from "../domain/account.js"
 import { InvalidCredentials, ResourceNotFound, type StoreError, Unauthorized } from "../errors.js"
 import { Ids } from "../ports/ids.js"
@@ -97,7 +97,7 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
 
     const issueKey = (accountId: AccountId, input: CreateApiKeyInput, createdAt: Date) => {
       const mode = input.mode ?? "live"
-      const key = `${keyPrefixes[mode]}${ids.token(24)}`
+      const key = `${keyPrefixes[mode]}${ids.token(credentialSecretBytes)}`
       const apiKey: ApiKey = {
         id: ids.make("apiKey", createdAt) as ApiKeyId,
         accountId,
@@ -156,7 +156,7 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
     const createAppCredential = method("Accounts.createAppCredential")(
       function* (accountId: string, input: CreateAppCredentialInput) {
         const account = yield* find(accountId)
-        const key = `${keyPrefixes.app}${ids.token(24)}`
+        const key = `${keyPrefixes.app}${ids.token(credentialSecretBytes)}`
         const createdAt = yield* now
         const credential: AppCredential = {
           id: ids.make("appCredential", createdAt),
@@ -180,7 +180,7 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
       }
       const kind = credentialKind(bearer)
       if (kind === undefined) {
-        return yield* Effect.fail(new InvalidCredentials({ detail: "the API key is malformed: keys start with svc_live_ or svc_test_" }))
+        return yield* Effect.fail(new InvalidCredentials({ detail: "the API key is malformed: keys are svc_live_ or svc_test_ followed by 48 hex digits" }))
       }
       if (kind === "app") {
         return yield* Effect.fail(new InvalidCredentials({ detail: "application credentials (svc_app_) reach only the template API" }))

@@ -2,12 +2,12 @@
  *  dev outbox. Mounted only when an admin token is configured; every request must carry it as a Bearer token. */
 import { createHash, timingSafeEqual } from "node:crypto"
 import {
-  type Account, Accounts, EmailAddress, InvalidCredentials, KeyMode, limitParam, Plan, Scope, Unauthorized,
+  type Account, Accounts, EmailAddress, InvalidCredentials, KeyMode, limitParam, Plan, Scope,
 } from "@mailroom/core"
 import { Effect, Schema } from "effect"
 import { Hono } from "hono"
 import { createMiddleware } from "hono/factory"
-import { bearerOf } from "../auth.js"
+import { credentialOf, guardAttempt, refusalOf } from "../auth.js"
 import type { MailroomEnv } from "../env.js"
 import { errorResponse } from "../errors.js"
 import { decodeJson, decodeQuery } from "../validation.js"
@@ -40,17 +40,20 @@ export const OutboxParams = Schema.Struct({
 
 const digest = (text: string) => createHash("sha256").update(text).digest()
 
-/** 401 unless the request carries `Authorization: Bearer <adminToken>`; compared in constant time. */
+/** 401 unless the request carries `Authorization: Bearer <adminToken>`; compared in constant time. Every attempt
+ *  counts against the client's failed authentications (429 past them), like API keys on /v1. */
 const requireAdminToken = (adminToken: string) => {
   const expected = digest(adminToken)
   return createMiddleware<MailroomEnv>(async (c, next) => {
-    const token = bearerOf(c.req.header("authorization"))
-    if (token === undefined || token === "") {
-      return errorResponse(new Unauthorized({ detail: "missing admin token: send Authorization: Bearer <ADMIN_TOKEN>" }))
-    }
-    if (!timingSafeEqual(digest(token), expected)) {
-      return errorResponse(new InvalidCredentials({ detail: "the admin token is not valid" }))
-    }
+    const outcome = await guardAttempt(c, async () => {
+      const credential = credentialOf(c.req.header("authorization"))
+      if (credential.kind !== "bearer") return errorResponse(refusalOf(credential, "ADMIN_TOKEN"), "envelope", "admin")
+      if (!timingSafeEqual(digest(credential.token), expected)) {
+        return errorResponse(new InvalidCredentials({ detail: "the admin token is not valid" }), "envelope", "admin")
+      }
+      return true
+    })
+    if (outcome !== true) return outcome
     await next()
   })
 }

@@ -9,6 +9,12 @@ export interface HttpTarget {
   readonly close: () => Promise<void>
 }
 
+/** What the suite asks of the Mailroom behind a target, besides adminToken "test-admin-token": createMailroom's
+ *  `rateLimits` option. */
+export interface HttpTargetConfig {
+  readonly rateLimits: { readonly failedAuthenticationsPerMinute: number }
+}
+
 export const adminToken = "test-admin-token"
 export const origin = "http://mailroom.test"
 

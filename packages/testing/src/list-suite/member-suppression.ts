@@ -59,7 +59,7 @@ export const memberSuppressionTests = (it: ListTester) => {
           for (const [i, contact] of contacts.entries()) yield* store.members.addCurrent(accountId, list.id, makeMembers([contact.id]), at(i))
           const removed = contacts.filter((_, i) => input.members[i]!.removed).map((contact) => contact.id)
           if (removed.length > 0) yield* store.members.markRemoved(accountId, list.id, removed, at(100))
-          const cases = contacts.map((contact, i) => ({ contactId: contact.id as string, facts: factsOf(input.members[i]!, true) }))
+          const cases = contacts.map((contact, i) => ({ contactId: contact.id, facts: factsOf(input.members[i]!, true) }))
             .reverse()
           const query: MemberQuery = { page: input.page, limit: input.limit, filter: input.filter }
           const page = yield* store.members.page(accountId, list.id, query)
@@ -81,7 +81,7 @@ export const memberSuppressionTests = (it: ListTester) => {
           const accountId = yield* insertAccount
           const contacts = yield* insertContacts(accountId, input.members.map((member, i) =>
             ({ status: member.status, createdAt: at(i), subscribedAt: at(i) })))
-          const cases = contacts.map((contact, i) => ({ contactId: contact.id as string, facts: factsOf(input.members[i]!, false) }))
+          const cases = contacts.map((contact, i) => ({ contactId: contact.id, facts: factsOf(input.members[i]!, false) }))
             .reverse()
           const query: MemberQuery = { page: input.page, limit: input.limit, filter: input.filter }
           const list = makeList({ accountId, type: "DYNAMIC", segmentRules: everyone })

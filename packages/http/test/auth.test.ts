@@ -1,0 +1,90 @@
+import { Store } from "@mailroom/core"
+import { MemoryStore } from "@mailroom/memory"
+import { Effect, Layer } from "effect"
+import { RateLimiterMemory } from "rate-limiter-flexible"
+import { describe, expect, it } from "vitest"
+import { credentialOf } from "../src/index.js"
+import { adminToken, call, makeTestApp, newAccount } from "./support.js"
+
+/** The memory Store, counting the key lookups that reach it. */
+const countingStore = () => {
+  const lookups = { count: 0 }
+  const layer = Layer.effect(Store, Effect.map(Store, (store) => ({
+    ...store,
+    apiKeys: {
+      ...store.apiKeys,
+      findByHash: (hash: string) => Effect.suspend(() => {
+        lookups.count++
+        return store.apiKeys.findByHash(hash)
+      }),
+    },
+  }))).pipe(Layer.provide(MemoryStore.layer))
+  return { layer, lookups }
+}
+
+describe("credentialOf", () => {
+  it.each([
+    [undefined, { kind: "none" }],
+    ["", { kind: "none" }],
+    ["Bearer", { kind: "none" }],
+    ["bearer  ", { kind: "none" }],
+    ["Bearer abc", { kind: "bearer", token: "abc" }],
+    ["BEARER    abc", { kind: "bearer", token: "abc" }],
+    ["abc", { kind: "malformed" }],
+    ["Basic abc", { kind: "malformed" }],
+    ["Token abc", { kind: "malformed" }],
+    ["Bearer abc def", { kind: "malformed" }],
+    ["Bearer\tabc", { kind: "malformed" }],
+    ["Bearerabc", { kind: "malformed" }],
+    ["Bearer abc,", { kind: "bearer", token: "abc," }],
+  ] as const)("reads %j as %j", (header, credential) => {
+    expect(credentialOf(header)).toEqual(credential)
+  })
+})
+
+describe("failed authentications", () => {
+  it("cost the database at most the limit per client address, however many invalid keys arrive", async () => {
+    const { layer, lookups } = countingStore()
+    const app = makeTestApp({ rateLimits: { failedAuthenticationsPerMinute: 10 } }, layer)
+    const statuses: Array<number> = []
+    for (let i = 0; i < 100; i++) {
+      const key = `svc_live_${i.toString(16).padStart(48, "0")}`
+      statuses.push((await call(app, "GET", "/v1/contacts", { key })).status)
+    }
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401))
+    expect(statuses.slice(10)).toEqual(Array(90).fill(429))
+    expect(lookups.count).toBe(10)
+  })
+
+  it("refuse a key of the wrong prefix, length or alphabet without a lookup", async () => {
+    const { layer, lookups } = countingStore()
+    const app = makeTestApp({}, layer)
+    for (const key of ["svc_live_short", `svc_live_${"g".repeat(48)}`, `svc_live_${"0".repeat(49)}`, `sk_live_${"0".repeat(48)}`]) {
+      expect((await call(app, "GET", "/v1/contacts", { key })).status).toBe(401)
+    }
+    expect(lookups.count).toBe(0)
+  })
+
+  it("are counted apart from successes: a key that authenticates gives its attempt back", async () => {
+    const app = makeTestApp({ rateLimits: { failedAuthenticationsPerMinute: 3 } })
+    const { key } = await newAccount(app)
+    expect((await call(app, "GET", "/v1/contacts", { key })).status).toBe(200)
+    for (let i = 0; i < 10; i++) expect((await call(app, "GET", "/admin/accounts/acc_unknown", { key: adminToken })).status).toBe(404)
+    for (let i = 0; i < 3; i++) expect((await call(app, "GET", "/v1/contacts", { key: "nope" })).status).toBe(401)
+    expect((await call(app, "GET", "/v1/contacts", { key: "nope" })).status).toBe(429)
+    // A key that authenticated recently is known without an attempt, so its owner is not locked out by the flood.
+    expect((await call(app, "GET", "/v1/contacts", { key })).status).toBe(200)
+  })
+
+  it("answer 500 when the limiter's store fails, and log it", async () => {
+    const failing = new RateLimiterMemory({ points: 1, duration: 1 })
+    failing.consume = () => Promise.reject(new Error("redis unreachable"))
+    const app = makeTestApp({
+      rateLimits: { store: (spec) => spec.keyPrefix === "mailroom:failed-authentications" ? failing : new RateLimiterMemory(spec) },
+    })
+    const answer = await call(app, "GET", "/v1/contacts", { key: "nope" })
+    expect(answer.status).toBe(500)
+    expect(answer.text).not.toContain("redis")
+    expect(app.logs.some((line) => line.cause.includes("redis unreachable"))).toBe(true)
+  })
+})
