@@ -34,3 +34,4 @@ export {
 } from "./routes/lists.js"
 export { parseDeliveryStatusNotification, parseFeedbackReport, parseFieldBlocks, addressOf } from "./feedback-reports.js"
 export type { FieldBlock, DsnRecipient, DeliveryStatusReport, FeedbackReport } from "./feedback-reports.js"
+export { emailRoutes, MessageResponse } from "./routes/emails.js"
