@@ -7,6 +7,7 @@ import { makeAppCredentialRepository } from "./app-credentials.js"
 import { makeContactTable } from "./contact-table.js"
 import { makeContactRepository } from "./contacts.js"
 import { makeMemoryDb } from "./db.js"
+import { makeDevOutboxRepository } from "./dev-outbox.js"
 import { makeEventOutbox } from "./events.js"
 import { makeListRepository, makeListTable } from "./lists.js"
 import { makeMemberRepository, makeMembershipTable } from "./members.js"
@@ -29,6 +30,7 @@ export const makeMemoryStore = Effect.gen(function* () {
     lists: makeListRepository(db, listTable, membershipTable, contactTable),
     members: makeMemberRepository(db, membershipTable, listTable, contactTable),
     events: makeEventOutbox(db),
+    devOutbox: makeDevOutboxRepository(db),
     messages: makeMessageRepository(db),
     quota: makeQuotaRepository(db),
     idempotency: makeIdempotencyRepository(db),

@@ -1,6 +1,6 @@
 // The starter's configuration: every environment variable of the operator contract, mapped to createMailroom's
 // options. Unset variables keep Mailroom's defaults; malformed ones stop the process with a message.
-import type { MailroomConfig } from "mailroom"
+import { type MailroomConfig, parseSmtpUrl, SmtpUrlError } from "mailroom"
 
 export interface StarterEnvironment {
   readonly port: number
@@ -46,6 +46,18 @@ const parseUrl = (name: string, value: string | undefined, protocols: ReadonlyAr
   return value
 }
 
+/** SMTP_URL as given, once Mailroom can use it; the refusal never repeats the URL's password. */
+const parseSmtp = (value: string | undefined): string | undefined => {
+  if (value === undefined) return undefined
+  try {
+    parseSmtpUrl(value)
+    return value
+  } catch (error) {
+    if (error instanceof SmtpUrlError) throw new EnvironmentError(`SMTP_URL: ${error.message}`)
+    throw error
+  }
+}
+
 /** Reads PORT, HOST, DATABASE_URL, APP_URL, TRACK_URL, MAILROOM_SECRET, ADMIN_TOKEN, SMTP_URL,
  *  MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS and LOG_LEVEL, with the defaults of the operator contract. */
 export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
@@ -54,7 +66,7 @@ export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
   const trackUrl = parseUrl("TRACK_URL", valueOf(env, "TRACK_URL"), ["http:", "https:"]) ?? appUrl
   const secret = valueOf(env, "MAILROOM_SECRET")
   const adminToken = valueOf(env, "ADMIN_TOKEN")
-  const smtpUrl = parseUrl("SMTP_URL", valueOf(env, "SMTP_URL"), ["smtp:", "smtps:"])
+  const smtpUrl = parseSmtp(valueOf(env, "SMTP_URL"))
   return {
     port,
     host: valueOf(env, "HOST") ?? "127.0.0.1",

@@ -43,4 +43,15 @@ describe("the starter's environment (CONTRACT.md)", () => {
     expect(() => readEnvironment({ [name]: value })).toThrow(EnvironmentError)
     expect(() => readEnvironment({ [name]: value })).toThrow(named)
   })
+
+  it.each([
+    "smtp://mailer:hunter2@relay.example.com:port",
+    "smtps://mailer:hunter2@relay.example.com?tls=off",
+    "http://mailer:hunter2@relay.example.com",
+    "mailer:hunter2@relay.example.com:25",
+  ])("refuses the malformed SMTP_URL %s without repeating its password", (value) => {
+    expect(() => readEnvironment({ SMTP_URL: value })).toThrow(EnvironmentError)
+    expect(() => readEnvironment({ SMTP_URL: value })).toThrow(/^SMTP_URL: .*mailer:\*\*\*@relay\.example\.com/)
+    expect(() => readEnvironment({ SMTP_URL: value })).not.toThrow(/hunter2/)
+  })
 })

@@ -22,6 +22,8 @@ export { EmailAddress, emailProblem, normalizeEmail, parseEmail } from "./domain
 export { offsetOf, pageMeta, pagination, slicePage, PageParam, limitParam } from "./domain/paging.js"
 export type { PageRequest } from "./domain/paging.js"
 export { eventTypes, EventType, DomainEvent } from "./domain/event.js"
+export { devOutboxLimits } from "./domain/dev-outbox.js"
+export type { DevOutboxEntry, DevOutboxQuery } from "./domain/dev-outbox.js"
 export {
   ContactId, contactStatuses, ContactStatus, contactSources, ContactSource, contactLimits, PersonName, PhoneE164,
   Metadata, TagName, CustomFields, CreateContactInput, UpdateContactInput, TagsInput, allowedMoves, moveStatus,
@@ -92,7 +94,8 @@ export type {
 export { Store } from "./ports/store.js"
 export type {
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage,
-  EventOutbox, ListPage, ListRepository, MemberRepository, MessageRepository, QuotaRepository, IdempotencyRepository,
+  EventOutbox, ListPage, ListRepository, MemberRepository, DevOutboxRepository, MessageRepository, QuotaRepository,
+  IdempotencyRepository,
 } from "./ports/store.js"
 export { Ids, IdsLive, IdsSequential, idTime, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
 export type { IdsService } from "./ports/ids.js"

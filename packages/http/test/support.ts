@@ -1,6 +1,7 @@
 /** A Mailroom router over the memory backend, with helpers to call it as a client would and to read its logs. */
 import { IdsLive, servicesLayer, type Store } from "@mailroom/core"
 import { MemoryStore } from "@mailroom/memory"
+import { makeCaptureMailer } from "@mailroom/testing"
 import { HashMap, Layer, Logger, ManagedRuntime } from "effect"
 import { afterAll } from "vitest"
 import { type HttpApp, type HttpAppOptions, type HttpRuntime, makeHttpApp } from "../src/index.js"
@@ -40,7 +41,10 @@ export const makeTestApp = (
 ): TestApp => {
   const logs: Array<LoggedLine> = []
   const runtime = ManagedRuntime.make(
-    servicesLayer.pipe(Layer.provideMerge(Layer.mergeAll(store, IdsLive)), Layer.provide(recordingLogger(logs))),
+    servicesLayer.pipe(
+      Layer.provideMerge(Layer.mergeAll(store, IdsLive, makeCaptureMailer().layer)),
+      Layer.provide(recordingLogger(logs)),
+    ),
   )
   afterAll(() => runtime.dispose())
   const app = makeHttpApp({ adminToken, ...options, runtime })

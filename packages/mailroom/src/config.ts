@@ -1,6 +1,8 @@
 /** The configuration of createMailroom, and the choice of backend its `database` URL makes. CONTRACT.md lists the
  *  environment variables a starter maps onto these fields. */
+import type { Ids, Mailer, Store } from "@mailroom/core"
 import type { RateLimitOptions, TrustProxy } from "@mailroom/http"
+import type { Layer } from "effect"
 
 export interface MailroomConfig {
   /** `sqlite:PATH`, `postgres://…` / `postgresql://…`, or `memory:`. Default `sqlite:.data/mailroom.sqlite`. */
@@ -15,8 +17,12 @@ export interface MailroomConfig {
   readonly trackUrl?: string
   /** Key for signed tokens. Default: generated once and kept in the database. */
   readonly secret?: string
-  /** `smtp://user:pass@host:port` or `smtps://…`; unset keeps mail in the dev outbox. */
+  /** `smtp://user:pass@host:port` or `smtps://…` (query parameters in docs/mail-delivery.md); unset keeps mail in the
+   *  dev outbox. createMailroom throws SmtpUrlError, without the password, when it cannot be used. */
   readonly smtpUrl?: string
+  /** The host's own Mailer instead of SMTP or the dev outbox (say `SmtpMailer.layer(options)`, or a provider's API).
+   *  It may use Mailroom's Store and Ids. Not together with `smtpUrl`. */
+  readonly mailer?: Layer.Layer<Mailer, unknown, Store | Ids>
   /** Relaxes the webhook URL rules (http://, private addresses) for local development only. */
   readonly unsafeAllowPrivateUrls?: boolean
   readonly logLevel?: "debug" | "info" | "warn" | "error"

@@ -7,6 +7,7 @@ import { makeAccountRepository } from "./accounts.js"
 import { makeApiKeyRepository } from "./api-keys.js"
 import { makeAppCredentialRepository } from "./app-credentials.js"
 import { makeContactRepository } from "./contacts.js"
+import { makeDevOutboxRepository } from "./dev-outbox.js"
 import { DirectStatements, type DirectStatementsService } from "./direct.js"
 import { makeEventOutbox } from "./events.js"
 import { makeListRepository } from "./lists.js"
@@ -33,6 +34,7 @@ export const makeSqlStore = (
     lists: makeListRepository(sql),
     members: makeMemberRepository(sql),
     events: makeEventOutbox(sql),
+    devOutbox: makeDevOutboxRepository(sql),
     messages: makeMessageRepository(sql),
     quota: makeQuotaRepository(sql),
     idempotency: makeIdempotencyRepository(sql),

@@ -7,6 +7,7 @@ import { accountTests } from "./store-suite/accounts.js"
 import { contactListTests } from "./store-suite/contacts-list.js"
 import { contactReadTests } from "./store-suite/contacts-read.js"
 import { contactWriteTests } from "./store-suite/contacts-write.js"
+import { devOutboxTests } from "./store-suite/dev-outbox.js"
 import { eventTests } from "./store-suite/events.js"
 import { messageTests } from "./store-suite/messages.js"
 import { transactionTests } from "./store-suite/transaction.js"
@@ -19,6 +20,7 @@ export const storeSuite = (backend: string, layer: Layer.Layer<Store, unknown>) 
     contactReadTests(it)
     contactListTests(it)
     eventTests(it)
+    devOutboxTests(it)
     messageTests(it)
     transactionTests(it)
   })

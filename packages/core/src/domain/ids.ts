@@ -9,6 +9,7 @@ export const idPrefixes = {
   event: "evt",
   list: "lst",
   member: "mem",
+  outboxMessage: "out",
   message: "msg",
   batch: "bat",
   messageEvent: "mev",

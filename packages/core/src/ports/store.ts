@@ -3,6 +3,7 @@ import { Context, type Effect, type Option } from "effect"
 import type { Account, AccountId, ApiKey, ApiKeyId, AppCredential } from "../domain/account.js"
 import type { Contact, ContactFilter, ContactId, ContactQuery, ContactTag, CustomField } from "../domain/contact.js"
 import type { EmailAddress } from "../domain/email.js"
+import type { DevOutboxEntry, DevOutboxQuery } from "../domain/dev-outbox.js"
 import type { DomainEvent, EventType } from "../domain/event.js"
 import type { DuplicateContact, StoreError } from "../errors.js"
 import type { ContactList, ListQuery, ListWithCount } from "../domain/list.js"
@@ -147,6 +148,16 @@ export interface MemberRepository {
   readonly markRemoved: (accountId: AccountId, listId: string, contactIds: ReadonlyArray<ContactId>, at: Date) => Effect.Effect<ReadonlyArray<ContactId>, StoreError>
 }
 
+/** The dev outbox: messages kept instead of sent while no SMTP relay is configured. Not scoped by account (the Mailer
+ *  knows no account; the operator reads the whole outbox). */
+export interface DevOutboxRepository {
+  /** Keeps one message; it commits or rolls back with the surrounding transaction. */
+  readonly insert: (entry: DevOutboxEntry) => Effect.Effect<void, StoreError>
+  /** Up to `limit` entries, newest first (by createdAt, then the later insert first), optionally only those with `to`
+   *  among their envelope recipients (compared case-insensitively). One query. */
+  readonly list: (query: DevOutboxQuery) => Effect.Effect<ReadonlyArray<DevOutboxEntry>, StoreError>
+}
+
 export interface MessageRepository {
   /** Inserts messages with their recipients, in a bounded number of statements whatever their number (a batch of
    *  1,000 messages is a few multi-row inserts, never one statement per message). */
@@ -198,6 +209,7 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly lists: ListRepository
   readonly members: MemberRepository
   readonly events: EventOutbox
+  readonly devOutbox: DevOutboxRepository
   readonly messages: MessageRepository
   readonly quota: QuotaRepository
   readonly idempotency: IdempotencyRepository

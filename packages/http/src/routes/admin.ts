@@ -2,7 +2,8 @@
  *  dev outbox. Mounted only when an admin token is configured; every request must carry it as a Bearer token. */
 import { createHash, timingSafeEqual } from "node:crypto"
 import {
-  type Account, Accounts, EmailAddress, InvalidCredentials, KeyMode, limitParam, Plan, Scope,
+  type Account, Accounts, type DevOutboxEntry, devOutboxLimits, EmailAddress, InvalidCredentials, KeyMode, limitParam,
+  Plan, Scope, Store,
 } from "@mailroom/core"
 import { Effect, Schema } from "effect"
 import { Hono } from "hono"
@@ -35,7 +36,7 @@ export const CreateAppCredentialBody = Schema.Struct({
 
 export const OutboxParams = Schema.Struct({
   to: Schema.optional(EmailAddress),
-  limit: Schema.optionalWith(limitParam(100), { default: () => 20 }),
+  limit: Schema.optionalWith(limitParam(devOutboxLimits.maxLimit), { default: () => devOutboxLimits.defaultLimit }),
 })
 
 const digest = (text: string) => createHash("sha256").update(text).digest()
@@ -64,6 +65,17 @@ const accountJson = (account: Account) => ({
   plan: account.plan,
   ownerEmail: account.ownerEmail,
   createdAt: account.createdAt.toISOString(),
+})
+
+const outboxEntryJson = (entry: DevOutboxEntry) => ({
+  id: entry.id,
+  from: entry.from,
+  to: entry.to,
+  subject: entry.subject,
+  html: entry.html,
+  text: entry.text,
+  headers: entry.headers,
+  createdAt: entry.createdAt.toISOString(),
 })
 
 export interface AdminOptions {
@@ -118,8 +130,9 @@ export const adminRoutes = (options: AdminOptions) => {
   if (!options.devOutbox) return routes
   return routes.get("/outbox", (c) =>
     c.get("run")(Effect.gen(function* () {
-      yield* decodeQuery(c, OutboxParams)
-      // No part of Mailroom sends mail yet, so the dev outbox stays empty until the sending service keeps messages.
-      return c.json({ data: [] })
+      const query = yield* decodeQuery(c, OutboxParams)
+      const store = yield* Store
+      const entries = yield* store.devOutbox.list(query)
+      return c.json({ data: entries.map(outboxEntryJson) })
     })))
 }

@@ -3,6 +3,7 @@ import { accountsContacts } from "./0001_accounts_contacts.js"
 import { events } from "./0002_events.js"
 import { lists } from "./0003_lists.js"
 import { foldedText } from "./0004_folded_text.js"
+import { devOutbox } from "./0005_dev_outbox.js"
 import { messages } from "./0009_messages.js"
 import type { Migration } from "./migration.js"
 
@@ -11,6 +12,7 @@ export const migrations: ReadonlyArray<Migration> = [
   events,
   lists,
   foldedText,
+  devOutbox,
   messages,
 ]
 

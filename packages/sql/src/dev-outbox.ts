@@ -1,0 +1,61 @@
+/** The dev_outbox tables behind `Store.devOutbox`: each kept message, and its envelope recipients lower-cased for the
+ *  `to` filter. */
+import type { SqlClient } from "@effect/sql"
+import type { DevOutboxEntry, DevOutboxRepository } from "@mailroom/core"
+import { Effect, Schema } from "effect"
+import { insertRows } from "./internal/batch.js"
+import { EpochMillis, JsonColumn, toJson, toMillis } from "./internal/columns.js"
+import { orStoreError } from "./internal/errors.js"
+
+const EntryRow = Schema.Struct({
+  id: Schema.String,
+  from_address: Schema.String,
+  recipients: JsonColumn(Schema.Array(Schema.String)),
+  subject: Schema.String,
+  html_body: Schema.NullOr(Schema.String),
+  text_body: Schema.NullOr(Schema.String),
+  headers: JsonColumn(Schema.Record({ key: Schema.String, value: Schema.String })),
+  created_at: EpochMillis,
+})
+const decodeEntryRows = Schema.decodeUnknown(Schema.Array(EntryRow))
+
+const toEntry = (row: typeof EntryRow.Type): DevOutboxEntry => ({
+  id: row.id,
+  from: row.from_address,
+  to: row.recipients,
+  subject: row.subject,
+  html: row.html_body,
+  text: row.text_body,
+  headers: row.headers,
+  createdAt: row.created_at,
+})
+
+export const makeDevOutboxRepository = (sql: SqlClient.SqlClient): DevOutboxRepository => ({
+  insert: (entry) =>
+    sql.withTransaction(Effect.gen(function* () {
+      yield* sql`INSERT INTO dev_outbox ${sql.insert({
+        id: entry.id,
+        from_address: entry.from,
+        recipients: toJson(entry.to),
+        subject: entry.subject,
+        html_body: entry.html,
+        text_body: entry.text,
+        headers: toJson(entry.headers),
+        created_at: toMillis(entry.createdAt),
+      })}`
+      const addresses = [...new Set(entry.to.map((address) => address.toLowerCase()))]
+      yield* insertRows(sql, "dev_outbox_recipients", addresses.map((address) => ({ entry_id: entry.id, address })))
+    })).pipe(orStoreError("devOutbox.insert")),
+
+  list: ({ to, limit }) =>
+    sql`SELECT id, from_address, recipients, subject, html_body, text_body, headers, created_at FROM dev_outbox
+      ${to === undefined
+        ? sql.literal("")
+        : sql`WHERE id IN (SELECT entry_id FROM dev_outbox_recipients WHERE address = ${to.toLowerCase()})`}
+      ORDER BY created_at DESC, seq DESC
+      LIMIT ${limit}`.pipe(
+      Effect.flatMap(decodeEntryRows),
+      Effect.map((rows) => rows.map(toEntry)),
+      orStoreError("devOutbox.list"),
+    ),
+})

@@ -1,0 +1,102 @@
+/** Store contract: the dev outbox (insert, list newest first, the `to` filter, limit). */
+import { describe, expect } from "@effect/vitest"
+import { type DevOutboxEntry, Store } from "@mailroom/core"
+import { Effect } from "effect"
+import { uniqueText } from "../fixtures.js"
+import { at, type StoreTester } from "./support.js"
+
+/** An entry with a unique id and recipients unique to this run, so that tests sharing a database never see each
+ *  other's entries through the `to` filter. */
+const makeEntry = (overrides: Partial<DevOutboxEntry> = {}): DevOutboxEntry => ({
+  id: uniqueText("out"),
+  from: "sender@example.com",
+  to: [`${uniqueText("rcpt")}@example.com`],
+  subject: "Hello",
+  html: "<p>Hello</p>",
+  text: "Hello",
+  headers: { "message-id": `<${uniqueText("mid")}@example.com>`, subject: "Hello" },
+  createdAt: at(1),
+  ...overrides,
+})
+
+const comparableEntry = (entry: DevOutboxEntry) => ({ ...entry, createdAt: entry.createdAt.getTime() })
+
+export const devOutboxTests = (it: StoreTester) => {
+  describe("devOutbox", () => {
+    it.effect("list answers an inserted entry with every field as given", () =>
+      Effect.gen(function* () {
+        const { devOutbox } = yield* Store
+        const address = `${uniqueText("rcpt")}@example.com`
+        const entry = makeEntry({
+          from: "Newsletters@Example.com",
+          to: [address, `Other.${address}`],
+          subject: "Grüße, 🎉",
+          html: null,
+          text: "Line one\r\nLine two ✓",
+          headers: {
+            "list-unsubscribe": "<https://example.com/u/abc>, <mailto:unsubscribe@example.com?subject=unsubscribe>",
+            "list-unsubscribe-post": "List-Unsubscribe=One-Click",
+            received: "from a\nfrom b",
+          },
+        })
+        yield* devOutbox.insert(entry)
+        expect((yield* devOutbox.list({ to: address, limit: 20 })).map(comparableEntry)).toEqual([comparableEntry(entry)])
+      }))
+
+    it.effect("list answers the newest entries first; entries of the same instant put the later insert first", () =>
+      Effect.gen(function* () {
+        const { devOutbox } = yield* Store
+        const address = `${uniqueText("rcpt")}@example.com`
+        const older = makeEntry({ to: [address], createdAt: at(10) })
+        const newest = makeEntry({ to: [address], createdAt: at(30) })
+        const sameFirst = makeEntry({ to: [address], createdAt: at(20) })
+        const sameSecond = makeEntry({ to: [address], createdAt: at(20) })
+        yield* devOutbox.insert(older)
+        yield* devOutbox.insert(newest)
+        yield* devOutbox.insert(sameFirst)
+        yield* devOutbox.insert(sameSecond)
+        const ids = (yield* devOutbox.list({ to: address, limit: 20 })).map((entry) => entry.id)
+        expect(ids).toEqual([newest.id, sameSecond.id, sameFirst.id, older.id])
+        expect((yield* devOutbox.list({ to: address, limit: 2 })).map((entry) => entry.id)).toEqual([newest.id, sameSecond.id])
+      }))
+
+    it.effect("the to filter matches any envelope recipient, whatever its case, and nothing else", () =>
+      Effect.gen(function* () {
+        const { devOutbox } = yield* Store
+        const ada = `ada.${uniqueText("rcpt")}@example.com`
+        const bob = `bob.${uniqueText("rcpt")}@example.com`
+        const toAda = makeEntry({ to: [ada.toUpperCase()] })
+        const toBoth = makeEntry({ to: [bob, ada] })
+        const toBob = makeEntry({ to: [bob] })
+        for (const entry of [toAda, toBoth, toBob]) yield* devOutbox.insert(entry)
+        const idsTo = (to: string) => devOutbox.list({ to, limit: 20 }).pipe(Effect.map((rows) => rows.map((e) => e.id).sort()))
+        expect(yield* idsTo(ada)).toEqual([toAda.id, toBoth.id].sort())
+        expect(yield* idsTo(bob.toUpperCase())).toEqual([toBoth.id, toBob.id].sort())
+        expect(yield* idsTo(`nobody.${uniqueText("rcpt")}@example.com`)).toEqual([])
+        // A prefix of an address is another address.
+        expect(yield* idsTo(ada.slice(1))).toEqual([])
+      }))
+
+    it.effect("without a to filter, list answers entries of every recipient, newest first, up to the limit", () =>
+      Effect.gen(function* () {
+        const { devOutbox } = yield* Store
+        // Far in the future, so that no entry of another test is newer.
+        const first = makeEntry({ createdAt: new Date(Date.UTC(2100, 0, 1)) })
+        const second = makeEntry({ createdAt: new Date(Date.UTC(2100, 0, 2)) })
+        yield* devOutbox.insert(first)
+        yield* devOutbox.insert(second)
+        expect((yield* devOutbox.list({ limit: 1 })).map((entry) => entry.id)).toEqual([second.id])
+        const all = (yield* devOutbox.list({ limit: 100 })).map((entry) => entry.id)
+        expect(all.slice(0, 2)).toEqual([second.id, first.id])
+      }))
+
+    it.effect("an entry inserted in a transaction that fails is not kept", () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const entry = makeEntry()
+        const failed = yield* Effect.flip(store.transaction(Effect.zipRight(store.devOutbox.insert(entry), Effect.fail("boom" as const))))
+        expect(failed).toBe("boom")
+        expect(yield* store.devOutbox.list({ to: entry.to[0]!, limit: 20 })).toEqual([])
+      }))
+  })
+}
