@@ -45,9 +45,11 @@ export { buildOutgoing, recipientMessageId, listUnsubscribeHeaders } from "./dom
 export type { UnsubscribeLinks, OutgoingInput } from "./domain/outgoing.js"
 export {
   enhancedCodePattern, enhancedCodeIn, classifyOutcome, deferralDelays, gaveUp, classifyDsnRecipient,
-  complaintFeedbackTypes, isComplaint, parseRecipientMessageId,
+  complaintFeedbackTypes, isComplaint, parseRecipientMessageId, resolveRecipient,
 } from "./domain/delivery-outcome.js"
-export type { BounceType, DeliveryVerdict, DsnRecipientFields } from "./domain/delivery-outcome.js"
+export type { BounceType, DeliveryVerdict, DsnRecipientFields, RecipientResolution } from "./domain/delivery-outcome.js"
+export { emailEvent, emailEventStatus } from "./domain/email-event.js"
+export type { EmailEventType, EmailEventInput } from "./domain/email-event.js"
 export {
   messageStates, recipientStatuses, RecipientStatus, StoredContent, toStoredMessage, toAcceptedMessage, messageStatus,
   quotaPeriod, quotaResetsAt, idempotencyWindowHours,

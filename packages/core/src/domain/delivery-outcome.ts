@@ -73,8 +73,8 @@ export const classifyOutcome = (outcome: RecipientOutcome): DeliveryVerdict => {
   }
 }
 
-/** Delays between delivery attempts of a deferred recipient: about three days in all, as mail servers keep trying
- *  (RFC 5321 4.5.4.1 suggests four to five days). After the last one the recipient bounces softly. */
+/** Delays between delivery attempts of a deferred recipient: about 52 hours in all (mail servers keep trying for days;
+ *  RFC 5321 4.5.4.1 suggests four to five). After the last one the recipient bounces softly. */
 export const deferralDelays = [
   "1 minute", "5 minutes", "15 minutes", "30 minutes", "1 hour", "2 hours", "4 hours", "8 hours", "12 hours",
   "12 hours", "12 hours",
@@ -126,4 +126,41 @@ export const isComplaint = (feedbackType: string): boolean =>
 export const parseRecipientMessageId = (messageId: string): { readonly messageId: string; readonly index: number } | undefined => {
   const match = /^<?(msg_[0-9a-z]+)-(\d{1,3})@[^>\s]+>?$/.exec(messageId.trim())
   return match === null ? undefined : { messageId: match[1]!, index: Number(match[2]) }
+}
+
+/** What the delivery job records for one recipient once it has a verdict. */
+export interface RecipientResolution {
+  readonly status: "delivered" | "deferred" | "bounced" | "held"
+  /** The email.* event to emit; none for a held recipient (nothing is known yet). */
+  readonly event: "email.delivered" | "email.deferred" | "email.bounced" | null
+  /** True when the recipient is to be tried again (a deferral with attempts left). */
+  readonly retry: boolean
+  /** The verdict the event reports (a deferral on the last attempt becomes a soft bounce). */
+  readonly verdict: DeliveryVerdict
+  /** A hard bounce adds a Bounce suppression with these details; null otherwise. */
+  readonly suppression: { readonly bounceCode: string; readonly bounceReason: string } | null
+}
+
+/** The recipient's new status after attempt number `attempt` (1 for the first) gave `verdict`: a deferral is tried
+ *  again while attempts are left (deferralDelays), then bounces softly; a hard bounce suppresses the address. */
+export const resolveRecipient = (verdict: DeliveryVerdict, attempt: number): RecipientResolution => {
+  switch (verdict.status) {
+    case "delivered":
+      return { status: "delivered", event: "email.delivered", retry: false, verdict, suppression: null }
+    case "held":
+      return { status: "held", event: null, retry: false, verdict, suppression: null }
+    case "deferred": {
+      if (attempt <= deferralDelays.length) return { status: "deferred", event: "email.deferred", retry: true, verdict, suppression: null }
+      const final = gaveUp(attempt, verdict.smtpResponse)
+      return { status: "bounced", event: "email.bounced", retry: false, verdict: final, suppression: null }
+    }
+    case "bounced":
+      return {
+        status: "bounced",
+        event: "email.bounced",
+        retry: false,
+        verdict,
+        suppression: verdict.bounceType === "hard" ? { bounceCode: verdict.bounceCode, bounceReason: verdict.bounceReason } : null,
+      }
+  }
 }

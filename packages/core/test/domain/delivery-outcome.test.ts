@@ -1,8 +1,8 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
-  classifyDsnRecipient, classifyOutcome, enhancedCodeIn, gaveUp, isComplaint, parseRecipientMessageId, recipientMessageId,
-  type RecipientOutcome,
+  type AccountId, classifyDsnRecipient, classifyOutcome, deferralDelays, emailEvent, enhancedCodeIn, gaveUp, isComplaint,
+  parseRecipientMessageId, recipientMessageId, type RecipientOutcome, resolveRecipient,
 } from "../../src/index.js"
 
 const outcome = (status: RecipientOutcome["status"], code: number | undefined, reply: string, enhancedCode?: string): RecipientOutcome =>
@@ -100,5 +100,50 @@ describe("Message-IDs of Mailroom's form", () => {
     fc.assert(fc.property(fc.stringMatching(/^msg_[0-9a-z]{10,26}$/), fc.nat(99), (id, index) =>
       JSON.stringify(parseRecipientMessageId(recipientMessageId(id, index, "mail.example.com"))) === JSON.stringify({ messageId: id, index })))
     expect(parseRecipientMessageId("<20261123.ABC@mx.example.org>")).toBeUndefined()
+  })
+})
+
+describe("a recipient's status after a verdict", () => {
+  const deferred = classifyOutcome(outcome("deferred", 451, "4.3.0 try later"))
+  it("a deferral retries while attempts are left, then bounces softly without a suppression", () => {
+    for (let attempt = 1; attempt <= deferralDelays.length; attempt++) {
+      expect(resolveRecipient(deferred, attempt)).toMatchObject({ status: "deferred", event: "email.deferred", retry: true, suppression: null })
+    }
+    const last = resolveRecipient(deferred, deferralDelays.length + 1)
+    expect(last).toMatchObject({ status: "bounced", event: "email.bounced", retry: false, suppression: null })
+    expect(last.verdict).toMatchObject({ status: "bounced", bounceType: "soft", bounceCode: "4.3.0" })
+  })
+
+  it("a hard bounce suppresses with its code and reason, a soft one does not, and a held recipient emits nothing", () => {
+    expect(resolveRecipient(classifyOutcome(outcome("bounced", 550, "5.1.1 User unknown")), 1))
+      .toMatchObject({ status: "bounced", event: "email.bounced", suppression: { bounceCode: "5.1.1", bounceReason: "5.1.1 User unknown" } })
+    expect(resolveRecipient(classifyOutcome(outcome("bounced", 552, "4.2.2 Mailbox full")), 1).suppression).toBeNull()
+    expect(resolveRecipient(classifyOutcome(outcome("unknown", undefined, "connection lost")), 1))
+      .toMatchObject({ status: "held", event: null, retry: false })
+    expect(resolveRecipient(classifyOutcome(outcome("accepted", 250, "Ok")), 3))
+      .toMatchObject({ status: "delivered", event: "email.delivered", retry: false })
+  })
+})
+
+describe("email events", () => {
+  it("carry the envelope fields that apply and the send's metadata", () => {
+    const event = emailEvent({
+      id: "evt_1", accountId: "acc_1" as AccountId, type: "email.bounced", messageId: "msg_1", recipient: "ada@example.org",
+      sender: "news@example.com", subject: "Hello", occurredAt: new Date(0), smtpResponse: "550 5.1.1 unknown",
+      bounceType: "hard", bounceReason: "5.1.1 unknown", metadata: { orderId: 7 },
+    })
+    expect(event).toEqual({
+      id: "evt_1", accountId: "acc_1", type: "email.bounced", recipient: "ada@example.org", occurredAt: new Date(0),
+      details: {
+        messageId: "msg_1", sender: "news@example.com", subject: "Hello", status: "bounced",
+        smtpResponse: "550 5.1.1 unknown", bounceType: "hard", bounceReason: "5.1.1 unknown", metadata: { orderId: 7 },
+      },
+    })
+    const queued = emailEvent({
+      id: "evt_2", accountId: "acc_1" as AccountId, type: "email.queued", messageId: "msg_1", recipient: "ada@example.org",
+      sender: "news@example.com", subject: "Hello", occurredAt: new Date(0), metadata: null,
+    })
+    expect(Object.keys(queued.details).sort()).toEqual(["messageId", "sender", "status", "subject"])
+    expect(queued.details["status"]).toBe("queued")
   })
 })
