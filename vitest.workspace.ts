@@ -1,5 +1,13 @@
-import { readFileSync } from "node:fs"
+import { createHash } from "node:crypto"
+import { readdirSync, readFileSync } from "node:fs"
 import { defineWorkspace } from "vitest/config"
+
+// Postgres suites share one test database per schema: its name carries a digest of the migrations, so that checkouts
+// whose migrations differ (two branches on one server) never migrate the same database two ways.
+const migrations = new URL("./packages/sql/src/migrations/", import.meta.url)
+const digest = createHash("sha256")
+for (const file of readdirSync(migrations).sort()) digest.update(file).update(readFileSync(new URL(file, migrations)))
+const testDatabase = `mailroom_test_${digest.digest("hex").slice(0, 12)}`
 
 // One vitest project per workspace package. Packages import each other's sources (not their builds) in tests.
 // Examples are left out, except the main starter, whose tests run it as a process (and so use the builds).
@@ -17,5 +25,6 @@ export default defineWorkspace(order.filter((dir) => !dir.startsWith("examples/"
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    env: { MAILROOM_TEST_DATABASE: testDatabase },
   },
 })))

@@ -17,16 +17,22 @@ await setup.close()
 // Mailroom's own INSERT for POST /contacts: every column of the contacts row in the order Mailroom writes them, with
 // the same conflict clause and RETURNING, so that both sides send the same statement with the same parameters.
 const columns = [
-  "id", "account_id", "created_at", "email", "first_name", "last_name", "phone", "metadata", "source", "status",
+  "id", "account_id", "created_at", "email", "first_name", "first_name_folded", "last_name", "last_name_folded", "phone",
+  "phone_folded", "metadata", "source", "status",
   "subscribed_at", "unsubscribed_at", "confirmed_at", "consent_source", "consent_at", "consent_ip", "consent_user_agent",
   "consent_text", "updated_at",
 ]
 const columnList = columns.map((column) => `"${column}"`).join(",")
-const onConflict = "ON CONFLICT (account_id, email) DO NOTHING RETURNING id"
+const onConflictNoReturn = "ON CONFLICT (account_id, email) DO NOTHING"
+const onConflict = `${onConflictNoReturn} RETURNING id`
+// The folded columns hold Mailroom's foldText of the names: for the ASCII names sent here, their lower case.
+const fold = (text) => (text === null ? null : text.toLowerCase())
 const toRow = (body) => {
   const now = Date.now()
-  return [`ct_${randomUUID()}`, account.id, now, body.email, body.firstName ?? null, body.lastName ?? null, null, null, "API",
-    "ACTIVE", now, null, null, null, null, null, null, null, now]
+  const firstName = body.firstName ?? null
+  const lastName = body.lastName ?? null
+  return [`ct_${randomUUID()}`, account.id, now, body.email, firstName, fold(firstName), lastName, fold(lastName), null, null,
+    null, "API", "ACTIVE", now, null, null, null, null, null, null, null, now]
 }
 const placeholders = (rowIndex, dollar) =>
   `(${columns.map((_, c) => (dollar ? `$${rowIndex * columns.length + c + 1}` : "?")).join(",")})`
@@ -39,9 +45,13 @@ const makeInsert = async () => {
     db.pragma(`synchronous = ${synchronous}`)
     db.pragma("foreign_keys = ON")
     const statement = db.prepare(`INSERT INTO contacts (${columnList}) VALUES ${placeholders(0, false)} ${onConflict}`)
-    // all() as @effect/sql-sqlite-node runs a statement that returns rows (get() leaves it unfinished, which is slower).
-    const insertAll = db.transaction((rows) => rows.reduce((created, row) => created + statement.all(row).length, 0))
+    // Bulk: one transaction of one prepared INSERT without RETURNING, run once per row, counting the rows written from
+    // `changes`. Measured against a multi-row INSERT of the whole batch (prepared once per row count) and against
+    // this statement with RETURNING: per 1,000 rows, about 11-15 ms of CPU, 15-18 ms and 33 ms.
+    const plain = db.prepare(`INSERT INTO contacts (${columnList}) VALUES ${placeholders(0, false)} ${onConflictNoReturn}`)
+    const insertAll = db.transaction((rows) => rows.reduce((created, row) => created + plain.run(row).changes, 0))
     return {
+      // all() as @effect/sql-sqlite-node runs a statement that returns rows (get() leaves it unfinished, which is slower).
       insert: async (row) => statement.all(row).length > 0,
       insertMany: async (rows) => insertAll(rows),
       close: async () => db.close(),
@@ -50,12 +60,16 @@ const makeInsert = async () => {
   const { default: pg } = await import("pg")
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
   const text = `INSERT INTO contacts (${columnList}) VALUES ${placeholders(0, true)} ${onConflict}`
+  // Bulk: one array parameter per column, unnested into rows. Postgres parses and plans that in a fraction of the time a
+  // VALUES list of one parameter per cell takes (1,000 CSV rows: about 110 ms against 150 ms per insert, measured).
+  const pgType = (column) => (column === "metadata" ? "json" : column.endsWith("_at") ? "bigint" : "text")
+  const arrays = columns.map((column, c) => `$${c + 1}::${pgType(column)}[]`).join(", ")
   const insertMany = async (rows) => {
     const client = await pool.connect()
     try {
       await client.query("BEGIN")
-      const values = rows.map((_, r) => placeholders(r, true)).join(", ")
-      const result = await client.query(`INSERT INTO contacts (${columnList}) VALUES ${values} ${onConflict}`, rows.flat())
+      const result = await client.query(`INSERT INTO contacts (${columnList}) SELECT * FROM unnest(${arrays}) ${onConflictNoReturn}`,
+        columns.map((_, c) => rows.map((row) => row[c])))
       await client.query("COMMIT")
       return result.rowCount
     } catch (error) {
@@ -69,7 +83,7 @@ const makeInsert = async () => {
 }
 const db = await makeInsert()
 
-const created = (row) => ({ success: true, data: { id: row[0], email: row[3], firstName: row[4], lastName: row[5], source: row[8], status: row[9], createdAt: new Date(row[2]).toISOString() } })
+const created = (row) => ({ success: true, data: { id: row[0], email: row[3], firstName: row[4], lastName: row[6], source: row[11], status: row[12], createdAt: new Date(row[2]).toISOString() } })
 const duplicate = { success: false, error: { code: "DUPLICATE_CONTACT", message: "a contact with this email already exists" } }
 
 const listen = {

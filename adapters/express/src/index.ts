@@ -7,7 +7,10 @@ import type { NextFunction, Request as ExpressRequest, RequestHandler, Response 
 /** What an adapter needs from a Mailroom: the handler that `createMailroom(…)` returns as `fetch`, which takes the
  *  peer address of the connection beside the request. */
 export interface MailroomHandler {
-  readonly fetch: (request: Request, options: { readonly clientAddress: string | null }) => Promise<Response>
+  readonly fetch: (
+    request: Request,
+    options: { readonly clientAddress: string | null; readonly httpVersion: string },
+  ) => Promise<Response>
 }
 
 /**
@@ -44,7 +47,7 @@ const serve = (
     (request: Request) => mailroom.fetch(
       readBody === undefined ? request : withBody(request, readBody, clientGone(res)),
       // The socket's peer, not req.ip: which proxies to believe is Mailroom's own `trustProxy` setting.
-      { clientAddress: req.socket.remoteAddress ?? null },
+      { clientAddress: req.socket.remoteAddress ?? null, httpVersion: req.httpVersion },
     ),
     {
       // The host owns the process: leave the global Request and Response alone.

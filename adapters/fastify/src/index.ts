@@ -8,7 +8,10 @@ import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastif
 /** What an adapter needs from a Mailroom: the handler that `createMailroom(…)` returns as `fetch`, which takes the
  *  peer address of the connection beside the request. */
 export interface MailroomHandler {
-  readonly fetch: (request: Request, options: { readonly clientAddress: string | null }) => Promise<Response>
+  readonly fetch: (
+    request: Request,
+    options: { readonly clientAddress: string | null; readonly httpVersion: string },
+  ) => Promise<Response>
 }
 
 export interface MailroomPluginOptions {
@@ -32,7 +35,7 @@ export const mailroomPlugin: FastifyPluginCallback<MailroomPluginOptions> = (fas
     (request: Request, { incoming }) => mailroom.fetch(
       belowPrefix(request, incoming.url ?? "/", prefix),
       // The socket's peer, not request.ip: which proxies to believe is Mailroom's own `trustProxy` setting.
-      { clientAddress: incoming.socket.remoteAddress ?? null },
+      { clientAddress: incoming.socket.remoteAddress ?? null, httpVersion: incoming.httpVersion },
     ),
     {
       // The host owns the process: leave the global Request and Response alone.

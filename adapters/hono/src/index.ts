@@ -6,13 +6,22 @@ import { routePath } from "hono/route"
 /** What an adapter needs from a Mailroom: the handler that `createMailroom(…)` returns as `fetch`, which takes the
  *  peer address of the connection beside the request. */
 export interface MailroomHandler {
-  readonly fetch: (request: Request, options: { readonly clientAddress: string | null }) => Promise<Response>
+  readonly fetch: (
+    request: Request,
+    options: { readonly clientAddress: string | null; readonly httpVersion?: string | undefined },
+  ) => Promise<Response>
 }
 
 export interface MountOptions {
   /** The peer address of the connection a request came on. Default: the socket's remote address when
    *  @hono/node-server serves the app (Hono's `getConnInfo` of another runtime can be passed here). */
   readonly clientAddress?: (c: Context) => string | null
+}
+
+/** The HTTP version of @hono/node-server's request, when it serves the app. */
+const nodeHttpVersion = (c: Context): string | undefined => {
+  const version = (c.env as { incoming?: { httpVersion?: unknown } } | undefined)?.incoming?.httpVersion
+  return typeof version === "string" ? version : undefined
 }
 
 /** The remote address of @hono/node-server's socket, when it serves the app. */
@@ -44,7 +53,9 @@ export const mountMailroom = <E extends Env, S extends Schema, B extends string>
     // would copy it (a second Request, and the body stream piped into it). The app's own basePath or a parent's
     // `route()` shows in the matched route, and such requests fall through to the mount below.
     app.all(rootRoute, (c: Context, next: Next) =>
-      routePath(c) === rootRoute ? mailroom.fetch(c.req.raw, { clientAddress: clientAddress(c) }) : next())
+      routePath(c) === rootRoute
+        ? mailroom.fetch(c.req.raw, { clientAddress: clientAddress(c), httpVersion: nodeHttpVersion(c) })
+        : next())
   }
   // `app.mount` strips the base path (the app's own basePath included). It is deprecated from hono 4.13.13
   // in favour of `hono/mount`, which the supported range (^4.10) does not have yet. It would mount "" on
@@ -52,7 +63,8 @@ export const mountMailroom = <E extends Env, S extends Schema, B extends string>
   // execution context): asking Node's Hono for an execution context throws, with a stack trace, per request.
   return app.mount(
     path,
-    (request: Request, address: string | null) => mailroom.fetch(request, { clientAddress: address }),
-    { optionHandler: (c) => [clientAddress(c)] },
+    (request: Request, address: string | null, httpVersion: string | undefined) =>
+      mailroom.fetch(request, { clientAddress: address, httpVersion }),
+    { optionHandler: (c) => [clientAddress(c), nodeHttpVersion(c)] },
   )
 }

@@ -35,17 +35,24 @@ describe("findTestPostgres", () => {
     await expect(findTestPostgres({ server: silentServer })).rejects.toThrow(/MAILROOM_REQUIRE_POSTGRES=1/)
   })
 
-  it.skipIf(local === undefined)("answers the URL of the mailroom_test database on a server that answers", async () => {
+  it.skipIf(local === undefined)("answers the URL of the MAILROOM_TEST_DATABASE database on a server that answers", async () => {
     vi.stubEnv("MAILROOM_TEST_DATABASE_URL", "")
+    const name = process.env["MAILROOM_TEST_DATABASE"] || "mailroom_test"
     const url = (await findTestPostgres())!
     expect(url).toBe(local)
-    expect(new URL(url).pathname).toBe("/mailroom_test")
+    expect(new URL(url).pathname).toBe(`/${name}`)
     const client = new pg.Client({ connectionString: url })
     await client.connect()
     try {
-      expect((await client.query("SELECT current_database() AS name")).rows).toEqual([{ name: "mailroom_test" }])
+      expect((await client.query("SELECT current_database() AS name")).rows).toEqual([{ name }])
     } finally {
       await client.end()
     }
+  })
+
+  it("refuses a MAILROOM_TEST_DATABASE that is not a plain database name", async () => {
+    vi.stubEnv("MAILROOM_TEST_DATABASE_URL", "")
+    vi.stubEnv("MAILROOM_TEST_DATABASE", "x; DROP DATABASE postgres")
+    await expect(findTestPostgres({ server: silentServer })).rejects.toThrow(/plain database name/)
   })
 })

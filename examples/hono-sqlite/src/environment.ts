@@ -1,6 +1,7 @@
 // The starter's configuration: every environment variable of the operator contract, mapped to createMailroom's
 // options. Unset variables keep Mailroom's defaults; malformed ones stop the process with a message.
-import { type MailroomConfig, parseSmtpUrl, SmtpUrlError } from "mailroom"
+import { isIP } from "node:net"
+import { type MailroomConfig, parseSmtpUrl, SmtpUrlError, type TrustProxy } from "mailroom"
 
 export interface StarterEnvironment {
   readonly port: number
@@ -46,6 +47,28 @@ const parseUrl = (name: string, value: string | undefined, protocols: ReadonlyAr
   return value
 }
 
+const proxyNames = ["loopback", "linklocal", "uniquelocal"]
+
+/** TRUST_PROXY: unset or `false` trusts no proxy; `true` every hop; a number that many hops; otherwise a
+ *  comma-separated list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal. */
+const parseTrustProxy = (value: string | undefined): TrustProxy | undefined => {
+  if (value === undefined || value.toLowerCase() === "false") return undefined
+  if (value.toLowerCase() === "true") return true
+  if (/^\d+$/.test(value)) return Number(value)
+  const entries = value.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "")
+  for (const entry of entries) {
+    const [address = "", bits, ...rest] = entry.split("/")
+    const version = isIP(address)
+    const validBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (version === 6 ? 128 : 32))
+    if (!proxyNames.includes(entry.toLowerCase()) && (version === 0 || !validBits || rest.length > 0)) {
+      throw new EnvironmentError(
+        `TRUST_PROXY must be true, false, a number of hops, or addresses, CIDR ranges and loopback, linklocal, uniquelocal separated by commas; "${entry}" is none of them`,
+      )
+    }
+  }
+  return entries
+}
+
 /** SMTP_URL as given, once Mailroom can use it; the refusal never repeats the URL's password. */
 const parseSmtp = (value: string | undefined): string | undefined => {
   if (value === undefined) return undefined
@@ -59,7 +82,8 @@ const parseSmtp = (value: string | undefined): string | undefined => {
 }
 
 /** Reads PORT, HOST, DATABASE_URL, APP_URL, TRACK_URL, MAILROOM_SECRET, ADMIN_TOKEN, SMTP_URL,
- *  MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS and LOG_LEVEL, with the defaults of the operator contract. */
+ *  MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS and LOG_LEVEL, with the defaults of the operator contract, and TRUST_PROXY
+ *  (which proxies may report the client's address; see docs/embedding.md). */
 export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
   const port = parsePort(valueOf(env, "PORT"))
   const appUrl = parseUrl("APP_URL", valueOf(env, "APP_URL"), ["http:", "https:"]) ?? `http://localhost:${port}`
@@ -67,6 +91,7 @@ export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
   const secret = valueOf(env, "MAILROOM_SECRET")
   const adminToken = valueOf(env, "ADMIN_TOKEN")
   const smtpUrl = parseSmtp(valueOf(env, "SMTP_URL"))
+  const trustProxy = parseTrustProxy(valueOf(env, "TRUST_PROXY"))
   return {
     port,
     host: valueOf(env, "HOST") ?? "127.0.0.1",
@@ -82,6 +107,8 @@ export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
       ...(smtpUrl === undefined ? {} : { smtpUrl }),
       unsafeAllowPrivateUrls: valueOf(env, "MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS") === "1",
       logLevel: parseLogLevel(valueOf(env, "LOG_LEVEL")),
+      // Unset believes no proxy: X-Forwarded-For is ignored.
+      ...(trustProxy === undefined ? {} : { trustProxy }),
     },
   }
 }

@@ -39,9 +39,21 @@ describe("the starter's environment (CONTRACT.md)", () => {
     ["APP_URL", "mail.example.com", "APP_URL"],
     ["TRACK_URL", "ftp://t.example.com", "TRACK_URL"],
     ["SMTP_URL", "relay.example.com:25", "SMTP_URL"],
+    ["TRUST_PROXY", "10.0.0.0/33", "TRUST_PROXY"],
+    ["TRUST_PROXY", "proxy.internal", "TRUST_PROXY"],
   ])("refuses a malformed %s (%s) with a message naming it", (name, value, named) => {
     expect(() => readEnvironment({ [name]: value })).toThrow(EnvironmentError)
     expect(() => readEnvironment({ [name]: value })).toThrow(named)
+  })
+
+  it.each([
+    [undefined, undefined],
+    ["false", undefined],
+    ["true", true],
+    ["2", 2],
+    ["10.0.0.0/8, loopback ,fd00::/8,172.20.0.5", ["10.0.0.0/8", "loopback", "fd00::/8", "172.20.0.5"]],
+  ] as const)("reads TRUST_PROXY=%s as %j", (value, trustProxy) => {
+    expect(readEnvironment(value === undefined ? {} : { TRUST_PROXY: value }).mailroom.trustProxy).toEqual(trustProxy)
   })
 
   it.each([

@@ -46,11 +46,22 @@ export interface HttpAppOptions {
 export interface FetchOptions {
   /** The peer address of the connection the request came on; null when the transport does not tell it. */
   readonly clientAddress?: string | null | undefined
-  /** @hono/node-server's bindings, when it serves the app itself: the peer address is read from its socket. */
+  /** The HTTP version of the connection ("1.1", "2.0"); an early answer closes an HTTP/1 connection, never an HTTP/2
+   *  one (its streams end on their own, and HTTP/2 has no Connection header). */
+  readonly httpVersion?: string | undefined
+  /** @hono/node-server's bindings, when it serves the app itself: peer address and version are read from them. */
   readonly incoming?: unknown
 }
 
 export type HttpApp = Hono<MailroomEnv>
+
+/** Whether the request came over HTTP/2 or later, as far as the host tells. */
+const isHttp2 = (env: unknown): boolean => {
+  if (typeof env !== "object" || env === null) return false
+  const { httpVersion, incoming } = env as FetchOptions
+  const version = httpVersion ?? (incoming as { httpVersion?: unknown } | undefined)?.httpVersion
+  return typeof version === "string" && !version.startsWith("1.") && version !== "1"
+}
 
 /** The peer address the host passed (`{ clientAddress }`), or that of the Node socket when @hono/node-server serves
  *  the app directly (it passes `{ incoming }`); null when neither tells it. */
@@ -88,7 +99,7 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
     await next()
     if (!c.res.headers.has("x-request-id")) c.header("x-request-id", requestId)
     // An answer given before the body was read (413, 401, 404, 429 …) settles it: drained, or the connection closed.
-    if (!(await settleBody(c.req.raw))) c.header("connection", "close")
+    if (!(await settleBody(c.req.raw)) && !isHttp2(c.env)) c.header("connection", "close")
   })
 
   app.route("/", healthRoutes)

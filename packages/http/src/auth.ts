@@ -9,7 +9,7 @@ import type { Context } from "hono"
 import { createMiddleware } from "hono/factory"
 import type { MailroomEnv } from "./env.js"
 import { errorResponse } from "./errors.js"
-import { attemptAuthentication } from "./rate-limit.js"
+import { authenticationGate } from "./rate-limit.js"
 
 /** What an Authorization header holds. */
 export type Credential =
@@ -46,23 +46,23 @@ export const guardAttempt = async (
   c: Context<MailroomEnv>,
   check: () => Promise<Response | true>,
 ): Promise<Response | true> => {
-  let attempt: Awaited<ReturnType<typeof attemptAuthentication>>
   try {
-    attempt = await attemptAuthentication(c.get("limiters"), c.get("clientAddress"))
+    const gate = await authenticationGate(c.get("limiters"), c.get("clientAddress"))
+    if (gate.exceeded !== undefined) return errorResponse(gate.exceeded)
+    const outcome = await check()
+    if (outcome !== true) await gate.failed()
+    return outcome
   } catch (cause) {
+    // The limiter's store failed (a check's own failures are answers, never thrown).
     return c.get("run")(Effect.die(cause))
   }
-  if (attempt.exceeded !== undefined) return errorResponse(attempt.exceeded)
-  const outcome = await check()
-  if (outcome === true) await attempt.succeeded().catch(() => undefined)
-  return outcome
 }
 
 /** Middleware that resolves the API key to its account and key (`c.get("account")`, `c.get("apiKey")`); 401 when
  *  missing, malformed, unknown or revoked, 429 when the client's address has failed too often. A key that
  *  authenticated recently is answered from the Accounts service's cache without touching the limiter or the runtime;
- *  every other attempt is counted against the address first, and a key that cannot be one Mailroom issued (prefix,
- *  length, alphabet) is refused by Accounts.authenticate without a lookup. */
+ *  every other attempt first checks the address's failed authentications, and a key that cannot be one Mailroom
+ *  issued (prefix, length, alphabet) is refused by Accounts.authenticate without a lookup. */
 export const authenticate = () => {
   let known: Accounts | undefined
   return createMiddleware<MailroomEnv>(async (c, next) => {

@@ -24,8 +24,7 @@ export interface RateLimitOptions {
   /** Every /v1 request per API key per second. Default 200. */
   readonly requestsPerSecond?: number
   /** Failed authentications (API key or admin token) per client address per minute. Past them, every request of the
-   *  address that is not already known to be authenticated answers 429 until the minute is over, without a lookup.
-   *  Default 30. */
+   *  address whose key is not already known good answers 429 until the window is over, without a lookup. Default 30. */
   readonly failedAuthenticationsPerMinute?: number
   /** POST /v1/emails/send (and /emails/schedule) per API key per second. Default 100 (sending spec, "Limits"). */
   readonly emailsSendPerSecond?: number
@@ -51,7 +50,7 @@ export interface RateLimiters {
   readonly requests: Limiter
   /** POST /v1/contacts. */
   readonly contactsCreate: Limiter
-  /** Authentication attempts that were not already known good, per client address (see `attemptAuthentication`). */
+  /** Failed authentications per client address (see `authenticationGate`). */
   readonly failedAuthentications: Limiter
   /** POST /v1/emails/send and /v1/emails/schedule. */
   readonly emailsSend: Limiter
@@ -83,7 +82,7 @@ export const makeRateLimiters = (options: RateLimitOptions = {}): RateLimiters =
 }
 
 /** RateLimitExceeded when the key has no point left, undefined when the request may proceed. Store failures throw. */
-export const consume = async ({ limiter, points, duration }: Limiter, key: string): Promise<RateLimitExceeded | undefined> => {
+const consume = async ({ limiter, points, duration }: Limiter, key: string): Promise<RateLimitExceeded | undefined> => {
   try {
     await limiter.consume(key)
     return undefined
@@ -113,16 +112,18 @@ export const rateLimit = (name: keyof RateLimiters) =>
 const clientKey = (address: string | null) => address ?? "unknown"
 
 /**
- * Counts an authentication attempt of the client against its failed-authentication limit before any lookup, so that
- * a flood of invalid keys or tokens costs the database at most the limit per address and minute: RateLimitExceeded
- * once the address has used them up. Call `succeeded` when the attempt authenticates, which gives the point back.
- * Store failures throw.
+ * The failed-authentication gate of a client, checked before anything is looked up: `exceeded` (RateLimitExceeded)
+ * once the address has failed the limit's number of times in the current window, so that a flood of invalid keys or
+ * tokens costs the database at most that many lookups per address and window (plus those already in flight).
+ * Call `failed` when the attempt does not authenticate. Successes are not counted: a burst of requests with a good key
+ * whose cached lookup has just expired must not lock its owner out. Store failures throw.
  */
-export const attemptAuthentication = async (limiters: RateLimiters, address: string | null) => {
+export const authenticationGate = async (limiters: RateLimiters, address: string | null) => {
   const key = clientKey(address)
-  const exceeded = await consume(limiters.failedAuthentications, key)
-  return {
-    exceeded,
-    succeeded: () => limiters.failedAuthentications.limiter.reward(key, 1).then(() => undefined),
-  }
+  const { limiter, points, duration } = limiters.failedAuthentications
+  const state = await limiter.get(key)
+  const exceeded = state !== null && state.consumedPoints >= points
+    ? new RateLimitExceeded({ retryAfter: Math.max(1, Math.ceil(state.msBeforeNext / 1000)), limit: points, windowSeconds: duration })
+    : undefined
+  return { exceeded, failed: () => consume(limiters.failedAuthentications, key).then(() => undefined) }
 }

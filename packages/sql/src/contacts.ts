@@ -31,6 +31,22 @@ const refuseDuplicate = (operation: string, email: string) =>
 const decodeCount = Schema.decodeUnknown(Schema.Array(Schema.Struct({ count: IntegerColumn })))
 const decodeTagCounts = Schema.decodeUnknown(Schema.Array(Schema.Struct({ name: Schema.String, count: IntegerColumn })))
 
+/** The Postgres type of a contacts column, for the arrays of `insertByColumns`. */
+const pgColumnType = (column: string) => column === "metadata" ? "json" : column.endsWith("_at") ? "bigint" : "text"
+
+/** Postgres: new contacts as one INSERT … SELECT FROM unnest(…), one array parameter per column, skipping taken
+ *  addresses and answering the ids written. Postgres parses and plans this in a fraction of the time a VALUES list of
+ *  one parameter per cell takes (1,000 contacts: about 20 parameters instead of 22,000), and it needs no chunks. */
+const insertByColumns = (sql: SqlClient.SqlClient, rows: ReadonlyArray<Record<string, unknown>>) => {
+  const columns = Object.keys(rows[0]!)
+  const arrays = columns.map((column, i) => `$${i + 1}::${pgColumnType(column)}[]`).join(", ")
+  return sql.unsafe<{ readonly id: string }>(
+    `INSERT INTO contacts (${columns.map((column) => `"${column}"`).join(", ")}) SELECT * FROM unnest(${arrays})
+      ON CONFLICT (account_id, email) DO NOTHING RETURNING id`,
+    columns.map((column) => rows.map((row) => row[column])),
+  )
+}
+
 /** The first contact of each address (per account), in input order. */
 const firstPerAddress = (contacts: ReadonlyArray<Contact>): ReadonlyArray<Contact> => {
   const seen = new Set<string>()
@@ -115,14 +131,21 @@ export const makeContactRepository = (
     insertMany: (contacts) => {
       const candidates = firstPerAddress(contacts)
       if (candidates.length === 0) return Effect.succeed([])
-      return sql.withTransaction(Effect.gen(function* () {
-        const returned = yield* insertRows(sql, "contacts", candidates.map(contactRow),
-          sql.literal("ON CONFLICT (account_id, email) DO NOTHING RETURNING id"))
+      const write = Effect.gen(function* () {
+        const rows = candidates.map(contactRow)
+        const returned: ReadonlyArray<{ readonly [column: string]: unknown }> = yield* sql.onDialectOrElse({
+          pg: () => insertByColumns(sql, rows),
+          orElse: () => insertRows(sql, "contacts", rows, sql.literal("ON CONFLICT (account_id, email) DO NOTHING RETURNING id")),
+        })
         const insertedIds = new Set(returned.map((row) => row["id"]))
         const inserted = candidates.filter((contact) => insertedIds.has(contact.id))
         yield* insertChildren(inserted)
         return inserted
-      })).pipe(orStoreError("contacts.insertMany"))
+      })
+      // Without tags or custom fields the contacts are all there is to write, and insertRows makes its chunks one
+      // transaction: no transaction (or savepoint, inside the caller's) around it, which would cost two round trips.
+      const hasChildren = candidates.some((contact) => contact.tags.length > 0 || contact.customFields.length > 0)
+      return (hasChildren ? sql.withTransaction(write) : write).pipe(orStoreError("contacts.insertMany"))
     },
 
     update: (contact) =>

@@ -3,7 +3,7 @@
 
 /** Where a local Postgres answers in development and CI (trust authentication). */
 const localServer = "postgres://postgres@127.0.0.1:5432/postgres"
-const testDatabase = "mailroom_test"
+const defaultTestDatabase = "mailroom_test"
 
 /** SQLSTATEs of a CREATE DATABASE that lost a race with another test process: duplicate_database, unique_violation. */
 const alreadyCreated = new Set(["42P04", "23505"])
@@ -11,14 +11,16 @@ const alreadyCreated = new Set(["42P04", "23505"])
 const errorCode = (error: unknown): string =>
   typeof error === "object" && error !== null && "code" in error ? String(error.code) : ""
 
-/** The URL of the test database: MAILROOM_TEST_DATABASE_URL when set, otherwise database `mailroom_test` on the local
- *  server (or on `options.server`), created when missing. When no server answers, prints one
+/** The URL of the test database: MAILROOM_TEST_DATABASE_URL when set, otherwise the database named by
+ *  MAILROOM_TEST_DATABASE (default `mailroom_test`) on the local server (or on `options.server`), created when missing. When no server answers, prints one
  *  line on how to enable the Postgres suites and answers undefined, unless MAILROOM_REQUIRE_POSTGRES=1 (as in CI):
  *  then it throws. */
 export const findTestPostgres = async (options: { readonly server?: string } = {}): Promise<string | undefined> => {
   const configured = process.env["MAILROOM_TEST_DATABASE_URL"]
   if (configured !== undefined && configured !== "") return configured
 
+  const testDatabase = process.env["MAILROOM_TEST_DATABASE"] || defaultTestDatabase
+  if (!/^[a-z_][a-z0-9_]*$/.test(testDatabase)) throw new Error(`MAILROOM_TEST_DATABASE must be a plain database name`)
   const server = options.server ?? localServer
   const { host } = new URL(server)
   const imported = await import("pg")

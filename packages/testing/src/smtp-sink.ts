@@ -57,9 +57,11 @@ export interface SmtpSink {
   readonly messagesTo: (address: string) => ReadonlyArray<SinkMessage>
   /** Connections opened to the sink so far. */
   readonly connectionCount: () => number
+  /** The most connections that were open at the same time so far. */
+  readonly peakConnections: () => number
   /** Replaces how the sink answers from now on (functions left out answer 250). */
   readonly behave: (behaviour: SinkBehaviour) => void
-  /** Forgets recorded messages and connections, and answers 250 to everything again. */
+  /** Forgets recorded messages and connection counts, and answers 250 to everything again. */
   readonly reset: () => void
   /** Waits until `count` messages have arrived (or fails after `timeoutMs`, default 5 s). */
   readonly waitForMessages: (count: number, timeoutMs?: number) => Promise<ReadonlyArray<SinkMessage>>
@@ -89,6 +91,8 @@ export const startSmtpSink = async (options: SmtpSinkOptions = {}): Promise<Smtp
   const messages: Array<SinkMessage> = []
   let behaviour: SinkBehaviour = options.behaviour ?? {}
   let connections = 0
+  let open = 0
+  let peak = 0
   const waiters = new Set<() => void>()
 
   const serverOptions: SMTPServerOptions = {
@@ -104,7 +108,12 @@ export const startSmtpSink = async (options: SmtpSinkOptions = {}): Promise<Smtp
     closeTimeout: 100,
     onConnect: (_session, callback) => {
       connections += 1
+      open += 1
+      peak = Math.max(peak, open)
       callback()
+    },
+    onClose: () => {
+      open -= 1
     },
     onAuth: (auth, _session, callback) => {
       if (auth.username === options.auth?.user && auth.password === options.auth?.pass) {
@@ -169,12 +178,14 @@ export const startSmtpSink = async (options: SmtpSinkOptions = {}): Promise<Smtp
     messagesTo: (address) =>
       messages.filter((message) => message.rcptTo.some((recipient) => recipient.toLowerCase() === address.toLowerCase())),
     connectionCount: () => connections,
+    peakConnections: () => peak,
     behave: (next) => {
       behaviour = next
     },
     reset: () => {
       messages.length = 0
       connections = 0
+      peak = open
       behaviour = {}
     },
     waitForMessages: (count, timeoutMs = 5_000) =>

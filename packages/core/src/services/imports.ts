@@ -76,16 +76,22 @@ export class Imports extends Effect.Service<Imports>()("@mailroom/core/Imports",
     const write = method("Imports.write")(function* (account: Account, options: ImportOptions, file: CsvFile) {
       const list = options.listId === undefined ? undefined : yield* targetList(account, options.listId)
       const at = yield* now
-      const existing = yield* existingContacts(account, [...new Set(file.rows.map((row) => row.email))])
-      const plan = planImport(file, new Set<string>(existing.map((contact) => contact.email)), yield* activeRoom(store, account))
+      const room = yield* activeRoom(store, account)
+      // Under a plan's cap, the addresses already taken must be known before choosing the rows that fit. Without a cap
+      // they are not looked up first: the INSERT's ON CONFLICT passes over them, and they are handled below like
+      // addresses a concurrent writer took.
+      const existing = room === undefined
+        ? []
+        : yield* existingContacts(account, [...new Set(file.rows.map((row) => row.email))])
+      const plan = planImport(file, new Set<string>(existing.map((contact) => contact.email)), room)
 
       const inserted = yield* inBatches(plan.create, (rows) =>
         store.contacts.insertMany(rows.map((row) => contactFrom(account, row, options.tags, at))))
-      // A concurrent writer may have taken an address between the read and the insert: that row counts as skipped,
-      // and its contact still joins the list as an existing one.
+      // A row not inserted holds an address already taken (by an existing contact, or by a concurrent writer between
+      // the read and the insert): it counts as skipped, and its contact still joins the list as an existing one.
       const insertedEmails = new Set<string>(inserted.map((contact) => contact.email))
       const raced = plan.create.filter((row) => !insertedEmails.has(row.email)).map((row) => row.email)
-      const racedContacts = yield* existingContacts(account, raced)
+      const racedContacts = list === undefined ? [] : yield* existingContacts(account, raced)
 
       const members = [...inserted, ...existing, ...racedContacts].map((contact) => contact.id)
       const added = list === undefined

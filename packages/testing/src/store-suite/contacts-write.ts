@@ -88,6 +88,27 @@ export const contactWriteTests = (it: StoreTester) => {
         expect(Option.getOrThrow(yield* contacts.findByEmail(accountId, email("old@example.com"))).firstName).toBe("Old")
       }))
 
+    it.effect("stores every field of contacts without tags or custom fields, whatever characters their text holds", () =>
+      Effect.gen(function* () {
+        const { contacts } = yield* Store
+        const accountId = yield* insertAccount
+        // Characters that quote, escape or delimit elements of a Postgres array literal, the word NULL, and non-ASCII.
+        const tricky = makeContact({
+          accountId, email: "tricky@example.com", firstName: 'Qu"ote \\ back{slash,}', lastName: "NULL",
+          phone: "+14155550123", metadata: { quote: 'say "hi" \\ {x}', list: [1, "two", null], nested: { ok: true } },
+          source: "CSV_IMPORT", status: "PENDING", subscribedAt: at(1), unsubscribedAt: at(2), confirmedAt: at(3),
+          consentSource: "import", consentAt: at(4), consentIp: "2001:db8::1", consentUserAgent: "Agent, \"1.0\"",
+          consentText: "Émile sagt ja 😀 ß", createdAt: at(5), updatedAt: at(6),
+        })
+        const bare = makeContact({ accountId, email: "bare@example.com", lastName: "" })
+        const inserted = yield* contacts.insertMany([tricky, bare])
+        expect(inserted.map(comparable)).toEqual([tricky, bare].map(comparable))
+        for (const contact of [tricky, bare]) {
+          const found = yield* contacts.findById(accountId, contact.id)
+          expect(found.pipe(Option.map(comparable))).toEqual(Option.some(comparable(contact)))
+        }
+      }))
+
     it.effect("answers an empty array for an empty batch", () =>
       Effect.gen(function* () {
         const { contacts } = yield* Store

@@ -80,14 +80,18 @@ export const devOutboxTests = (it: StoreTester) => {
     it.effect("without a to filter, list answers entries of every recipient, newest first, up to the limit", () =>
       Effect.gen(function* () {
         const { devOutbox } = yield* Store
-        // Far in the future, so that no entry of another test is newer.
-        const first = makeEntry({ createdAt: new Date(Date.UTC(2100, 0, 1)) })
-        const second = makeEntry({ createdAt: new Date(Date.UTC(2100, 0, 2)) })
+        // An hour ahead: newer than what tests running beside this one insert (a test database is shared), and older
+        // than what runs an hour from now insert, so that entries of past runs never stay on top.
+        const base = Date.now() + 3_600_000
+        const first = makeEntry({ createdAt: new Date(base) })
+        const second = makeEntry({ createdAt: new Date(base + 1000) })
         yield* devOutbox.insert(first)
         yield* devOutbox.insert(second)
         expect((yield* devOutbox.list({ limit: 1 })).map((entry) => entry.id)).toEqual([second.id])
-        const all = (yield* devOutbox.list({ limit: 100 })).map((entry) => entry.id)
-        expect(all.slice(0, 2)).toEqual([second.id, first.id])
+        const all = yield* devOutbox.list({ limit: 100 })
+        expect(all.slice(0, 2).map((entry) => entry.id)).toEqual([second.id, first.id])
+        const times = all.map((entry) => entry.createdAt.getTime())
+        expect(times).toEqual([...times].sort((a, b) => b - a))
       }))
 
     it.effect("an entry inserted in a transaction that fails is not kept", () =>
