@@ -1,5 +1,8 @@
-/** The event outbox in memory: each account's events in append order, listed by time of occurrence. */
+/** The event outbox in memory: events in one global order (the order their transactions committed: the memory
+ *  database runs one writer at a time), listed per account by time of occurrence, and relayed to consumers in order
+ *  from a cursor each. */
 import type { AccountId, DomainEvent, EventOutbox } from "@mailroom/core"
+import { Effect } from "effect"
 import type { MemoryDb, MemoryTable } from "./db.js"
 
 const copyEvent = (event: DomainEvent): DomainEvent => ({
@@ -9,7 +12,13 @@ const copyEvent = (event: DomainEvent): DomainEvent => ({
 })
 
 export const makeEventOutbox = (db: MemoryDb): EventOutbox => {
+  /** Every event by its place in the order. The counter is not rolled back: a rolled-back transaction leaves a gap. */
+  const log = db.table<number, DomainEvent>()
+  let nextSeq = 1
+  /** Each account's events by id, in append order. */
   const accounts = db.table<AccountId, MemoryTable<string, DomainEvent>>()
+  /** The last seq relayed to each consumer. */
+  const cursors = db.table<string, number>()
   const eventsOf = (accountId: AccountId) => {
     const existing = accounts.get(accountId)
     if (existing !== undefined) return existing
@@ -20,7 +29,11 @@ export const makeEventOutbox = (db: MemoryDb): EventOutbox => {
   return {
     append: (events) =>
       db.atomic(() => {
-        for (const event of events) eventsOf(event.accountId).set(event.id, copyEvent(event))
+        for (const event of events) {
+          const copy = copyEvent(event)
+          eventsOf(event.accountId).set(event.id, copy)
+          log.set(nextSeq++, copy)
+        }
       }),
 
     list: (accountId, options = {}) =>
@@ -32,5 +45,21 @@ export const makeEventOutbox = (db: MemoryDb): EventOutbox => {
           .sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime())
         return (limit === undefined ? events : events.slice(0, limit)).map(copyEvent)
       }),
+
+    relay: (consumer, limit, handle) =>
+      db.transaction(Effect.gen(function* () {
+        const after = cursors.get(consumer) ?? 0
+        // Seqs are handed out in increasing order, so the log's insertion order is seq order.
+        const batch: Array<[number, DomainEvent]> = []
+        for (let seq = after + 1; seq < nextSeq && batch.length < limit; seq++) {
+          const event = log.get(seq)
+          if (event !== undefined) batch.push([seq, event])
+        }
+        const last = batch.at(-1)
+        if (last === undefined) return 0
+        yield* handle(batch.map(([, event]) => copyEvent(event)))
+        cursors.set(consumer, last[0])
+        return batch.length
+      })),
   }
 }

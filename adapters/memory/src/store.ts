@@ -12,6 +12,7 @@ import { makeEventOutbox } from "./events.js"
 import { makeListRepository, makeListTable } from "./lists.js"
 import { makeMemberRepository, makeMembershipTable } from "./members.js"
 import { makeSettingRepository } from "./settings.js"
+import { makeWebhookRepository } from "./webhooks.js"
 import { makeMessageRepository } from "./messages.js"
 import { makeQuotaRepository } from "./quota.js"
 import { makeIdempotencyRepository } from "./idempotency.js"
@@ -31,6 +32,7 @@ export const makeMemoryStore = Effect.gen(function* () {
     members: makeMemberRepository(db, membershipTable, listTable, contactTable),
     events: makeEventOutbox(db),
     devOutbox: makeDevOutboxRepository(db),
+    webhooks: makeWebhookRepository(db),
     messages: makeMessageRepository(db),
     quota: makeQuotaRepository(db),
     idempotency: makeIdempotencyRepository(db),

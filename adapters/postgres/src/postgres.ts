@@ -6,6 +6,7 @@ import { type Store, StoreError } from "@mailroom/core"
 import { DirectStatements, migrationsLayer, SqlStore } from "@mailroom/sql"
 import { Context, Duration, Effect, Layer } from "effect"
 import pg from "pg"
+import { PgBossJobQueue, type PgBossJobQueueOptions } from "./job-queue.js"
 
 export interface MailroomPostgresOptions {
   /** `postgres://user:password@host:port/database`. */
@@ -77,4 +78,6 @@ export const MailroomPostgres = {
   /** The connection pool alone, neither migrated nor wrapped in a Store: for a `migrate` script that runs
    *  @mailroom/sql's `migrate` and reports what it applied. */
   clientLayer: connection,
+  /** The JobQueue of a Postgres deployment: pg-boss on the same database, shared by every instance. */
+  jobQueue: (options: PgBossJobQueueOptions) => PgBossJobQueue.layer(options),
 } as const

@@ -5,7 +5,7 @@ import { dirname } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { type Store, StoreError } from "@mailroom/core"
-import { migrationsLayer, SqlStore } from "@mailroom/sql"
+import { migrationsLayer, SqlJobQueue, type SqlJobQueueOptions, SqlStore } from "@mailroom/sql"
 import { Effect, Layer } from "effect"
 
 export interface MailroomSqliteOptions {
@@ -57,4 +57,6 @@ export const MailroomSqlite = {
   /** The configured connection alone, neither migrated nor wrapped in a Store: for a `migrate` script that runs
    *  @mailroom/sql's `migrate` and reports what it applied. */
   clientLayer: connection,
+  /** The JobQueue of a SQLite deployment: the `jobs` table, over the SqlClient that `layer` provides. One process. */
+  jobQueue: (options: SqlJobQueueOptions = {}) => SqlJobQueue.layer(options),
 } as const

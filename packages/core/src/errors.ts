@@ -170,13 +170,50 @@ export class ContactBlocked extends Schema.TaggedError<ContactBlocked>()("Contac
   override get message() { return `${this.email} is ${this.status} and cannot be resubscribed` }
 }
 
-/** A CSV import was refused as a whole. Answered with the import route's own `{ error }` body. */
+/** Why a CSV import was refused as a whole: the request or file is invalid (a missing part, bad mappings, a malformed
+ *  file, a limit of rows, columns or fields), the list is not the account's, or the file or request is too large. */
+export const importRejectionReasons = ["INVALID_REQUEST", "LIST_NOT_FOUND", "TOO_LARGE"] as const
+export type ImportRejectionReason = (typeof importRejectionReasons)[number]
+
+/** A CSV import was refused as a whole. Answered with the import route's own `{ error }` body; the HTTP layer maps
+ *  the reason to its status. */
 export class ImportRejected extends Schema.TaggedError<ImportRejected>()("ImportRejected", {
-  status: Schema.Literal(400, 404, 413),
+  reason: Schema.Literal(...importRejectionReasons),
   detail: Schema.String,
 }) {
   readonly code = "IMPORT_REJECTED"
   override get message() { return this.detail }
+}
+
+/** A webhook subscription named an event type that does not exist. */
+export class WebhookEventUnknown extends Schema.TaggedError<WebhookEventUnknown>()("WebhookEventUnknown", {
+  eventType: Schema.String,
+}) {
+  readonly code = "WEBHOOK_EVENT_UNKNOWN"
+  override get message() { return `${this.eventType} is not an event type a webhook can subscribe to` }
+}
+
+/** A webhook endpoint or delivery is unknown in this account (ids of other accounts included). */
+export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>()("WebhookNotFound", {
+  resource: Schema.Literal("webhook", "delivery"),
+  id: Schema.String,
+}) {
+  readonly code = "NOT_FOUND"
+  override get message() { return `${this.resource} ${this.id} was not found` }
+}
+
+/** The account's plan allows no more webhook endpoints (none below Starter). The sending spec answers a plan's count
+ *  limit with API_KEY_LIMIT_REACHED (custom domains), and webhooks follow it. */
+export class WebhookLimitReached extends Schema.TaggedError<WebhookLimitReached>()("WebhookLimitReached", {
+  plan: Schema.String,
+  limit: Schema.Number,
+}) {
+  readonly code = "API_KEY_LIMIT_REACHED"
+  override get message() {
+    return this.limit === 0
+      ? `the ${this.plan} plan includes no webhook endpoints; webhooks need the Starter plan or above`
+      : `the ${this.plan} plan allows at most ${this.limit} webhook ${this.limit === 1 ? "endpoint" : "endpoints"}`
+  }
 }
 
 /** The account's monthly sending quota cannot hold the recipients of this request. Spec: sending "Errors" and
@@ -217,6 +254,7 @@ export type MailroomError =
   | ValidationFailed | PayloadTooLarge | Unauthorized | InvalidCredentials | ScopeInsufficient | RateLimitExceeded
   | ResourceNotFound | RouteNotFound | DuplicateContact | InvalidStatusTransition | TagLimitExceeded
   | FreeTierContactLimit | ListNotFound | TopicNotFound | NotAMember | ContactNotFound | RecipientUnsubscribed
-  | RecipientSuppressed | ContactBlocked | ImportRejected | QuotaExceeded | IdempotencyKeyReused | StoreError
+  | RecipientSuppressed | ContactBlocked | ImportRejected | WebhookEventUnknown | WebhookNotFound | WebhookLimitReached
+  | QuotaExceeded | IdempotencyKeyReused | StoreError
 
 export type ErrorCode = MailroomError["code"]

@@ -3,13 +3,16 @@ export {
   ValidationFailed, PayloadTooLarge, Unauthorized, InvalidCredentials, ScopeInsufficient, RateLimitExceeded,
   ResourceNotFound, RouteNotFound, DuplicateContact, InvalidStatusTransition, TagLimitExceeded, FreeTierContactLimit,
   ListNotFound, TopicNotFound, NotAMember, ContactNotFound, RecipientUnsubscribed, RecipientSuppressed, ContactBlocked,
-  ImportRejected, QuotaExceeded, IdempotencyKeyReused, StoreError,
+  ImportRejected, WebhookEventUnknown, WebhookNotFound, WebhookLimitReached, QuotaExceeded, IdempotencyKeyReused,
+  StoreError,
 } from "./errors.js"
-export type { MailroomError, ErrorCode } from "./errors.js"
+export { importRejectionReasons } from "./errors.js"
+export type { MailroomError, ErrorCode, ImportRejectionReason } from "./errors.js"
 
 export {
   AccountId, Plan, planLimits, Account, scopes, Scope, ApiKeyId, KeyMode, ApiKey, AppCredential, keyPrefixes,
-  credentialKind, credentialSecretBytes, hasScope,
+  credentialKind, credentialSecretBytes, hasScope, CreateAccountBody, UpdateAccountBody, CreateApiKeyBody,
+  CreateAppCredentialBody,
 } from "./domain/account.js"
 export type { ActiveRoom, PlanLimits } from "./domain/account.js"
 export { toValidationFailed, illFormedText, decodeInputEither, decodeInput } from "./validation.js"
@@ -30,6 +33,25 @@ export {
   mergeTags, contactSortKeys, contactSearchText, matchesContactFilter, compareContacts, newContact,
 } from "./domain/contact.js"
 export type { Contact, ContactTag, CustomField, ContactSortKey, ContactFilter, ContactQuery } from "./domain/contact.js"
+export {
+  contactListLimits, bulkLimits, ContactFilterParams, ContactListParams, integerBetween, ContactListOptions,
+  BulkCreateInput, BulkDeleteInput, TagParam,
+} from "./domain/contact-query.js"
+export type { ContactFilterInput, ContactListInput } from "./domain/contact-query.js"
+export {
+  WebhookId, DeliveryId, webhookLimits, retryEventType, subscribableEventTypes, ReceivedEventType, checkEventTypes,
+  strictUrlRules, addressProblem, checkAddresses, parseWebhookUrl, webhookRetryDelays, webhookRetryPolicy,
+  retryDelayAfter, isSuccessStatus, defaultFailureSettings, afterAttempt, healthBadges, failingStreak, successRate,
+  healthBadge, secretPrefix, makeSecret, displaySecret, signBody, standardSignature, signedHeaders, previousSecretValid,
+  deliveryStatuses, DeliveryStatus, deliveryKinds, deliveryIdFor, subscribes,
+  WebhookDescription, CreateWebhookInput, UpdateWebhookInput, FailureSettingsInput, TestWebhookInput,
+  deliveryEventTypes, webhookEnvelope,
+} from "./domain/webhook.js"
+export type {
+  UrlRules, WebhookTarget, FailureSettings, FailureStreak, StreakDecision,
+  HealthBadge, DeliveryStats, SigningSecrets, SignedRequest, WebhookEndpoint, EnvelopeSource, WebhookEndpointWithCount,
+  DeliveryKind, WebhookDelivery, WebhookAttempt, DeliveryQuery,
+} from "./domain/webhook.js"
 export {
   MessageId, BatchId, sendingLimits, SendAddress, DisplayName, EmailAddressInput, Subject, Attachment, Variables,
   Categories, Tags, Content, streams, Stream, SendInput, IsoDateTime, ScheduleInput, BatchRecipient, BatchInput,
@@ -70,17 +92,18 @@ export type {
 
 export {
   ListId, listTypes, ListType, listLimits, ListName, ListDescription, SuppressionGroupRef, CreateListInput,
-  UpdateListInput, checkSegmentRules, listTypeFilters, listSearchText, matchesListQuery, compareLists,
+  UpdateListInput, ListQueryOptions, ListsParams, checkSegmentRules, listTypeFilters, listSearchText, matchesListQuery, compareLists,
 } from "./domain/list.js"
-export type { ContactList, ListWithCount, ListTypeFilter, ListQuery } from "./domain/list.js"
+export type { ContactList, ListWithCount, ListTypeFilter, ListQuery, ListQueryInput } from "./domain/list.js"
 export {
   MemberId, memberLimits, suppressionStatuses, memberSuppressionRules, suppressionApplies, suppressionStatusesOf,
-  memberFacts, memberSuppressionStatuses, isSuppressedMember, toListMember, newMembers, dynamicMemberId, memberFilters, MemberFilter, compareMembers, AddMembersInput, RemoveMembersInput, blockedReasons,
+  memberFacts, memberSuppressionStatuses, isSuppressedMember, toListMember, newMembers, dynamicMemberId, memberFilters, MemberFilter,
+  MemberQueryOptions, MembersParams, compareMembers, AddMembersInput, RemoveMembersInput, blockedReasons,
   createMissingBlock, memberEventSources, memberEvent,
 } from "./domain/member.js"
 export type {
   ListMembership, MemberContact, MemberRecord, SuppressionStatus, MemberFacts, BooleanMemberFact, SuppressionCondition,
-  SuppressionRule, ListMember, NewMember, MemberQuery, MemberCounts, MemberPage,
+  SuppressionRule, ListMember, NewMember, MemberQueryInput, MemberQuery, MemberCounts, MemberPage,
   BlockedReason, MemberEventSource, MemberEventInput,
 } from "./domain/member.js"
 export {
@@ -96,14 +119,20 @@ export type {
 export { Store } from "./ports/store.js"
 export type {
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage,
-  EventOutbox, ListPage, ListRepository, MemberRepository, DevOutboxRepository, MessageRepository, QuotaRepository,
-  IdempotencyRepository,
+  EventOutbox, ListPage, ListRepository, MemberRepository, DevOutboxRepository, WebhookRepository, FanOutEvent,
+  DeliveryOutcome, MessageRepository, QuotaRepository, IdempotencyRepository,
 } from "./ports/store.js"
 export { Ids, IdsLive, IdsSequential, idTime, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
 export type { IdsService } from "./ports/ids.js"
 export { JobQueue, defineJob } from "./ports/job-queue.js"
 export type { JobDefinition, JobQueueService, JobRun, EnqueueOptions, RetryPolicy } from "./ports/job-queue.js"
 export { Mailer, MailerError } from "./ports/mailer.js"
+export { Dns, DnsError } from "./ports/dns.js"
+export type { DnsService, MxRecord } from "./ports/dns.js"
+export { HttpTransport, HttpTransportError } from "./ports/http-transport.js"
+export type { HttpTransportService, PinnedPost, PostAnswer } from "./ports/http-transport.js"
+export { WebhooksConfig, checkWebhookTarget } from "./services/webhook-target.js"
+export type { WebhooksOptions, CheckedTarget } from "./services/webhook-target.js"
 export type { OutgoingMessage, MailResult, MailAddress, MailAttachment, DkimKey, RecipientOutcome } from "./ports/mailer.js"
 
 export { Accounts } from "./services/accounts.js"
@@ -111,10 +140,18 @@ export type { Authentication } from "./services/accounts.js"
 export { AccountsConfig } from "./services/accounts.js"
 export type { AccountsOptions, CreateAccountInput, UpdateAccountInput, CreateApiKeyInput, CreateAppCredentialInput } from "./services/accounts.js"
 export { Contacts } from "./services/contacts.js"
-export type { BulkCreateInput, BulkCreateResult } from "./services/contacts.js"
+export type { BulkCreateResult } from "./services/contacts.js"
 export { Imports, importWriteBatch } from "./services/imports.js"
 export { Lists } from "./services/lists.js"
 export type { ListTopic, ListDetails, ListsPage, MembersPage, AddMembersResult } from "./services/lists.js"
+export { Webhooks } from "./services/webhooks.js"
+export type { TestResult, EndpointHealth } from "./services/webhooks.js"
+export { attemptDelivery, maxAttempts } from "./services/webhook-sender.js"
+export type { AttemptResult } from "./services/webhook-sender.js"
+export {
+  webhookDeliveryJob, webhookPurgeJob, DeliveryAttemptFailed, enqueueDelivery, fanOutEvents, runDeliveryJob,
+  purgeWebhookHistory, defaultNotificationFrom,
+} from "./services/webhook-queue.js"
 export { Quota } from "./services/quota.js"
 export type { QuotaUsage } from "./services/quota.js"
 export { Idempotency, checkIdempotencyKey, requestFingerprint } from "./services/idempotency.js"
@@ -122,5 +159,9 @@ export type { IdempotentResponse, IdempotentRequest } from "./services/idempoten
 export { Messages } from "./services/messages.js"
 export type { MessageDetails } from "./services/messages.js"
 export { servicesLayer } from "./services/layer.js"
+export { Background, BackgroundConfig } from "./services/background.js"
+export type { EventConsumer } from "./services/background.js"
+export { runJobWorker, retryDelay } from "./services/job-runner.js"
+export type { ClaimedJob, JobSource, JobWorkerOptions } from "./services/job-runner.js"
 export { Tracing } from "./services/tracing.js"
 export type { MailroomServices } from "./services/layer.js"

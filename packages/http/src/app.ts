@@ -16,6 +16,7 @@ import { exportRoutes } from "./routes/export.js"
 import { healthRoutes } from "./routes/health.js"
 import { importRoutes } from "./routes/import.js"
 import { listRoutes } from "./routes/lists.js"
+import { webhookRoutes } from "./routes/webhooks.js"
 import { type HttpRuntime, makeRunner } from "./run.js"
 
 /** Route files under /v1: registering one is one line. `/contacts/{id}` refuses the fixed paths beside it (tags,
@@ -26,6 +27,7 @@ const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   exportRoutes,
   importRoutes,
   listRoutes,
+  webhookRoutes,
 ]
 
 export interface HttpAppOptions {

@@ -1,6 +1,6 @@
 /** The one place that turns errors into HTTP answers: the status of each spec code, its fix_action, and the two
  *  body shapes (the standard envelope and the `{ error }` body of CSV import). Routes never build error bodies. */
-import type { ErrorCode, MailroomError } from "@mailroom/core"
+import type { ErrorCode, ImportRejectionReason, MailroomError } from "@mailroom/core"
 
 /** Status of every code. Typed against ErrorCode, so a new domain error does not compile until it has a row. */
 export const statusByCode = {
@@ -23,8 +23,10 @@ export const statusByCode = {
   RECIPIENT_UNSUBSCRIBED: 409,
   RECIPIENT_SUPPRESSED: 409,
   CONTACT_BLOCKED: 409,
-  // ImportRejected carries its own status (400, 404 or 413); this row is the fallback.
+  // ImportRejected is answered with the status of its reason (importStatusByReason); this row is the fallback.
   IMPORT_REJECTED: 400,
+  WEBHOOK_EVENT_UNKNOWN: 400,
+  API_KEY_LIMIT_REACHED: 400,
   QUOTA_EXCEEDED: 429,
   IDEMPOTENCY_KEY_REUSED: 409,
   INTERNAL_ERROR: 500,
@@ -52,6 +54,8 @@ export const fixActionByCode = {
   RECIPIENT_SUPPRESSED: "The address cannot be added through the API; remove a manual suppression first if it is one.",
   CONTACT_BLOCKED: "The contact complained or was cleaned and cannot be resubscribed.",
   IMPORT_REJECTED: "Correct the CSV file or the mappings and upload again.",
+  WEBHOOK_EVENT_UNKNOWN: "Subscribe only to the event types listed in the webhooks guide.",
+  API_KEY_LIMIT_REACHED: "Upgrade the plan, or delete a resource of this kind first.",
   QUOTA_EXCEEDED: "Wait until error.context.resets_at, or upgrade the plan for a larger monthly quota.",
   IDEMPOTENCY_KEY_REUSED: "Send a new Idempotency-Key with a new request; repeat a key only with the same body.",
   INTERNAL_ERROR: "Retry later; if it persists, report the request id to the operator.",
@@ -87,8 +91,15 @@ export interface ErrorBody {
   }
 }
 
+/** Status of each reason a CSV import is refused. Spec: audience "Errors", CSV import errors. */
+export const importStatusByReason = {
+  INVALID_REQUEST: 400,
+  LIST_NOT_FOUND: 404,
+  TOO_LARGE: 413,
+} as const satisfies Record<ImportRejectionReason, number>
+
 export const statusOf = (error: MailroomError): number =>
-  error._tag === "ImportRejected" ? error.status : statusByCode[error.code]
+  error._tag === "ImportRejected" ? importStatusByReason[error.reason] : statusByCode[error.code]
 
 /** The spec's context: the field of a VALIDATION_ERROR, the wait of a RATE_LIMIT_EXCEEDED. */
 const contextOf = (error: MailroomError): Record<string, string | number> | undefined => {

@@ -16,13 +16,10 @@ const parseJson = (bytes: Uint8Array): Either.Either<unknown, ValidationFailed> 
     catch: () => new ValidationFailed({ detail: "the request body is not valid JSON" }),
   })
 
-/** The request's JSON body decoded with `schema`: at most the configured body limit (PAYLOAD_TOO_LARGE), valid JSON,
- *  a JSON object, and no field the schema does not name unless `onExcessProperty: "ignore"`. */
-export const decodeJson = <A, I>(
-  c: Context<MailroomEnv>,
-  schema: Schema.Schema<A, I, never>,
-  options: DecodeOptions = {},
-): Effect.Effect<A, ValidationFailed | PayloadTooLarge> =>
+/** The request's JSON body, an object, for a service method that decodes it with its own schema (core's services
+ *  decode what they are given, so the route does not decode it twice). `I` is the encoded input the method takes: the
+ *  body is not checked against it here. */
+export const readJson = <I>(c: Context<MailroomEnv>): Effect.Effect<I, ValidationFailed | PayloadTooLarge> =>
   Effect.flatMap(readBody(c.req.raw, c.get("bodyLimitBytes")), (bytes) => {
     if (bytes.length === 0) return Effect.fail(new ValidationFailed({ detail: "the request body is empty; send a JSON object" }))
     const json = parseJson(bytes)
@@ -30,8 +27,17 @@ export const decodeJson = <A, I>(
     if (typeof json.right !== "object" || json.right === null || Array.isArray(json.right)) {
       return Effect.fail(new ValidationFailed({ detail: "the request body must be a JSON object" }))
     }
-    return decodeInput(schema, json.right, options)
+    return Effect.succeed(json.right as I)
   })
+
+/** The request's JSON body decoded with `schema`: at most the configured body limit (PAYLOAD_TOO_LARGE), valid JSON,
+ *  a JSON object, and no field the schema does not name unless `onExcessProperty: "ignore"`. */
+export const decodeJson = <A, I>(
+  c: Context<MailroomEnv>,
+  schema: Schema.Schema<A, I, never>,
+  options: DecodeOptions = {},
+): Effect.Effect<A, ValidationFailed | PayloadTooLarge> =>
+  Effect.flatMap(readJson<unknown>(c), (json) => decodeInput(schema, json, options))
 
 /** The query string decoded with `schema`. Unknown parameters are ignored unless `onExcessProperty: "error"`. */
 export const decodeQuery = <A, I>(

@@ -28,7 +28,7 @@ const cases: ReadonlyArray<readonly [MailroomError, number]> = [
   [new RecipientUnsubscribed({ email: "a@example.com" }), 409],
   [new RecipientSuppressed({ email: "a@example.com", reason: "Bounce" }), 409],
   [new ContactBlocked({ email: "a@example.com", status: "COMPLAINED" }), 409],
-  [new ImportRejected({ status: 413, detail: "file over 2 MiB" }), 413],
+  [new ImportRejected({ reason: "TOO_LARGE", detail: "file over 2 MiB" }), 413],
 ]
 
 describe("the error table", () => {
@@ -65,7 +65,7 @@ describe("the error table", () => {
   })
 
   it("answers the plain shape { error } when a route asks for it, with the error's own status", async () => {
-    const response = errorResponse(new ImportRejected({ status: 404, detail: "listId is not one of the account's lists" }), "plain")
+    const response = errorResponse(new ImportRejected({ reason: "LIST_NOT_FOUND", detail: "listId is not one of the account's lists" }), "plain")
     expect(response.status).toBe(404)
     expect(await response.json()).toEqual({ error: "listId is not one of the account's lists" })
   })

@@ -1,27 +1,35 @@
-/** The Store layer for the chosen database. Backends load on first use, so a host on memory or Postgres never loads
- *  SQLite's native module, and the reverse. */
-import { type Store, StoreError } from "@mailroom/core"
-import { Effect, Layer } from "effect"
+/** The Store and JobQueue layers for the chosen database. Backends load on first use, so a host on memory or Postgres
+ *  never loads SQLite's native module, and the reverse. Each backend brings its own job engine: in-process for memory,
+ *  the jobs table for SQLite, pg-boss for Postgres. */
+import { type Ids, type JobQueue, type Store, StoreError } from "@mailroom/core"
+import { Duration, Effect, Layer } from "effect"
 import type { DatabaseChoice } from "./config.js"
 
 const load = <M>(name: string, importer: () => Promise<M>) =>
   Effect.tryPromise({ try: importer, catch: (cause) => new StoreError({ operation: `load ${name}`, cause }) })
 
-export const storeLayer = (
-  choice: DatabaseChoice,
-  options: { readonly sqliteSynchronous?: "FULL" | "NORMAL" | undefined },
-): Layer.Layer<Store, StoreError> => {
+export interface BackendOptions {
+  readonly sqliteSynchronous?: "FULL" | "NORMAL" | undefined
+  /** How long closing waits for running jobs. */
+  readonly shutdownGrace: Duration.Duration
+}
+
+export const backendLayer = (choice: DatabaseChoice, options: BackendOptions): Layer.Layer<Store | JobQueue, StoreError, Ids> => {
+  const shutdownGrace = options.shutdownGrace
   switch (choice.kind) {
     case "memory":
-      return Layer.unwrapEffect(Effect.map(load("@mailroom/memory", () => import("@mailroom/memory")), (m) => m.MemoryStore.layer))
+      return Layer.unwrapEffect(Effect.map(load("@mailroom/memory", () => import("@mailroom/memory")), (m) =>
+        Layer.merge(m.MemoryStore.layer, m.MemoryJobQueue.layer({ shutdownGrace }))))
     case "sqlite":
       return Layer.unwrapEffect(Effect.map(load("@mailroom/sqlite", () => import("@mailroom/sqlite")), (m) =>
-        m.MailroomSqlite.layer({
+        m.MailroomSqlite.jobQueue({ shutdownGrace }).pipe(Layer.provideMerge(m.MailroomSqlite.layer({
           filename: choice.filename,
           ...(options.sqliteSynchronous === undefined ? {} : { synchronous: options.sqliteSynchronous }),
-        })))
+        })))))
     case "postgres":
       return Layer.unwrapEffect(Effect.map(load("@mailroom/postgres", () => import("@mailroom/postgres")), (m) =>
-        m.MailroomPostgres.layer({ url: choice.url })))
+        Layer.merge(m.MailroomPostgres.layer({ url: choice.url }), m.MailroomPostgres.jobQueue({ url: choice.url, shutdownGrace }))))
   }
 }
+
+export const defaultShutdownGrace = Duration.seconds(30)

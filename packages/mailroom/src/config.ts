@@ -1,10 +1,10 @@
-/** The configuration of createMailroom, and the choice of backend its `database` URL makes. CONTRACT.md lists the
- *  environment variables a starter maps onto these fields. */
+/** The settings of createMailroom, and the choice of backend its `database` URL makes. CONTRACT.md lists the
+ *  environment variables a starter maps onto these fields. The HTTP layer's own options (request rates) join them in
+ *  create-mailroom.ts, the one module of the facade that builds on @mailroom/http. */
 import type { Ids, Mailer, Store } from "@mailroom/core"
-import type { RateLimitOptions, TrustProxy } from "@mailroom/http"
 import type { Layer } from "effect"
 
-export interface MailroomConfig {
+export interface MailroomSettings {
   /** `sqlite:PATH`, `postgres://…` / `postgresql://…`, or `memory:`. Default `sqlite:.data/mailroom.sqlite`. */
   readonly database?: string
   /** SQLite durability: FULL (default) survives power loss; NORMAL commits faster. */
@@ -29,14 +29,15 @@ export interface MailroomConfig {
   /** Record spans: one per service call (`Contacts.create`) and one per SQL statement, for a host that exports traces
    *  from `runtime` or `layer`. Off by default: spans cost every request time and nobody reads them otherwise. */
   readonly tracing?: boolean
-  /** Request rates per API key; the defaults follow the spec (60 POST /contacts per minute, 200 requests per second). */
-  readonly rateLimits?: RateLimitOptions
+  /** Run the background work in this process: the outbox relay (events to webhooks) and the job workers. Default
+   *  true. On Postgres, several processes may run it side by side; a host can also keep it to dedicated worker
+   *  processes and set false in its web processes. */
+  readonly backgroundWork?: boolean
+  /** How long close() waits for running jobs to finish before interrupting them (they are retried later). Default
+   *  30 000. */
+  readonly shutdownGraceMillis?: number
   /** Largest JSON request body in bytes. Default 8 MiB. */
   readonly bodyLimitBytes?: number
-  /** Which proxies in front of Mailroom are believed when they report the client's address in X-Forwarded-For: a
-   *  number of hops, or a list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal. Default: none,
-   *  so X-Forwarded-For is ignored. See docs/embedding.md, "Client address behind a proxy". */
-  readonly trustProxy?: TrustProxy
 }
 
 export const defaultDatabase = "sqlite:.data/mailroom.sqlite"

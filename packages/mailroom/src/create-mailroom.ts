@@ -1,14 +1,36 @@
 /** createMailroom: wires the chosen backend, ids, every service, one ManagedRuntime and the router, and hands the host
  *  a web-standard `fetch`, Promise methods and the layer for Effect code. */
-import { AccountsConfig, IdsLive, servicesLayer, Tracing } from "@mailroom/core"
-import { type FetchOptions, type HttpApp, type HttpServices, makeHttpApp } from "@mailroom/http"
-import { Cause, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+import {
+  AccountsConfig, Background, IdsLive, type JobQueue, servicesLayer, strictUrlRules, Tracing, WebhooksConfig,
+} from "@mailroom/core"
+import {
+  type FetchOptions, type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions, type TrustProxy,
+} from "@mailroom/http"
+import { NodeDns, UndiciTransport } from "@mailroom/net"
+import { Cause, Duration, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime, Scope } from "effect"
 import { type AccountsApi, makeAccountsApi } from "./accounts-api.js"
 import { mailerLayer, sendsToDevOutbox } from "./mail.js"
-import { storeLayer } from "./backend.js"
-import { defaultDatabase, type MailroomConfig, parseDatabase } from "./config.js"
+import { backendLayer, defaultShutdownGrace } from "./backend.js"
+import { defaultDatabase, type MailroomSettings, parseDatabase } from "./config.js"
 import { type ContactsApi, makeContactsApi } from "./contacts-api.js"
 import { makeRunPromise } from "./promise-runner.js"
+
+export type { FetchOptions, TrustProxy }
+
+/** The configuration of createMailroom: the settings of config.ts and the HTTP layer's own options (request rates,
+ *  trusted proxies). */
+export interface MailroomConfig extends MailroomSettings {
+  /** Request rates per API key; the defaults follow the spec (60 POST /contacts per minute, 200 requests per second). */
+  readonly rateLimits?: RateLimitOptions
+  /** Which proxies in front of Mailroom are believed when they report the client's address in X-Forwarded-For: a
+   *  number of hops, or a list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal. Default: none,
+   *  so X-Forwarded-For is ignored. See docs/embedding.md, "Client address behind a proxy". */
+  readonly trustProxy?: TrustProxy
+}
+
+/** What Mailroom's runtime provides: every service (Background among them), the Store, Ids, the Mailer and the
+ *  backend's JobQueue. */
+export type MailroomContext = HttpServices | JobQueue
 
 export interface Mailroom {
   /** The web-standard handler: /v1/…, /admin/… and /api/health, relative to where the host mounts it. A host that
@@ -17,17 +39,20 @@ export interface Mailroom {
   readonly fetch: (request: Request, options?: FetchOptions) => Promise<Response>
   readonly accounts: AccountsApi
   readonly contacts: ContactsApi
-  /** Every service, the Store, Ids and the Mailer, for Effect hosts. It shares this Mailroom's instances (same database, same
-   *  connections): building it does not open a second backend. */
-  readonly layer: Layer.Layer<HttpServices, unknown>
+  /** Every service, the Store, Ids, the Mailer and the JobQueue, for Effect hosts. It shares this Mailroom's instances
+   *  (same database, same connections): building it does not open a second backend. */
+  readonly layer: Layer.Layer<MailroomContext, unknown>
   /** The runtime behind `fetch` and the Promise methods. */
-  readonly runtime: ManagedRuntime.ManagedRuntime<HttpServices, unknown>
+  readonly runtime: ManagedRuntime.ManagedRuntime<MailroomContext, unknown>
   /** The Hono app behind `fetch`, for hosts that compose Hono apps. */
   readonly app: HttpApp
-  /** Resolves once the backend is open and migrated; rejects with the reason it could not start. Optional: the first
-   *  request starts it too. */
+  /** Resolves once the backend is open and migrated and the background work runs (the outbox relay and the job
+   *  workers, unless `backgroundWork` is false); rejects with the reason it could not start. Optional: the first
+   *  request starts both too. */
   readonly ready: () => Promise<void>
-  /** Closes the backend and releases every resource. Safe to call more than once. */
+  /** Stops the background work gracefully (no new jobs are taken; running jobs get `shutdownGraceMillis` to finish,
+   *  then are interrupted and retried later), then closes the backend and releases every resource. Safe to call more
+   *  than once. */
   readonly close: () => Promise<void>
 }
 
@@ -42,11 +67,17 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
   const database = parseDatabase(config.database ?? defaultDatabase)
   const mailer = mailerLayer(config)
   const tracing = config.tracing ?? false
+  const shutdownGrace = config.shutdownGraceMillis === undefined ? defaultShutdownGrace : Duration.millis(config.shutdownGraceMillis)
   const services = servicesLayer.pipe(
     Layer.provideMerge(mailer.pipe(Layer.provideMerge(Layer.mergeAll(
-      storeLayer(database, { sqliteSynchronous: config.sqliteSynchronous }),
+      backendLayer(database, { sqliteSynchronous: config.sqliteSynchronous, shutdownGrace }).pipe(Layer.provide(IdsLive)),
       IdsLive,
       Layer.succeed(AccountsConfig, { secret: config.secret }),
+      Layer.succeed(WebhooksConfig, {
+        urlRules: config.unsafeAllowPrivateUrls === true ? { allowPrivate: true } : strictUrlRules,
+      }),
+      NodeDns.layer(),
+      UndiciTransport.layer(),
       Layer.succeed(Tracing, tracing),
     )))),
   )
@@ -69,8 +100,27 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
   const run = makeRunPromise(runtime)
   let closing: Promise<void> | undefined
 
+  // The scope of the background work: the relay and the workers that services registered with Background.
+  let background: Promise<Scope.CloseableScope> | undefined
+  const startBackground = () => {
+    background ??= runtime.runPromise(Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const registry = yield* Background
+      yield* Scope.extend(registry.start, scope).pipe(Effect.tapError(() => Scope.close(scope, Exit.void)))
+      return scope
+    }))
+    return background
+  }
+  const backgroundWork = config.backgroundWork ?? true
+
   return {
-    fetch: async (request, options) => app.fetch(request, options),
+    fetch: async (request, options) => {
+      if (backgroundWork && background === undefined && closing === undefined) {
+        startBackground().catch((error: unknown) =>
+          run(Effect.logError("Mailroom: the background work could not start", error)).catch(() => undefined))
+      }
+      return app.fetch(request, options)
+    },
     accounts: makeAccountsApi(run),
     contacts: makeContactsApi(run, runtime),
     layer: Layer.effectContext(Effect.map(runtime, (rt) => rt.context)),
@@ -79,9 +129,14 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
     ready: async () => {
       const exit = await Effect.runPromiseExit(runtime.runtimeEffect)
       if (Exit.isFailure(exit)) throw Cause.squash(exit.cause)
+      if (backgroundWork && closing === undefined) await startBackground()
     },
     close: () => {
-      closing ??= runtime.dispose()
+      closing ??= (async () => {
+        const scope = await background?.catch(() => undefined)
+        if (scope !== undefined) await runtime.runPromise(Scope.close(scope, Exit.void))
+        await runtime.dispose()
+      })()
       return closing
     },
   }

@@ -2,15 +2,15 @@
 import type { Ids, Mailer, Store } from "@mailroom/core"
 import { DevOutboxMailer, SmtpMailer } from "@mailroom/smtp"
 import type { Layer } from "effect"
-import type { MailroomConfig } from "./config.js"
+import type { MailroomSettings } from "./config.js"
 
 /** Whether mail stays in the dev outbox: neither a relay nor the host's own Mailer is configured. */
-export const sendsToDevOutbox = (config: MailroomConfig): boolean =>
+export const sendsToDevOutbox = (config: MailroomSettings): boolean =>
   config.mailer === undefined && config.smtpUrl === undefined
 
 /** The configured Mailer. Throws at once for a `smtpUrl` that cannot be used (SmtpUrlError, without the password), or
  *  when both `smtpUrl` and `mailer` are given. */
-export const mailerLayer = (config: MailroomConfig): Layer.Layer<Mailer, unknown, Store | Ids> => {
+export const mailerLayer = (config: MailroomSettings): Layer.Layer<Mailer, unknown, Store | Ids> => {
   if (config.mailer !== undefined && config.smtpUrl !== undefined) {
     throw new Error("createMailroom takes smtpUrl or mailer, not both")
   }

@@ -1,11 +1,16 @@
 /** Runs service effects for Promise callers: a domain failure rejects with the tagged error itself (with its `code`
  *  and `_tag`), so that hosts can branch on it without Effect. */
-import type { HttpRuntime, HttpServices } from "@mailroom/http"
-import { Cause, type Effect, Exit } from "effect"
+import type { Ids, MailroomServices, Store } from "@mailroom/core"
+import { Cause, type Effect, Exit, type ManagedRuntime } from "effect"
 
-export type RunPromise = <A, E>(effect: Effect.Effect<A, E, HttpServices>) => Promise<A>
+/** What the services need: every service, the Store and Ids. */
+export type ServiceContext = MailroomServices | Store | Ids
 
-export const makeRunPromise = (runtime: HttpRuntime): RunPromise => async (effect) => {
+export type ServiceRuntime = ManagedRuntime.ManagedRuntime<ServiceContext, unknown>
+
+export type RunPromise = <A, E>(effect: Effect.Effect<A, E, ServiceContext>) => Promise<A>
+
+export const makeRunPromise = (runtime: ServiceRuntime): RunPromise => async (effect) => {
   const exit = await runtime.runPromiseExit(effect)
   if (Exit.isSuccess(exit)) return exit.value
   throw Cause.squash(exit.cause)

@@ -1,10 +1,11 @@
-/** The events table behind `Store.events`: the outbox, written in the caller's transaction and read oldest first. */
+/** The events table behind `Store.events`: the outbox, written in the caller's transaction, read oldest first, and
+ *  relayed to consumers in order (see migration 0007 for how the order is kept on each dialect). */
 import type { SqlClient } from "@effect/sql"
 import { AccountId, type DomainEvent, type EventOutbox, EventType } from "@mailroom/core"
-import { Effect, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import { insertRows } from "./internal/batch.js"
-import { EpochMillis, JsonColumn, toJson, toMillis } from "./internal/columns.js"
-import { orStoreError } from "./internal/errors.js"
+import { EpochMillis, IntegerColumn, JsonColumn, toJson, toMillis } from "./internal/columns.js"
+import { isSqlError, orStoreError, storeError } from "./internal/errors.js"
 
 const EventRow = Schema.Struct({
   id: Schema.String,
@@ -15,6 +16,13 @@ const EventRow = Schema.Struct({
   occurred_at: EpochMillis,
 })
 const decodeEventRows = Schema.decodeUnknown(Schema.Array(EventRow))
+
+/** An event as the relay reads it: with its place in the order. `xid` is the Postgres transaction id (as text, it
+ *  is a 64-bit xid8); SQLite answers 0. */
+const RelayRow = Schema.Struct({ ...EventRow.fields, seq: IntegerColumn, xid: Schema.Union(Schema.String, Schema.Number) })
+const decodeRelayRows = Schema.decodeUnknown(Schema.Array(RelayRow))
+const Cursor = Schema.Struct({ xid: Schema.Union(Schema.String, Schema.Number), seq: Schema.Union(Schema.String, Schema.Number) })
+const decodeCursors = Schema.decodeUnknown(Schema.Array(Cursor))
 
 const toEvent = (row: typeof EventRow.Type): DomainEvent => ({
   id: row.id,
@@ -34,18 +42,79 @@ const eventRow = (event: DomainEvent) => ({
   occurred_at: toMillis(event.occurredAt),
 })
 
-export const makeEventOutbox = (sql: SqlClient.SqlClient): EventOutbox => ({
-  append: (events) => insertRows(sql, "events", events.map(eventRow)).pipe(Effect.asVoid, orStoreError("events.append")),
+/** The events after `cursor` that the relay may hand out now. Postgres: only events of transactions older than the
+ *  oldest transaction still running (pg_snapshot_xmin of this statement's snapshot), in (xid, seq) order, so that a
+ *  transaction committing late can never add an event behind the cursor. SQLite: one writer at a time, so seq order. */
+const eventsAfter = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit: number) =>
+  sql.onDialectOrElse({
+    pg: () =>
+      sql`SELECT seq, xid::text AS xid, id, account_id, type, recipient, details, occurred_at FROM events
+        WHERE (xid, seq) > (${String(cursor.xid)}::xid8, ${cursor.seq})
+          AND xid < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY xid, seq LIMIT ${limit}`,
+    orElse: () =>
+      sql`SELECT seq, 0 AS xid, id, account_id, type, recipient, details, occurred_at FROM events
+        WHERE seq > ${cursor.seq} ORDER BY seq LIMIT ${limit}`,
+  }).pipe(Effect.flatMap(decodeRelayRows))
 
-  // Oldest first; events of the same millisecond keep the order they were appended in.
-  list: (accountId, options) =>
-    sql`SELECT id, account_id, type, recipient, details, occurred_at FROM events
-      WHERE account_id = ${accountId}
-      ${options?.type === undefined ? sql.literal("") : sql`AND type = ${options.type}`}
-      ORDER BY occurred_at, seq
-      ${options?.limit === undefined ? sql.literal("") : sql`LIMIT ${options.limit}`}`.pipe(
-      Effect.flatMap(decodeEventRows),
-      Effect.map((rows) => rows.map(toEvent)),
-      orStoreError("events.list"),
-    ),
-})
+/** Takes the consumer's cursor for this transaction, or answers none when another process holds it. Postgres: a
+ *  transaction-level advisory lock, which (unlike a row lock) gives the transaction no xid of its own, so the relay
+ *  does not hold back its own reads. SQLite: one process, one writer. */
+const lockCursor = (sql: SqlClient.SqlClient, consumer: string) =>
+  sql.onDialectOrElse({
+    pg: () =>
+      sql<{ readonly locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtext('mailroom_relay'), hashtext(${consumer})) AS locked`.pipe(
+        Effect.map((rows) => rows[0]?.locked === true),
+      ),
+    orElse: () => Effect.succeed(true),
+  }).pipe(
+    Effect.flatMap((locked) => locked
+      ? sql`SELECT xid, seq FROM event_relay_cursors WHERE consumer = ${consumer}`.pipe(Effect.flatMap(decodeCursors))
+      : Effect.succeed([])),
+  )
+
+export const makeEventOutbox = (sql: SqlClient.SqlClient): EventOutbox => {
+  /** Consumers whose cursor row this process has seen exist (rows are never deleted). */
+  const knownCursors = new Set<string>()
+  const ensureCursor = (consumer: string) =>
+    knownCursors.has(consumer)
+      ? Effect.void
+      : sql`INSERT INTO event_relay_cursors (consumer, xid, seq, updated_at) VALUES (${consumer}, 0, 0, 0)
+          ON CONFLICT (consumer) DO NOTHING`.pipe(
+        Effect.tap(() => Effect.sync(() => knownCursors.add(consumer))),
+        orStoreError("events.relay"),
+      )
+  return {
+    append: (events) => insertRows(sql, "events", events.map(eventRow)).pipe(Effect.asVoid, orStoreError("events.append")),
+
+    // Oldest first; events of the same millisecond keep the order they were appended in.
+    list: (accountId, options) =>
+      sql`SELECT id, account_id, type, recipient, details, occurred_at FROM events
+        WHERE account_id = ${accountId}
+        ${options?.type === undefined ? sql.literal("") : sql`AND type = ${options.type}`}
+        ORDER BY occurred_at, seq
+        ${options?.limit === undefined ? sql.literal("") : sql`LIMIT ${options.limit}`}`.pipe(
+        Effect.flatMap(decodeEventRows),
+        Effect.map((rows) => rows.map(toEvent)),
+        orStoreError("events.list"),
+      ),
+
+    relay: (consumer, limit, handle) =>
+      Effect.gen(function* () {
+        // Outside the transaction: on Postgres, a write would give the relay's transaction an xid of its own.
+        yield* ensureCursor(consumer)
+        return yield* sql.withTransaction(Effect.gen(function* () {
+          const [cursor] = yield* lockCursor(sql, consumer).pipe(orStoreError("events.relay"))
+          if (cursor === undefined) return 0
+          const rows = yield* eventsAfter(sql, cursor, limit).pipe(orStoreError("events.relay"))
+          const last = rows.at(-1)
+          if (last === undefined) return 0
+          yield* handle(rows.map(toEvent))
+          const updatedAt = yield* Clock.currentTimeMillis
+          yield* sql`UPDATE event_relay_cursors SET xid = ${Number(last.xid)}, seq = ${last.seq}, updated_at = ${updatedAt}
+            WHERE consumer = ${consumer}`.pipe(orStoreError("events.relay"))
+          return rows.length
+        })).pipe(Effect.catchIf(isSqlError, (cause) => Effect.fail(storeError("events.relay")(cause))))
+      }),
+  }
+}

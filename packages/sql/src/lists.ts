@@ -12,7 +12,7 @@ import { orStoreError } from "./internal/errors.js"
 import { segmentSql } from "./segment-sql.js"
 
 /** A boolean column: BOOLEAN in Postgres, INTEGER 0/1 in SQLite. */
-const BooleanColumn = Schema.Union(
+export const BooleanColumn = Schema.Union(
   Schema.Boolean,
   Schema.transform(IntegerColumn, Schema.Boolean, { strict: true, decode: (n) => n !== 0, encode: (b) => (b ? 1 : 0) }),
 )

@@ -17,6 +17,7 @@ import { makeQuotaRepository } from "./quota.js"
 import { makeIdempotencyRepository } from "./idempotency.js"
 import { isSqlError, orStoreError, storeError } from "./internal/errors.js"
 import { makeSettingRepository } from "./settings.js"
+import { makeWebhookRepository } from "./webhooks.js"
 
 /** The Store over `sql`. A SQLite connection must have `PRAGMA foreign_keys = ON`: deleting a contact relies on
  *  ON DELETE CASCADE to remove its tags, custom fields and memberships. `direct` runs hot single statements outside
@@ -35,6 +36,7 @@ export const makeSqlStore = (
     members: makeMemberRepository(sql),
     events: makeEventOutbox(sql),
     devOutbox: makeDevOutboxRepository(sql),
+    webhooks: makeWebhookRepository(sql),
     messages: makeMessageRepository(sql),
     quota: makeQuotaRepository(sql),
     idempotency: makeIdempotencyRepository(sql),

@@ -287,10 +287,12 @@ export const contactsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
         Effect.gen(function* () {
           const contacts = yield* Contacts
           const account = yield* freshAccount()
-          yield* contacts.bulkCreate(account, {
-            contacts: Array.from({ length: 1203 }, (_, i) => input(`e${i}@example.com`, { status: i % 3 === 0 ? "UNSUBSCRIBED" : "ACTIVE" })),
-            skipDuplicates: true,
-          })
+          const people = Array.from({ length: 1203 }, (_, i) =>
+            input(`e${i}@example.com`, { status: i % 3 === 0 ? "UNSUBSCRIBED" : "ACTIVE" }))
+          // A bulk create holds at most 1,000 contacts.
+          for (const batch of [people.slice(0, 1000), people.slice(1000)]) {
+            yield* contacts.bulkCreate(account, { contacts: batch, skipDuplicates: true })
+          }
           const all = Chunk.toReadonlyArray(yield* Stream.runCollect(contacts.export(account, {})))
           expect(all).toHaveLength(1203)
           expect(all.map((c) => c.id)).toEqual([...all.map((c) => c.id)].sort())

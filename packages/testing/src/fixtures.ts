@@ -2,8 +2,9 @@
  *  millisecond timestamps, so that every backend stores them exactly. */
 import {
   type Account, type AccountId, type ApiKey, type ApiKeyId, type AppCredential, type Contact, type ContactId,
-  type ContactTag, type CustomField, type DomainEvent, type EmailAddress, type EventType, type MemberId, type NewMember,
-  newContact,
+  type ContactTag, type CustomField, defaultFailureSettings, type DeliveryId, type DomainEvent, type EmailAddress,
+  type EventType, type MemberId, type NewMember, newContact, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint,
+  type WebhookId,
 } from "@mailroom/core"
 
 /** Tells this process's ids apart from those of other test processes sharing one database. Digits only, so that no
@@ -98,3 +99,57 @@ export const makeEvent = (overrides: Partial<DomainEvent> & Pick<DomainEvent, "a
 /** Contacts to add to a list, each with a fresh membership id, in the order given (repeats kept). */
 export const makeMembers = (contactIds: ReadonlyArray<ContactId>): ReadonlyArray<NewMember> =>
   contactIds.map((contactId) => ({ contactId, id: freshId("mem") as MemberId }))
+
+/** An active endpoint subscribed to email.delivered, with default failure settings and a stand-in sealed secret. */
+export const makeWebhookEndpoint = (
+  overrides: Partial<WebhookEndpoint> & Pick<WebhookEndpoint, "accountId">,
+): WebhookEndpoint => ({
+  id: freshId("wh") as WebhookId,
+  url: "https://hooks.example.com/in",
+  events: ["email.delivered"],
+  description: null,
+  active: true,
+  secretPrefix: "whsec_abcd…",
+  sealedSecret: `sealed_${freshId("secret")}`,
+  sealedPreviousSecret: null,
+  previousSecretExpiresAt: null,
+  failureSettings: defaultFailureSettings,
+  streak: { consecutiveFailures: 0, notified: false },
+  disabledReason: null,
+  disabledAt: null,
+  createdAt: fixtureTime,
+  updatedAt: fixtureTime,
+  ...overrides,
+})
+
+export const makeWebhookDelivery = (
+  overrides: Partial<WebhookDelivery> & Pick<WebhookDelivery, "accountId" | "endpointId">,
+): WebhookDelivery => ({
+  id: freshId("whd") as DeliveryId,
+  eventId: null,
+  eventType: "email.delivered",
+  kind: "test",
+  payload: JSON.stringify({ eventType: "email.delivered" }),
+  status: "pending",
+  attempts: 0,
+  lastStatusCode: null,
+  lastError: null,
+  createdAt: fixtureTime,
+  updatedAt: fixtureTime,
+  completedAt: null,
+  ...overrides,
+})
+
+export const makeWebhookAttempt = (
+  overrides: Partial<WebhookAttempt> & Pick<WebhookAttempt, "accountId" | "endpointId" | "deliveryId">,
+): WebhookAttempt => ({
+  id: freshId("wha"),
+  attempt: 1,
+  succeeded: true,
+  statusCode: 200,
+  durationMs: 12,
+  responseSnippet: "ok",
+  error: null,
+  startedAt: fixtureTime,
+  ...overrides,
+})

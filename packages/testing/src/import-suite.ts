@@ -186,7 +186,7 @@ export const importSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E
           const foreign = yield* newList(other)
           for (const listId of [foreign.id, "lst_unknown"]) {
             const error = yield* Effect.flip(importCsv(account, `${header}nobody@example.com,,,\n`, { listId }))
-            expect(error._tag === "ImportRejected" && [error.status, error.detail]).toEqual([404, `list ${listId} was not found`])
+            expect(error._tag === "ImportRejected" && [error.reason, error.detail]).toEqual(["LIST_NOT_FOUND", `list ${listId} was not found`])
           }
           expect(yield* contactsOf(account, ["nobody@example.com"])).toEqual([])
         }))
@@ -199,7 +199,7 @@ export const importSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E
             segmentRules: { all: [{ field: "email", operator: "endsWith", value: "@example.com" }] },
           })
           const error = yield* Effect.flip(importCsv(account, `${header}x@example.com,,,\n`, { listId: list.id }))
-          expect(error._tag === "ImportRejected" && error.status).toBe(400)
+          expect(error._tag === "ImportRejected" && error.reason).toBe("INVALID_REQUEST")
           expect(yield* contactsOf(account, ["x@example.com"])).toEqual([])
         }))
 

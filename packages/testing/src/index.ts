@@ -1,7 +1,7 @@
 // The public surface of @mailroom/testing, listed by name.
 export {
   fixtureTime, freshAccountId, freshContactId, uniqueText, makeAccount, makeApiKey, makeAppCredential, makeTag,
-  makeCustomField, makeContact, makeEvent, makeMembers,
+  makeCustomField, makeContact, makeEvent, makeMembers, makeWebhookEndpoint, makeWebhookDelivery, makeWebhookAttempt,
 } from "./fixtures.js"
 export type { ContactOverrides } from "./fixtures.js"
 export { storeSuite } from "./store-suite.js"
@@ -15,10 +15,17 @@ export { keepAliveSuite } from "./keep-alive-suite.js"
 export type { KeepAliveMailroom, MakeKeepAliveMailroom } from "./keep-alive-suite.js"
 export { listSuite } from "./list-suite.js"
 export { clockSuite } from "./clock-suite.js"
+export { limitsSuite } from "./limits-suite.js"
 export { makeCaptureMailer } from "./capture-mailer.js"
 export type { CaptureMailer, CaptureAnswer } from "./capture-mailer.js"
 export { startSmtpSink } from "./smtp-sink.js"
 export type { SmtpSink, SmtpSinkOptions, SinkBehaviour, SinkMessage, SinkReply } from "./smtp-sink.js"
 export { devOutboxSuite } from "./dev-outbox-suite.js"
 export type { DevOutboxTarget } from "./dev-outbox-suite.js"
+export { jobQueueSuite } from "./job-queue-suite.js"
+export { eventRelaySuite } from "./event-relay-suite.js"
+export { startWebhookReceiver, makeTestCertificate } from "./webhook-receiver.js"
+export type { WebhookReceiver, ReceivedRequest, ReceiverAnswer, ReceiverOptions, TestCertificate } from "./webhook-receiver.js"
+export { webhooksSuite } from "./webhooks-suite.js"
+export { webhookDeliverySuite } from "./webhook-delivery-suite.js"
 export { sendingSuite } from "./sending-suite.js"

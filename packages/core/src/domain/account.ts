@@ -1,5 +1,7 @@
-/** Accounts, plans with their limits, API keys with scopes, and application credentials. */
+/** Accounts, plans with their limits, API keys with scopes, and application credentials, with the operator API's
+ *  inputs (CONTRACT.md, "Operator API"). */
 import { Schema } from "effect"
+import { EmailAddress } from "./email.js"
 
 export const AccountId = Schema.String.pipe(Schema.brand("AccountId"))
 export type AccountId = typeof AccountId.Type
@@ -102,3 +104,26 @@ export const credentialKind = (bearer: string): "live" | "test" | "app" | undefi
   credentialPattern.exec(bearer)?.[1] as "live" | "test" | "app" | undefined
 
 export const hasScope = (key: Pick<ApiKey, "scopes">, scope: Scope): boolean => key.scopes.includes(scope)
+
+const Name = Schema.String.pipe(Schema.maxLength(255, { message: () => "must be at most 255 characters" }))
+
+/** POST /admin/accounts (and PATCH, where every field is optional too). */
+export const CreateAccountBody = Schema.Struct({
+  name: Schema.optional(Schema.NullOr(Name)),
+  plan: Schema.optional(Plan),
+  ownerEmail: Schema.optional(Schema.NullOr(EmailAddress)),
+})
+export const UpdateAccountBody = CreateAccountBody
+
+/** POST /admin/accounts/{id}/api-keys: scopes omitted means full access. */
+export const CreateApiKeyBody = Schema.Struct({
+  name: Schema.optional(Schema.NullOr(Name)),
+  scopes: Schema.optional(Schema.Array(Scope)),
+  mode: Schema.optional(KeyMode),
+})
+
+/** POST /admin/accounts/{id}/app-credentials. */
+export const CreateAppCredentialBody = Schema.Struct({
+  applicationKey: Name.pipe(Schema.minLength(1, { message: () => "must not be empty" })),
+  allowedSenders: Schema.Array(Schema.NonEmptyTrimmedString),
+})

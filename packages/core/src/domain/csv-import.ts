@@ -3,7 +3,7 @@
  *  Reading the file is internal/csv-reader.ts; writing is the Imports service's job. */
 import { Either, ParseResult, Schema } from "effect"
 import type { ActiveRoom } from "./account.js"
-import { ImportRejected } from "../errors.js"
+import { ImportRejected, type ImportRejectionReason } from "../errors.js"
 import { contactLimits, PhoneE164, TagName } from "./contact.js"
 import { type EmailAddress, emailProblem, normalizeEmail } from "./email.js"
 
@@ -80,7 +80,7 @@ export interface CsvFile {
   readonly rejected: ReadonlyArray<RowRejection>
 }
 
-export const rejected = (status: 400 | 404 | 413, detail: string) => new ImportRejected({ status, detail })
+export const rejected = (reason: ImportRejectionReason, detail: string) => new ImportRejected({ reason, detail })
 export const formatCount = (count: number) => count.toLocaleString("en-US")
 /** A cell value as shown inside a message: quoted, and shortened when long. */
 const quoted = (value: string) => JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value)
@@ -91,19 +91,19 @@ const decodeMapping = Schema.decodeUnknownEither(ColumnMapping, { onExcessProper
 export const decodeMappings = (raw: unknown): Either.Either<ReadonlyArray<ColumnMapping>, ImportRejected> => {
   const shape = "a JSON array of { csvColumn, field }"
   if (raw === undefined || raw === null || raw === "") {
-    return Either.left(rejected(400, `the form needs a mappings part: ${shape}`))
+    return Either.left(rejected("INVALID_REQUEST", `the form needs a mappings part: ${shape}`))
   }
   let value: unknown = raw
   if (typeof raw === "string") {
     try {
       value = JSON.parse(raw)
     } catch {
-      return Either.left(rejected(400, `mappings is not valid JSON: send ${shape}`))
+      return Either.left(rejected("INVALID_REQUEST", `mappings is not valid JSON: send ${shape}`))
     }
   }
-  if (!Array.isArray(value)) return Either.left(rejected(400, `mappings must be ${shape}`))
+  if (!Array.isArray(value)) return Either.left(rejected("INVALID_REQUEST", `mappings must be ${shape}`))
   if (value.length > importLimits.columns) {
-    return Either.left(rejected(400, `mappings holds ${value.length} entries; at most ${importLimits.columns} are allowed`))
+    return Either.left(rejected("INVALID_REQUEST", `mappings holds ${value.length} entries; at most ${importLimits.columns} are allowed`))
   }
   const mappings: Array<ColumnMapping> = []
   for (const [index, item] of value.entries()) {
@@ -111,21 +111,21 @@ export const decodeMappings = (raw: unknown): Either.Either<ReadonlyArray<Column
     if (Either.isLeft(decoded)) {
       const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
       const path = issue?.path.map((key) => `.${String(key)}`).join("") ?? ""
-      return Either.left(rejected(400, `mappings[${index}]${path} ${issue?.message ?? "is invalid"}`))
+      return Either.left(rejected("INVALID_REQUEST", `mappings[${index}]${path} ${issue?.message ?? "is invalid"}`))
     }
     mappings.push(decoded.right)
   }
   const emailColumns = mappings.filter((mapping) => mapping.field === "email").length
   if (emailColumns !== 1) {
-    return Either.left(rejected(400, emailColumns === 0
+    return Either.left(rejected("INVALID_REQUEST", emailColumns === 0
       ? "mappings maps no column to email: exactly one column must map to email"
       : `mappings maps ${emailColumns} columns to email: exactly one column must map to email`))
   }
   const columns = new Set<string>()
   const fields = new Set<ImportField>()
   for (const { csvColumn, field } of mappings) {
-    if (columns.has(csvColumn)) return Either.left(rejected(400, `mappings names the column ${quoted(csvColumn)} more than once`))
-    if (field !== "skip" && fields.has(field)) return Either.left(rejected(400, `mappings maps more than one column to ${field}`))
+    if (columns.has(csvColumn)) return Either.left(rejected("INVALID_REQUEST", `mappings names the column ${quoted(csvColumn)} more than once`))
+    if (field !== "skip" && fields.has(field)) return Either.left(rejected("INVALID_REQUEST", `mappings maps more than one column to ${field}`))
     columns.add(csvColumn)
     fields.add(field)
   }
@@ -145,21 +145,21 @@ export const decodeImportTags = (
     const decoded = decodeTag(entry)
     if (Either.isLeft(decoded)) {
       const message = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]?.message ?? "is not a valid tag"
-      return Either.left(rejected(400, `tag ${quoted(entry.trim())}: ${message}`))
+      return Either.left(rejected("INVALID_REQUEST", `tag ${quoted(entry.trim())}: ${message}`))
     }
     tags.add(decoded.right)
   }
   if (tags.size > importLimits.tags) {
-    return Either.left(rejected(400, `tags holds ${tags.size} tags; at most ${importLimits.tags} are allowed`))
+    return Either.left(rejected("INVALID_REQUEST", `tags holds ${tags.size} tags; at most ${importLimits.tags} are allowed`))
   }
   return Either.right([...tags])
 }
 
 /** Every check of an import request that does not need the file's content, in the order a client fixes them. */
 export const decodeImportRequest = (request: ImportRequest): Either.Either<ImportOptions, ImportRejected> => {
-  if (request.file === undefined) return Either.left(rejected(400, "the form needs a file part holding the CSV file"))
+  if (request.file === undefined) return Either.left(rejected("INVALID_REQUEST", "the form needs a file part holding the CSV file"))
   if (!/\.csv$/i.test(request.file.name)) {
-    return Either.left(rejected(400, `the file ${quoted(request.file.name)} is not a .csv file`))
+    return Either.left(rejected("INVALID_REQUEST", `the file ${quoted(request.file.name)} is not a .csv file`))
   }
   return Either.all({
     content: Either.right(request.file.content),
@@ -183,7 +183,7 @@ export interface ColumnPlan {
 export const longerThan = (value: string, limit: number) => value.length > limit && [...value].length > limit
 
 export const fieldTooLong = (row: number, column: string) =>
-  rejected(400,
+  rejected("INVALID_REQUEST",
     `row ${row}, column ${quoted(column)}: a field holds at most ${formatCount(importLimits.fieldCharacters)} characters`)
 
 /** The header row checked against the limits and the mappings: unique names, every mapped column present. */
@@ -192,14 +192,14 @@ export const planColumns = (
   mappings: ReadonlyArray<ColumnMapping>,
 ): Either.Either<ColumnPlan, ImportRejected> => {
   if (header.length > importLimits.columns) {
-    return Either.left(rejected(400, `the header has ${header.length} columns; at most ${importLimits.columns} are allowed`))
+    return Either.left(rejected("INVALID_REQUEST", `the header has ${header.length} columns; at most ${importLimits.columns} are allowed`))
   }
   const positions = new Map<string, number>()
   for (const [index, name] of header.entries()) {
     if (longerThan(name, importLimits.fieldCharacters)) return Either.left(fieldTooLong(1, `column ${index + 1}`))
     const first = positions.get(name)
     if (first !== undefined) {
-      return Either.left(rejected(400,
+      return Either.left(rejected("INVALID_REQUEST",
         `duplicate header ${quoted(name)} in columns ${first + 1} and ${index + 1}: headers must be unique`))
     }
     positions.set(name, index)
@@ -208,12 +208,12 @@ export const planColumns = (
   for (const { csvColumn, field } of mappings) {
     const index = positions.get(csvColumn)
     if (index === undefined) {
-      return Either.left(rejected(400, `the column ${quoted(csvColumn)} mapped to ${field} is not in the file's header`))
+      return Either.left(rejected("INVALID_REQUEST", `the column ${quoted(csvColumn)} mapped to ${field} is not in the file's header`))
     }
     if (field !== "skip") at[field] = index
   }
   if (at.email === undefined) {
-    return Either.left(rejected(400, "mappings maps no column to email: exactly one column must map to email"))
+    return Either.left(rejected("INVALID_REQUEST", "mappings maps no column to email: exactly one column must map to email"))
   }
   return Either.right({
     width: header.length, headers: header, email: at.email, firstName: at.firstName, lastName: at.lastName, phone: at.phone,

@@ -3,6 +3,8 @@
 import { Either, Schema } from "effect"
 import { ValidationFailed } from "../errors.js"
 import type { AccountId } from "./account.js"
+import { integerBetween } from "./contact-query.js"
+import { limitParam, PageParam } from "./paging.js"
 import { SegmentRules } from "./segment.js"
 import { foldText, matchesLike } from "./text.js"
 
@@ -103,6 +105,30 @@ export const checkSegmentRules = (
 
 export const listTypeFilters = ["STATIC", "DYNAMIC", "ALL"] as const
 export type ListTypeFilter = (typeof listTypeFilters)[number]
+
+const ListSearch = Schema.String.pipe(Schema.maxLength(listLimits.referenceLength, {
+  message: () => `must be at most ${listLimits.referenceLength} characters`,
+}))
+
+/** GET /contacts/lists as typed values (the Lists service and the facade): page 1.., limit 1-100 (default 20), type
+ *  STATIC|DYNAMIC|ALL (default ALL), isArchived (default false), search on name or description. */
+export const ListQueryOptions = Schema.Struct({
+  page: Schema.optionalWith(integerBetween("page", 1, Number.MAX_SAFE_INTEGER), { default: () => 1 }),
+  limit: Schema.optionalWith(integerBetween("limit", 1, listLimits.maxPageSize), { default: () => listLimits.pageSize }),
+  type: Schema.optionalWith(Schema.Literal("STATIC", "DYNAMIC", "ALL"), { default: () => "ALL" as const }),
+  isArchived: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  search: Schema.optional(ListSearch),
+})
+export type ListQueryInput = typeof ListQueryOptions.Encoded
+
+/** The same from a query string (GET /contacts/lists). */
+export const ListsParams = Schema.Struct({
+  page: Schema.optionalWith(PageParam, { default: () => 1 }),
+  limit: Schema.optionalWith(limitParam(listLimits.maxPageSize), { default: () => listLimits.pageSize }),
+  type: Schema.optionalWith(Schema.Literal("STATIC", "DYNAMIC", "ALL"), { default: () => "ALL" as const }),
+  isArchived: Schema.optionalWith(Schema.BooleanFromString, { default: () => false }),
+  search: Schema.optional(ListSearch),
+})
 
 /** The parameters of GET /contacts/lists after defaults. */
 export interface ListQuery {

@@ -3,7 +3,9 @@
 import { Schema } from "effect"
 import type { AccountId } from "./account.js"
 import type { ContactId, ContactStatus } from "./contact.js"
+import { integerBetween } from "./contact-query.js"
 import { EmailAddress } from "./email.js"
+import { limitParam, PageParam } from "./paging.js"
 import type { DomainEvent } from "./event.js"
 import type { ListId } from "./list.js"
 
@@ -137,6 +139,21 @@ export const toListMember = (member: MemberRecord): ListMember =>
 export const memberFilters = ["all", "active", "suppressed"] as const
 export const MemberFilter = Schema.Literal(...memberFilters)
 export type MemberFilter = typeof MemberFilter.Type
+
+/** GET members as typed values: page 1.., limit 1-100 (default 50), filter all|active|suppressed (default all). */
+export const MemberQueryOptions = Schema.Struct({
+  page: Schema.optionalWith(integerBetween("page", 1, Number.MAX_SAFE_INTEGER), { default: () => 1 }),
+  limit: Schema.optionalWith(integerBetween("limit", 1, memberLimits.maxPageSize), { default: () => memberLimits.pageSize }),
+  filter: Schema.optionalWith(MemberFilter, { default: () => "all" as const }),
+})
+export type MemberQueryInput = typeof MemberQueryOptions.Encoded
+
+/** The same from a query string (GET /contacts/lists/{id}/members). */
+export const MembersParams = Schema.Struct({
+  page: Schema.optionalWith(PageParam, { default: () => 1 }),
+  limit: Schema.optionalWith(limitParam(memberLimits.maxPageSize), { default: () => memberLimits.pageSize }),
+  filter: Schema.optionalWith(MemberFilter, { default: () => "all" as const }),
+})
 
 /** GET members: `active` = no suppression status, `suppressed` = at least one. */
 export interface MemberQuery {

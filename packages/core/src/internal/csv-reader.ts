@@ -52,7 +52,7 @@ const makeRecordReader = (mappings: ReadonlyArray<ColumnMapping>) => {
       })
     }
     if (++dataRows > importLimits.dataRows) {
-      return Either.left(rejected(400, `the file holds more than ${formatCount(importLimits.dataRows)} data rows`))
+      return Either.left(rejected("INVALID_REQUEST", `the file holds more than ${formatCount(importLimits.dataRows)} data rows`))
     }
     const long = cells.findIndex((cell) => longerThan(cell, importLimits.fieldCharacters))
     if (long !== -1) return Either.left(fieldTooLong(row, plan.headers[long] ?? `column ${long + 1}`))
@@ -65,7 +65,7 @@ const makeRecordReader = (mappings: ReadonlyArray<ColumnMapping>) => {
 
   const finish = (): Either.Either<CsvFile, ImportRejected> =>
     plan === undefined
-      ? Either.left(rejected(400, "the file is empty: it needs a header row naming its columns"))
+      ? Either.left(rejected("INVALID_REQUEST", "the file is empty: it needs a header row naming its columns"))
       : Either.right({ rows, rejected: rejections })
 
   return { accept, finish, nextLine, trueLine }
@@ -121,7 +121,7 @@ const pacedBytes = (source: CsvSource): ReadableStream<Uint8Array> => {
       total += next.value.byteLength
       if (total > importLimits.fileBytes) {
         await chunks.return(undefined)
-        return controller.error(rejected(413, "the file is larger than 2 MiB"))
+        return controller.error(rejected("TOO_LARGE", "the file is larger than 2 MiB"))
       }
       controller.enqueue(next.value)
     },
@@ -135,7 +135,7 @@ const pacedBytes = (source: CsvSource): ReadableStream<Uint8Array> => {
 const controlCharacter = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/
 
 const notCsv = (line: number, what: string) =>
-  rejected(400, `the file is not CSV text: ${what} on line ${line}; save it as CSV (UTF-8)`)
+  rejected("INVALID_REQUEST", `the file is not CSV text: ${what} on line ${line}; save it as CSV (UTF-8)`)
 
 /** Refuses bytes that are not UTF-8 text, or text holding control characters (binary files), and passes the bytes on
  *  unchanged as Buffers, which csv-parse expects. */
@@ -182,11 +182,11 @@ const csvProblems: Record<string, string> = {
 const malformed = (error: unknown, reader: ReturnType<typeof makeRecordReader>): ImportRejected => {
   if (error instanceof ImportRejected) return error
   const { code, lines, empty_lines, message } = error as Partial<Record<string, unknown>>
-  if (typeof code !== "string") return rejected(400, "the file could not be read as CSV")
+  if (typeof code !== "string") return rejected("INVALID_REQUEST", "the file could not be read as CSV")
   const info = typeof lines === "number" && typeof empty_lines === "number" ? { lines, empty_lines } : undefined
   const line = info === undefined ? undefined : code === "CSV_QUOTE_NOT_CLOSED" ? reader.nextLine(info) : reader.trueLine(info)
   const reason = csvProblems[code] ?? String(message)
-  return rejected(400, `malformed CSV${line === undefined ? "" : ` on line ${line}`}: ${reason}`)
+  return rejected("INVALID_REQUEST", `malformed CSV${line === undefined ? "" : ` on line ${line}`}: ${reason}`)
 }
 
 const parseOptions = {

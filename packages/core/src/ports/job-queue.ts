@@ -13,21 +13,33 @@ export interface RetryPolicy {
   readonly delays: ReadonlyArray<Duration.DurationInput>
 }
 
-/** A kind of job: its queue name, the Schema of its payload (stored encoded) and its retry policy. */
+/** A kind of job: its queue name, the Schema of its payload (stored encoded), its retry policy and the longest a run
+ *  may take. */
 export interface JobDefinition<A, I = A> {
   readonly name: string
   readonly payload: Schema.Schema<A, I>
   readonly retry: RetryPolicy
+  /** A run still going after this long is interrupted and counts as a failed attempt. Engines shared by several
+   *  processes also use it to tell a run whose process died from a slow one: such a run is retried once this much
+   *  time has passed since it started. */
+  readonly timeout: Duration.DurationInput
 }
 
-/** Declares a kind of job. `name` is unique across Mailroom, such as "webhook.deliver". No retry by default. */
+/** Declares a kind of job. `name` is unique across Mailroom, such as "webhook.deliver". No retry by default; runs
+ *  time out after 5 minutes unless told otherwise. */
 export const defineJob = <A, I>(
   name: string,
   payload: Schema.Schema<A, I>,
-  options: { readonly retry?: RetryPolicy } = {},
-): JobDefinition<A, I> => ({ name, payload, retry: options.retry ?? { delays: [] } })
+  options: { readonly retry?: RetryPolicy; readonly timeout?: Duration.DurationInput } = {},
+): JobDefinition<A, I> => ({
+  name,
+  payload,
+  retry: options.retry ?? { delays: [] },
+  timeout: options.timeout ?? "5 minutes",
+})
 
-/** What a handler learns about the run it serves. */
+/** What a handler learns about the run it serves. A run cut short (its process died, or it outlived the queue's
+ *  shutdown grace or the job's timeout) counts as a failed attempt. */
 export interface JobRun {
   /** The job's id, the same on every attempt. */
   readonly jobId: string

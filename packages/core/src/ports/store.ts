@@ -9,6 +9,10 @@ import type { DuplicateContact, StoreError } from "../errors.js"
 import type { ContactList, ListQuery, ListWithCount } from "../domain/list.js"
 import type { ListMembership, MemberPage, MemberQuery, NewMember } from "../domain/member.js"
 import type { SegmentRules } from "../domain/segment.js"
+import type {
+  DeliveryId, DeliveryQuery, DeliveryStats, FailureStreak, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
+  WebhookEndpointWithCount, WebhookId,
+} from "../domain/webhook.js"
 import type { MessageId } from "../domain/message.js"
 import type {
   IdempotencyRecord, MessageEvent, MessageRecipient, QuotaReservation, RecipientStatus, RecipientUpdate, StoredMessage,
@@ -96,6 +100,18 @@ export interface EventOutbox {
   readonly append: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, StoreError>
   /** The account's events, oldest first, optionally of one type. For delivery workers and tests. */
   readonly list: (accountId: AccountId, options?: { readonly type?: EventType; readonly limit?: number }) => Effect.Effect<ReadonlyArray<DomainEvent>, StoreError>
+  /** Offers committed events to `consumer`, in order, once each unless `handle` fails. In one transaction: takes the
+   *  oldest committed events after the consumer's cursor (at most `limit`, of every account), runs `handle` on them
+   *  (its Store writes join that transaction) and moves the cursor past them. When `handle` fails, nothing moves and
+   *  the same events are offered again on the next call. The cursor is stored, so it survives restarts; a consumer
+   *  never seen before starts at the oldest event. An event whose transaction commits late (after events appended
+   *  after it) is never skipped. Answers how many events were handled: 0 when none waits, or when another process is
+   *  relaying to the same consumer at that moment. */
+  readonly relay: <E, R>(
+    consumer: string,
+    limit: number,
+    handle: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, E, R>,
+  ) => Effect.Effect<number, E | StoreError, R>
 }
 
 export interface ListPage {
@@ -158,6 +174,60 @@ export interface DevOutboxRepository {
   readonly list: (query: DevOutboxQuery) => Effect.Effect<ReadonlyArray<DevOutboxEntry>, StoreError>
 }
 
+/** An event handed to fan-out: what the delivery needs, with the request body already built. */
+export interface FanOutEvent {
+  readonly id: string
+  readonly accountId: AccountId
+  readonly type: EventType
+  /** The request body (core's webhookEnvelope, serialised). */
+  readonly payload: string
+}
+
+/** What recording an attempt changes on its delivery. */
+export interface DeliveryOutcome {
+  readonly status: WebhookDelivery["status"]
+  readonly lastStatusCode: number | null
+  readonly lastError: string | null
+  readonly at: Date
+}
+
+export interface WebhookRepository {
+  readonly insertEndpoint: (endpoint: WebhookEndpoint) => Effect.Effect<void, StoreError>
+  /** Replaces every field but id, accountId and createdAt, subscriptions included. False when the endpoint is unknown
+   *  in the account (nothing is written then). */
+  readonly updateEndpoint: (endpoint: WebhookEndpoint) => Effect.Effect<boolean, StoreError>
+  /** The account's endpoint, or none (also for another account's id). Inside a transaction, `forUpdate` locks it
+   *  until commit (Postgres: row lock), so that concurrent attempts update its failure streak one after another. */
+  readonly findEndpoint: (accountId: AccountId, id: string, options?: { readonly forUpdate?: boolean }) => Effect.Effect<Option.Option<WebhookEndpoint>, StoreError>
+  /** The account's endpoints, oldest first, each with its number of deliveries. */
+  readonly listEndpoints: (accountId: AccountId) => Effect.Effect<ReadonlyArray<WebhookEndpointWithCount>, StoreError>
+  readonly countEndpoints: (accountId: AccountId) => Effect.Effect<number, StoreError>
+  /** Deletes the endpoint with its subscriptions, deliveries and attempts. False when it did not exist. */
+  readonly deleteEndpoint: (accountId: AccountId, id: string) => Effect.Effect<boolean, StoreError>
+  /** Makes one pending delivery per (event, active endpoint of the event's account subscribed to its type), with id
+   *  deliveryIdFor(event, endpoint). A pair that has a delivery already is left alone, so handing the same events
+   *  twice makes nothing new. Set-based: one statement for the whole batch (split only at the parameter limit).
+   *  Answers the deliveries made, in no particular order. */
+  readonly fanOut: (events: ReadonlyArray<FanOutEvent>, at: Date) => Effect.Effect<ReadonlyArray<WebhookDelivery>, StoreError>
+  /** Inserts one delivery (tests and retry notices). */
+  readonly insertDelivery: (delivery: WebhookDelivery) => Effect.Effect<void, StoreError>
+  /** The account's delivery, or none. */
+  readonly findDelivery: (accountId: AccountId, id: string) => Effect.Effect<Option.Option<WebhookDelivery>, StoreError>
+  /** One page of the endpoint's deliveries, newest first (createdAt then id, descending), with the total matching. */
+  readonly listDeliveries: (accountId: AccountId, endpointId: WebhookId, query: DeliveryQuery) => Effect.Effect<{ readonly deliveries: ReadonlyArray<WebhookDelivery>; readonly total: number }, StoreError>
+  /** Records one attempt and what it did to its delivery (status, last status code and error, attempts counted,
+   *  completedAt set when the status is no longer pending). */
+  readonly recordAttempt: (attempt: WebhookAttempt, outcome: DeliveryOutcome) => Effect.Effect<void, StoreError>
+  /** The attempts of a delivery, first first. */
+  readonly listAttempts: (accountId: AccountId, deliveryId: DeliveryId) => Effect.Effect<ReadonlyArray<WebhookAttempt>, StoreError>
+  /** Attempts of the endpoint started at or after `since`: how many, and how many succeeded. */
+  readonly attemptStats: (accountId: AccountId, endpointId: WebhookId, since: Date) => Effect.Effect<DeliveryStats, StoreError>
+  /** Sets the endpoint's failure streak. */
+  readonly setStreak: (accountId: AccountId, endpointId: WebhookId, streak: FailureStreak) => Effect.Effect<void, StoreError>
+  /** Deletes attempts of every account started before `before`; answers how many. */
+  readonly purgeAttempts: (before: Date) => Effect.Effect<number, StoreError>
+}
+
 export interface MessageRepository {
   /** Inserts messages with their recipients, in a bounded number of statements whatever their number (a batch of
    *  1,000 messages is a few multi-row inserts, never one statement per message). */
@@ -210,6 +280,7 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly members: MemberRepository
   readonly events: EventOutbox
   readonly devOutbox: DevOutboxRepository
+  readonly webhooks: WebhookRepository
   readonly messages: MessageRepository
   readonly quota: QuotaRepository
   readonly idempotency: IdempotencyRepository

@@ -1,38 +1,21 @@
 /** Accounts, API keys and application credentials: the operator API's service, and key authentication. */
 import { Clock, Context, Deferred, Effect, Exit, Option } from "effect"
 import {
-  type Account, type AccountId, type ApiKey, type ApiKeyId, type AppCredential, credentialKind, credentialSecretBytes,
-  type KeyMode, keyPrefixes, type Plan, type Scope, scopes,
+  type Account, type AccountId, type ApiKey, type ApiKeyId, type AppCredential, CreateAccountBody, CreateApiKeyBody,
+  CreateAppCredentialBody, credentialKind, credentialSecretBytes, keyPrefixes, scopes, UpdateAccountBody,
 } from "../domain/account.js"
+import { decodeInput } from "../validation.js"
 import { InvalidCredentials, ResourceNotFound, type StoreError, Unauthorized } from "../errors.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 import { serviceMethod } from "./tracing.js"
 import { displayPrefix, hashCredential } from "../internal/hash.js"
 
-export interface CreateAccountInput {
-  readonly name?: string | null | undefined
-  readonly plan?: Plan | undefined
-  readonly ownerEmail?: string | null | undefined
-}
-
-export interface UpdateAccountInput {
-  readonly name?: string | null | undefined
-  readonly plan?: Plan | undefined
-  readonly ownerEmail?: string | null | undefined
-}
-
-export interface CreateApiKeyInput {
-  readonly name?: string | null | undefined
-  /** Omitted means full access. */
-  readonly scopes?: ReadonlyArray<Scope> | undefined
-  readonly mode?: KeyMode | undefined
-}
-
-export interface CreateAppCredentialInput {
-  readonly applicationKey: string
-  readonly allowedSenders: ReadonlyArray<string>
-}
+/** The inputs of the operator API, as callers pass them; each method decodes its input with the schema. */
+export type CreateAccountInput = typeof CreateAccountBody.Encoded
+export type UpdateAccountInput = typeof UpdateAccountBody.Encoded
+export type CreateApiKeyInput = typeof CreateApiKeyBody.Encoded
+export type CreateAppCredentialInput = typeof CreateAppCredentialBody.Encoded
 
 /** Where the generated MAILROOM_SECRET is kept in settings. */
 const secretSetting = "mailroom_secret"
@@ -95,7 +78,7 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
         })),
       )
 
-    const issueKey = (accountId: AccountId, input: CreateApiKeyInput, createdAt: Date) => {
+    const issueKey = (accountId: AccountId, input: typeof CreateApiKeyBody.Type, createdAt: Date) => {
       const mode = input.mode ?? "live"
       const key = `${keyPrefixes[mode]}${ids.token(credentialSecretBytes)}`
       const apiKey: ApiKey = {
@@ -112,7 +95,8 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
       return store.apiKeys.insert(apiKey).pipe(Effect.as({ apiKey, key }))
     }
 
-    const create = method("Accounts.create")(function* (input: CreateAccountInput) {
+    const create = method("Accounts.create")(function* (fields: CreateAccountInput = {}) {
+      const input = yield* decodeInput(CreateAccountBody, fields)
       const createdAt = yield* now
       const account: Account = {
         id: ids.make("account", createdAt) as AccountId,
@@ -130,7 +114,8 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
       return yield* find(id)
     })
 
-    const update = method("Accounts.update")(function* (id: string, patch: UpdateAccountInput) {
+    const update = method("Accounts.update")(function* (id: string, fields: UpdateAccountInput) {
+      const patch = yield* decodeInput(UpdateAccountBody, fields)
       const current = yield* find(id)
       const next: Account = {
         ...current,
@@ -142,7 +127,8 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
       return next
     }, store.transaction, forgetAccountAfter)
 
-    const createApiKey = method("Accounts.createApiKey")(function* (accountId: string, input: CreateApiKeyInput) {
+    const createApiKey = method("Accounts.createApiKey")(function* (accountId: string, fields: CreateApiKeyInput = {}) {
+      const input = yield* decodeInput(CreateApiKeyBody, fields)
       const account = yield* find(accountId)
       return yield* issueKey(account.id, input, yield* now)
     }, store.transaction)
@@ -154,7 +140,8 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
     }, store.transaction, forgetAccountAfter)
 
     const createAppCredential = method("Accounts.createAppCredential")(
-      function* (accountId: string, input: CreateAppCredentialInput) {
+      function* (accountId: string, fields: CreateAppCredentialInput) {
+        const input = yield* decodeInput(CreateAppCredentialBody, fields)
         const account = yield* find(accountId)
         const key = `${keyPrefixes.app}${ids.token(credentialSecretBytes)}`
         const createdAt = yield* now

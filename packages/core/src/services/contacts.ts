@@ -1,23 +1,26 @@
 /** The contacts API: create, read, update, delete, tags, bulk and export. Spec: audience "Contacts", rules 8 and 9.
- *  Direct contact edits record no consent evidence, add no list memberships and append no events (rule 9). */
+ *  Direct contact edits record no consent evidence, add no list memberships and append no events (rule 9). Every
+ *  method decodes its input with core's schemas, so an Effect host, the Promise facade and an HTTP client meet the
+ *  same limits and the same VALIDATION_ERROR. */
 import { Chunk, Clock, Effect, Either, Option, Stream } from "effect"
 import { type Account, planLimits } from "../domain/account.js"
 import {
-  type Contact, type ContactFilter, type ContactId, type ContactQuery, type ContactStatus, type ContactTag,
-  type CreateContactInput, type CustomField, mergeTags, moveStatus, newContact, type UpdateContactInput,
+  type Contact, type ContactFilter, type ContactId, type ContactStatus, type ContactTag, CreateContactInput,
+  type CustomField, mergeTags, moveStatus, newContact, TagsInput, UpdateContactInput,
 } from "../domain/contact.js"
-import { DuplicateContact, FreeTierContactLimit, ResourceNotFound, type StoreError } from "../errors.js"
+import {
+  BulkCreateInput, BulkDeleteInput, ContactFilterParams, type ContactFilterInput, type ContactListInput,
+  ContactListOptions, TagParam,
+} from "../domain/contact-query.js"
+import { decodeInput } from "../validation.js"
+import {
+  DuplicateContact, FreeTierContactLimit, ResourceNotFound, type StoreError, type ValidationFailed,
+} from "../errors.js"
 import { activeRoom } from "../internal/active-room.js"
 import { sentFields } from "../internal/patch.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 import { serviceMethod } from "./tracing.js"
-
-export interface BulkCreateInput {
-  readonly contacts: ReadonlyArray<CreateContactInput>
-  /** true (default in the API): existing addresses are skipped; false: they are reported in `errors`. */
-  readonly skipDuplicates: boolean
-}
 
 export interface BulkCreateResult {
   readonly created: number
@@ -72,7 +75,9 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
       })
     }
 
-    const list = method("Contacts.list")(function* (account: Account, query: ContactQuery) {
+    /** GET /contacts: one page, page 1 of 100 by createdAt desc unless the query says otherwise. */
+    const list = method("Contacts.list")(function* (account: Account, input: ContactListInput = {}) {
+      const query = yield* decodeInput(ContactListOptions, input)
       return yield* store.contacts.list(account.id, query)
     })
 
@@ -80,7 +85,8 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
       return yield* find(account, id)
     })
 
-    const create = method("Contacts.create")(function* (account: Account, input: CreateContactInput) {
+    const create = method("Contacts.create")(function* (account: Account, fields: typeof CreateContactInput.Encoded) {
+      const input = yield* decodeInput(CreateContactInput, fields)
       const contact = contactFrom(account, input, yield* now)
       const capped = contact.status === "ACTIVE" && planLimits[account.plan].activeContacts !== null
       const insert = Effect.gen(function* () {
@@ -102,7 +108,8 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
         ? { status: to, subscribedAt: at }
         : { status: to }
 
-    const update = method("Contacts.update")(function* (account: Account, id: string, input: UpdateContactInput) {
+    const update = method("Contacts.update")(function* (account: Account, id: string, fields: typeof UpdateContactInput.Encoded) {
+      const input = yield* decodeInput(UpdateContactInput, fields)
       const current = yield* find(account, id)
       const at = yield* now
       const status = input.status === undefined ? current.status : yield* Either.match(moveStatus(current.status, input.status), {
@@ -129,7 +136,8 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
       if (!deleted) return yield* Effect.fail(new ResourceNotFound({ resource: "contact", id }))
     }, store.transaction)
 
-    const addTags = method("Contacts.addTags")(function* (account: Account, id: string, tags: ReadonlyArray<string>) {
+    const addTags = method("Contacts.addTags")(function* (account: Account, id: string, names: ReadonlyArray<string>) {
+      const { tags } = yield* decodeInput(TagsInput, { tags: names })
       const current = yield* find(account, id)
       const existing = current.tags.map((t) => t.tag)
       const merged = yield* Either.match(mergeTags(existing, tags), {
@@ -141,7 +149,8 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
       return yield* find(account, id)
     }, store.transaction)
 
-    const removeTag = method("Contacts.removeTag")(function* (account: Account, id: string, tag: string) {
+    const removeTag = method("Contacts.removeTag")(function* (account: Account, id: string, name: string) {
+      const { tag } = yield* decodeInput(TagParam, { tag: name })
       const current = yield* find(account, id)
       const removed = yield* store.contacts.removeTag(account.id, current.id, tag)
       if (!removed) return yield* Effect.fail(new ResourceNotFound({ resource: "tag", id: tag }))
@@ -155,7 +164,8 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
     })
 
     /** POST /contacts/bulk: creates new addresses, never updates existing ones; one transaction, set-based writes. */
-    const bulkCreate = method("Contacts.bulkCreate")(function* (account: Account, input: BulkCreateInput) {
+    const bulkCreate = method("Contacts.bulkCreate")(function* (account: Account, fields: typeof BulkCreateInput.Encoded) {
+      const input = yield* decodeInput(BulkCreateInput, fields)
       const at = yield* now
       const errors: Array<{ email: string; error: string }> = []
       let skipped = 0
@@ -195,13 +205,17 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
       return { created: inserted.length, skipped, errors } satisfies BulkCreateResult
     }, store.transaction)
 
-    const bulkDelete = method("Contacts.bulkDelete")(function* (account: Account, contactIds: ReadonlyArray<string>) {
+    const bulkDelete = method("Contacts.bulkDelete")(function* (account: Account, ids: ReadonlyArray<string>) {
+      const { contactIds } = yield* decodeInput(BulkDeleteInput, { contactIds: ids })
       const deleted = yield* store.contacts.deleteMany(account.id, [...new Set(contactIds)])
       return { deleted, requested: contactIds.length }
     }, store.transaction)
 
     /** Every contact matching `filter`, ordered by id, read page by page so that memory stays flat. */
-    const exportContacts = (account: Account, filter: ContactFilter): Stream.Stream<Contact, StoreError> =>
+    const exportContacts = (account: Account, input: ContactFilterInput = {}): Stream.Stream<Contact, ValidationFailed | StoreError> =>
+      Stream.unwrap(Effect.map(decodeInput(ContactFilterParams, input), (filter) => exportMatching(account, filter)))
+
+    const exportMatching = (account: Account, filter: ContactFilter): Stream.Stream<Contact, StoreError> =>
       Stream.paginateChunkEffect(undefined as ContactId | undefined, (after) =>
         store.contacts.listAfter(account.id, filter, after, exportPageSize).pipe(
           Effect.map((page) => [

@@ -60,10 +60,10 @@ export class Imports extends Effect.Service<Imports>()("@mailroom/core/Imports",
     /** The list the import fills: one of the account's STATIC lists. */
     const targetList = (account: Account, listId: string) =>
       store.lists.findById(account.id, listId).pipe(Effect.flatMap(Option.match({
-        onNone: () => Effect.fail(new ImportRejected({ status: 404, detail: `list ${listId} was not found` })),
+        onNone: () => Effect.fail(new ImportRejected({ reason: "LIST_NOT_FOUND", detail: `list ${listId} was not found` })),
         onSome: (list) => list.type === "DYNAMIC"
           ? Effect.fail(new ImportRejected({
-            status: 400,
+            reason: "INVALID_REQUEST",
             detail: `list ${listId} is DYNAMIC: its members follow its segment rules; import into a STATIC list`,
           }))
           : Effect.succeed(list),
@@ -106,7 +106,7 @@ export class Imports extends Effect.Service<Imports>()("@mailroom/core/Imports",
       } satisfies ImportResult
     }, store.transaction)
 
-    /** POST /contacts/import. Fails with ImportRejected (400, 404 or 413) when the request or the file is refused as
+    /** POST /contacts/import. Fails with ImportRejected (invalid, list not found, too large) when the request or the file is refused as
      *  a whole; nothing is written then. Rows refused one by one are reported in `errors`. */
     const importCsv = method("Imports.importCsv")(function* (account: Account, request: ImportRequest) {
       const options = yield* decodeImportRequest(request)

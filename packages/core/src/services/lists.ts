@@ -6,13 +6,14 @@ import type { Account } from "../domain/account.js"
 import { type Contact, type ContactId, newContact } from "../domain/contact.js"
 import type { EmailAddress } from "../domain/email.js"
 import {
-  checkSegmentRules, type ContactList, type CreateListInput, type ListId, type ListQuery, type ListWithCount,
-  type UpdateListInput,
+  checkSegmentRules, type ContactList, CreateListInput, type ListId, type ListQueryInput, ListQueryOptions,
+  type ListWithCount, UpdateListInput,
 } from "../domain/list.js"
 import {
-  type AddMembersInput, type BlockedReason, createMissingBlock, type ListMember, type MemberCounts, memberEvent,
-  type MemberQuery, newMembers, type RemoveMembersInput, toListMember,
+  AddMembersInput, type BlockedReason, createMissingBlock, type ListMember, type MemberCounts, memberEvent,
+  type MemberQuery, type MemberQueryInput, MemberQueryOptions, newMembers, RemoveMembersInput, toListMember,
 } from "../domain/member.js"
+import { decodeInput } from "../validation.js"
 import type { SegmentRules } from "../domain/segment.js"
 import { ListNotFound, NotAMember, type StoreError, type TopicNotFound, ValidationFailed } from "../errors.js"
 import { activeRoom } from "../internal/active-room.js"
@@ -99,7 +100,8 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
         return { list, contactCount: counts.current, memberRows: counts.all, suppressionGroup } satisfies ListDetails
       })
 
-    const list = method("Lists.list")(function* (account: Account, query: ListQuery) {
+    const list = method("Lists.list")(function* (account: Account, input: ListQueryInput = {}) {
+      const query = yield* decodeInput(ListQueryOptions, input)
       const page = yield* store.lists.list(account.id, query, yield* now)
       return page satisfies ListsPage
     })
@@ -108,7 +110,8 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
       return yield* details(account, yield* find(account, id), yield* now)
     })
 
-    const create = method("Lists.create")(function* (account: Account, input: CreateListInput) {
+    const create = method("Lists.create")(function* (account: Account, fields: typeof CreateListInput.Encoded) {
+      const input = yield* decodeInput(CreateListInput, fields)
       const type = input.type ?? "STATIC"
       const segmentRules = yield* checkSegmentRules(type, input.segmentRules ?? null)
       const suppressionGroupId = input.suppressionGroupId ?? null
@@ -133,7 +136,8 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
     }, store.transaction)
 
     /** PATCH: only sent fields change. A DYNAMIC list keeps rules (null is refused) and a STATIC one takes none. */
-    const update = method("Lists.update")(function* (account: Account, id: string, input: UpdateListInput) {
+    const update = method("Lists.update")(function* (account: Account, id: string, fields: typeof UpdateListInput.Encoded) {
+      const input = yield* decodeInput(UpdateListInput, fields)
       const current = yield* find(account, id)
       const segmentRules = input.segmentRules === undefined
         ? current.segmentRules
@@ -167,7 +171,8 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
       })
 
     /** GET members. A DYNAMIC list is evaluated on every read. */
-    const members = method("Lists.members")(function* (account: Account, id: string, query: MemberQuery) {
+    const members = method("Lists.members")(function* (account: Account, id: string, input: MemberQueryInput = {}) {
+      const query = yield* decodeInput(MemberQueryOptions, input)
       const current = yield* find(account, id)
       const page = current.segmentRules === null
         ? yield* store.members.page(account.id, current.id, query)
@@ -207,7 +212,8 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
      *  (send-time suppression still skips them). With createMissing, unknown addresses become ACTIVE contacts (within
      *  the Free cap) and addresses that unsubscribed, bounced, complained or were cleaned are refused, as the
      *  Subscriptions API would. */
-    const addMembers = method("Lists.addMembers")(function* (account: Account, id: string, input: AddMembersInput) {
+    const addMembers = method("Lists.addMembers")(function* (account: Account, id: string, fields: typeof AddMembersInput.Encoded) {
+      const input = yield* decodeInput(AddMembersInput, fields)
       const target = yield* findStatic(account, id)
       const at = yield* now
       const contactIds = unique(input.contactIds)
@@ -267,7 +273,8 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
 
     /** DELETE members: removal by the list owner deletes the current memberships (no unsubscribe, no history: rule 2).
      *  Fails with NotAMember when none of the named contacts is a current member; nothing changes then. */
-    const removeMembers = method("Lists.removeMembers")(function* (account: Account, id: string, input: RemoveMembersInput) {
+    const removeMembers = method("Lists.removeMembers")(function* (account: Account, id: string, fields: typeof RemoveMembersInput.Encoded) {
+      const input = yield* decodeInput(RemoveMembersInput, fields)
       const target = yield* findStatic(account, id)
       const named = new Map<ContactId, Contact>()
       for (const contact of yield* contactsByIds(account, unique(input.contactIds))) named.set(contact.id, contact)

@@ -16,7 +16,7 @@ const read = (source: CsvSource, mappings: ReadonlyArray<ColumnMapping> = standa
 
 const readOk = async (source: CsvSource, mappings?: ReadonlyArray<ColumnMapping>): Promise<CsvFile> => {
   const result = await read(source, mappings)
-  if (Either.isLeft(result)) throw new Error(`expected the file to be read, got ${result.left.status}: ${result.left.detail}`)
+  if (Either.isLeft(result)) throw new Error(`expected the file to be read, got ${result.left.reason}: ${result.left.detail}`)
   return result.right
 }
 
@@ -152,7 +152,7 @@ describe("reading a CSV file", () => {
   it.each(refused)("refuses %s", async (_name, source, status, message) => {
     const error = await readRefused(source)
     expect(error._tag).toBe("ImportRejected")
-    expect(error.status).toBe(status)
+    expect(error.reason).toBe(status === 413 ? "TOO_LARGE" : "INVALID_REQUEST")
     expect(error.detail).toContain(message)
   })
 
@@ -183,13 +183,13 @@ describe("import limits", () => {
   it("accepts 100 columns and refuses 101", async () => {
     expect((await readOk(`${header(100)}\n`, emailOnly)).rows).toEqual([])
     const error = await readRefused(`${header(101)}\n`, emailOnly)
-    expect([error.status, error.detail]).toEqual([400, "the header has 101 columns; at most 100 are allowed"])
+    expect([error.reason, error.detail]).toEqual(["INVALID_REQUEST", "the header has 101 columns; at most 100 are allowed"])
   })
 
   it("accepts 1,000 data rows and refuses 1,001", async () => {
     expect((await readOk(rows(1_000), emailOnly)).rows).toHaveLength(1_000)
     const error = await readRefused(rows(1_001), emailOnly)
-    expect([error.status, error.detail]).toEqual([400, "the file holds more than 1,000 data rows"])
+    expect([error.reason, error.detail]).toEqual(["INVALID_REQUEST", "the file holds more than 1,000 data rows"])
   })
 
   it("counts rejected rows among the 1,000", async () => {
@@ -203,12 +203,12 @@ describe("import limits", () => {
     const file = await readOk(`email,notes\nada@example.com,${"x".repeat(4_096)}\nbob@example.com,${wide}\n`, notes)
     expect(file.rows.map((r) => r.email)).toEqual(["ada@example.com", "bob@example.com"])
     const error = await readRefused(`email,notes\nada@example.com,Ada\nbob@example.com,${"x".repeat(4_097)}\n`, notes)
-    expect([error.status, error.detail]).toEqual([400, "row 3, column \"notes\": a field holds at most 4,096 characters"])
+    expect([error.reason, error.detail]).toEqual(["INVALID_REQUEST", "row 3, column \"notes\": a field holds at most 4,096 characters"])
   })
 
   it("refuses a header of more than 4,096 characters", async () => {
     const error = await readRefused(`email,${"h".repeat(4_097)}\n`, emailOnly)
-    expect([error.status, error.detail]).toEqual([400, "row 1, column \"column 2\": a field holds at most 4,096 characters"])
+    expect([error.reason, error.detail]).toEqual(["INVALID_REQUEST", "row 1, column \"column 2\": a field holds at most 4,096 characters"])
   })
 
   /** A file of exactly `size` bytes: 1,000 rows whose notes column fills the space. */
@@ -227,7 +227,7 @@ describe("import limits", () => {
     expect(Buffer.byteLength(exact)).toBe(2 * 1024 * 1024)
     expect((await readOk(exact, withNotes)).rows).toHaveLength(1_000)
     const error = await readRefused(fileOfSize(importLimits.fileBytes + 1), withNotes)
-    expect([error.status, error.detail]).toEqual([413, "the file is larger than 2 MiB"])
+    expect([error.reason, error.detail]).toEqual(["TOO_LARGE", "the file is larger than 2 MiB"])
   })
 
   it("refuses a stream that runs past 2 MiB without reading it to the end", async () => {
@@ -239,7 +239,7 @@ describe("import limits", () => {
       },
     })
     const error = await readRefused(endless, [{ csvColumn: "email", field: "email" }])
-    expect([error.status, error.detail]).toEqual([413, "the file is larger than 2 MiB"])
+    expect([error.reason, error.detail]).toEqual(["TOO_LARGE", "the file is larger than 2 MiB"])
     expect(pulled).toBeLessThan(40)
   })
 
@@ -306,7 +306,7 @@ describe("the mappings part", () => {
     const result = decodeMappings(raw)
     expect(Either.isLeft(result)).toBe(true)
     if (Either.isLeft(result)) {
-      expect(result.left.status).toBe(400)
+      expect(result.left.reason).toBe("INVALID_REQUEST")
       expect(result.left.detail).toContain(message)
     }
   })
@@ -330,7 +330,7 @@ describe("the tags part", () => {
     [`vip,${"x".repeat(51)}`, "a tag is at most 50 characters"],
   ])("refuses %j with 400", (raw, message) => {
     const result = decodeImportTags(raw)
-    expect(Either.isLeft(result) && [result.left.status, result.left.detail]).toEqual([400, expect.stringContaining(message)])
+    expect(Either.isLeft(result) && [result.left.reason, result.left.detail]).toEqual(["INVALID_REQUEST", expect.stringContaining(message)])
   })
 })
 

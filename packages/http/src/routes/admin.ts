@@ -2,8 +2,8 @@
  *  dev outbox. Mounted only when an admin token is configured; every request must carry it as a Bearer token. */
 import { createHash, timingSafeEqual } from "node:crypto"
 import {
-  type Account, Accounts, type DevOutboxEntry, devOutboxLimits, EmailAddress, InvalidCredentials, KeyMode, limitParam,
-  Plan, Scope, Store,
+  type Account, Accounts, CreateAccountBody, CreateApiKeyBody, CreateAppCredentialBody, type DevOutboxEntry,
+  devOutboxLimits, EmailAddress, InvalidCredentials, limitParam, Store, UpdateAccountBody,
 } from "@mailroom/core"
 import { Effect, Schema } from "effect"
 import { Hono } from "hono"
@@ -12,27 +12,6 @@ import { credentialOf, guardAttempt, refusalOf } from "../auth.js"
 import type { MailroomEnv } from "../env.js"
 import { errorResponse } from "../errors.js"
 import { decodeJson, decodeQuery } from "../validation.js"
-
-const Name = Schema.String.pipe(Schema.maxLength(255, { message: () => "must be at most 255 characters" }))
-
-export const CreateAccountBody = Schema.Struct({
-  name: Schema.optional(Schema.NullOr(Name)),
-  plan: Schema.optional(Plan),
-  ownerEmail: Schema.optional(Schema.NullOr(EmailAddress)),
-})
-
-export const UpdateAccountBody = CreateAccountBody
-
-export const CreateApiKeyBody = Schema.Struct({
-  name: Schema.optional(Schema.NullOr(Name)),
-  scopes: Schema.optional(Schema.Array(Scope)),
-  mode: Schema.optional(KeyMode),
-})
-
-export const CreateAppCredentialBody = Schema.Struct({
-  applicationKey: Name.pipe(Schema.minLength(1, { message: () => "must not be empty" })),
-  allowedSenders: Schema.Array(Schema.NonEmptyTrimmedString),
-})
 
 export const OutboxParams = Schema.Struct({
   to: Schema.optional(EmailAddress),
@@ -136,3 +115,5 @@ export const adminRoutes = (options: AdminOptions) => {
       return c.json({ data: entries.map(outboxEntryJson) })
     })))
 }
+
+export { CreateAccountBody, CreateApiKeyBody, CreateAppCredentialBody, UpdateAccountBody } from "@mailroom/core"

@@ -1,5 +1,5 @@
 /** POST /v1/contacts/import: CSV import from a multipart form. Spec: audience "POST /contacts/import". Its refusals
- *  are answered with the route's own body `{ error }` (ImportRejected carries the status), not the envelope. */
+ *  are answered with the route's own body `{ error }` (the error table maps ImportRejected's reason to its status), not the envelope. */
 import { importLimits, ImportRejected, type ImportRequest, ImportResult, Imports } from "@mailroom/core"
 import { Effect, Schema } from "effect"
 import { Hono } from "hono"
@@ -12,7 +12,7 @@ export const importRequestLimitBytes = importLimits.fileBytes + importLimits.mul
 
 const requestTooLarge = () =>
   new ImportRejected({
-    status: 413,
+    reason: "TOO_LARGE",
     detail: "request too large: an import holds a file of at most 2 MiB and at most 64 KiB besides it",
   })
 
@@ -30,16 +30,16 @@ export const readImportForm = (request: Request): Effect.Effect<ImportRequest, I
     const contentType = request.headers.get("content-type") ?? ""
     if (!/^multipart\/form-data\s*;/i.test(contentType)) {
       return yield* new ImportRejected({
-        status: 400,
+        reason: "INVALID_REQUEST",
         detail: "send the import as multipart/form-data with the parts file, mappings and optionally listId and tags",
       })
     }
     const body = yield* readBody(request, importRequestLimitBytes).pipe(Effect.mapError((error) =>
-      error._tag === "PayloadTooLarge" ? requestTooLarge() : new ImportRejected({ status: 400, detail: error.message })))
+      error._tag === "PayloadTooLarge" ? requestTooLarge() : new ImportRejected({ reason: "INVALID_REQUEST", detail: error.message })))
     const form = yield* Effect.tryPromise({
       // readBody allocates a plain ArrayBuffer, never a SharedArrayBuffer.
       try: () => new Response(body as Uint8Array<ArrayBuffer>, { headers: { "content-type": contentType } }).formData(),
-      catch: () => new ImportRejected({ status: 400, detail: "the multipart body could not be read" }),
+      catch: () => new ImportRejected({ reason: "INVALID_REQUEST", detail: "the multipart body could not be read" }),
     })
     const file = form.get("file")
     const upload = file !== null && typeof file !== "string" ? file : undefined

@@ -2,35 +2,15 @@
  *  { data } (pages add pagination); the member writes also carry success. An id of another account answers 404
  *  LIST_NOT_FOUND (the service scopes by account). */
 import {
-  AddMembersInput, type AddMembersResult, CreateListInput, EmailAddress, limitParam, listLimits, type ListDetails,
-  type ListMember, Lists, listTypeFilters, type ListWithCount, memberLimits, MemberFilter, PageParam, pagination,
-  RemoveMembersInput, UpdateListInput,
+  type AddMembersInput, type AddMembersResult, type CreateListInput, EmailAddress, type ListDetails, type ListMember,
+  Lists, ListsParams, type ListWithCount, MembersParams, pagination, type RemoveMembersInput, type UpdateListInput,
 } from "@mailroom/core"
 import { Effect, Schema } from "effect"
 import { Hono } from "hono"
 import { requireScope } from "../auth.js"
 import type { MailroomEnv } from "../env.js"
 import { paginatedEnvelope } from "../envelope.js"
-import { decodeInput, decodeJson, decodeQuery } from "../validation.js"
-
-/** GET /contacts/lists: page 1.., limit 1-100 (default 20), type STATIC|DYNAMIC|ALL (default ALL), isArchived
- *  true|false (default false), search on name or description. */
-export const ListsParams = Schema.Struct({
-  page: Schema.optionalWith(PageParam, { default: () => 1 }),
-  limit: Schema.optionalWith(limitParam(listLimits.maxPageSize), { default: () => listLimits.pageSize }),
-  type: Schema.optionalWith(Schema.Literal(...listTypeFilters), { default: () => "ALL" as const }),
-  isArchived: Schema.optionalWith(Schema.BooleanFromString, { default: () => false }),
-  search: Schema.optional(Schema.String.pipe(Schema.maxLength(listLimits.referenceLength, {
-    message: () => `must be at most ${listLimits.referenceLength} characters`,
-  }))),
-})
-
-/** GET members: page 1.., limit 1-100 (default 50), filter all|active|suppressed (default all). */
-export const MembersParams = Schema.Struct({
-  page: Schema.optionalWith(PageParam, { default: () => 1 }),
-  limit: Schema.optionalWith(limitParam(memberLimits.maxPageSize), { default: () => memberLimits.pageSize }),
-  filter: Schema.optionalWith(MemberFilter, { default: () => "all" as const }),
-})
+import { decodeQuery, readJson } from "../validation.js"
 
 /** DELETE members for a single member: contactId or email in the query string. */
 export const RemoveMemberParams = Schema.Struct({
@@ -129,7 +109,7 @@ export const listRoutes = new Hono<MailroomEnv>()
     })))
   .post("/contacts/lists", write, (c) =>
     c.get("run")(Effect.gen(function* () {
-      const body = yield* decodeJson(c, CreateListInput)
+      const body = yield* readJson<typeof CreateListInput.Encoded>(c)
       const lists = yield* Lists
       return c.json({ data: yield* encodeDetails(yield* lists.create(c.get("account"), body)) }, 201)
     })))
@@ -140,7 +120,7 @@ export const listRoutes = new Hono<MailroomEnv>()
     })))
   .patch("/contacts/lists/:id", write, (c) =>
     c.get("run")(Effect.gen(function* () {
-      const body = yield* decodeJson(c, UpdateListInput)
+      const body = yield* readJson<typeof UpdateListInput.Encoded>(c)
       const lists = yield* Lists
       return c.json({ data: yield* encodeDetails(yield* lists.update(c.get("account"), c.req.param("id"), body)) })
     })))
@@ -163,7 +143,7 @@ export const listRoutes = new Hono<MailroomEnv>()
     })))
   .post("/contacts/lists/:id/members", write, (c) =>
     c.get("run")(Effect.gen(function* () {
-      const body = yield* decodeJson(c, AddMembersInput)
+      const body = yield* readJson<typeof AddMembersInput.Encoded>(c)
       const lists = yield* Lists
       const result = yield* lists.addMembers(c.get("account"), c.req.param("id"), body)
       return c.json({
@@ -178,12 +158,14 @@ export const listRoutes = new Hono<MailroomEnv>()
   .delete("/contacts/lists/:id/members", write, (c) =>
     c.get("run")(Effect.gen(function* () {
       const single = yield* decodeQuery(c, RemoveMemberParams)
-      const input = single.contactId !== undefined || single.email !== undefined
-        ? yield* decodeInput(RemoveMembersInput, {
+      const input: typeof RemoveMembersInput.Encoded = single.contactId !== undefined || single.email !== undefined
+        ? {
           ...(single.contactId !== undefined ? { contactIds: [single.contactId] } : {}),
           ...(single.email !== undefined ? { emails: [single.email] } : {}),
-        })
-        : yield* decodeJson(c, RemoveMembersInput)
+        }
+        : yield* readJson<typeof RemoveMembersInput.Encoded>(c)
       const lists = yield* Lists
       return c.json({ success: true, data: yield* lists.removeMembers(c.get("account"), c.req.param("id"), input) })
     })))
+
+export { ListsParams, MembersParams } from "@mailroom/core"

@@ -6,7 +6,7 @@
 import type { Migration } from "./migration.js"
 
 export const messages: Migration = {
-  id: 6,
+  id: 8,
   name: "messages",
   sqlite: [
     `CREATE TABLE messages (

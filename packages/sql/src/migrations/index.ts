@@ -4,6 +4,8 @@ import { events } from "./0002_events.js"
 import { lists } from "./0003_lists.js"
 import { foldedText } from "./0004_folded_text.js"
 import { devOutbox } from "./0005_dev_outbox.js"
+import { eventRelayJobs } from "./0006_event_relay_jobs.js"
+import { webhooks } from "./0007_webhooks.js"
 import { messages } from "./0009_messages.js"
 import type { Migration } from "./migration.js"
 
@@ -13,6 +15,8 @@ export const migrations: ReadonlyArray<Migration> = [
   lists,
   foldedText,
   devOutbox,
+  eventRelayJobs,
+  webhooks,
   messages,
 ]
 

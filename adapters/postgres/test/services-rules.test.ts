@@ -1,4 +1,4 @@
-import { clockSuite, findTestPostgres } from "@mailroom/testing"
+import { clockSuite, limitsSuite, findTestPostgres } from "@mailroom/testing"
 import { describe } from "vitest"
 import { MailroomPostgres } from "../src/index.js"
 
@@ -6,4 +6,5 @@ const url = await findTestPostgres()
 
 describe.skipIf(url === undefined)("postgres", () => {
   clockSuite("postgres", MailroomPostgres.layer({ url: url! }))
+  limitsSuite("postgres", MailroomPostgres.layer({ url: url! }))
 })

@@ -1,5 +1,6 @@
-import { clockSuite } from "@mailroom/testing"
+import { clockSuite, limitsSuite } from "@mailroom/testing"
 import { MailroomSqlite } from "../src/index.js"
 import { tempDbFile } from "./temp-files.js"
 
 clockSuite("sqlite", MailroomSqlite.layer({ filename: tempDbFile() }))
+limitsSuite("sqlite", MailroomSqlite.layer({ filename: tempDbFile() }))

@@ -1,0 +1,141 @@
+/** Webhook endpoints, deliveries and attempts in memory. Fan-out applies core's `subscribes` and `deliveryIdFor`, the
+ *  same rules the SQL stores compile into their INSERT … SELECT. */
+import {
+  type AccountId, deliveryIdFor, subscribes, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint,
+  type WebhookRepository,
+} from "@mailroom/core"
+import { Option } from "effect"
+import type { MemoryDb } from "./db.js"
+
+const copyEndpoint = (endpoint: WebhookEndpoint): WebhookEndpoint => structuredClone(endpoint)
+
+const newestFirst = (a: WebhookDelivery, b: WebhookDelivery) =>
+  b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+
+export const makeWebhookRepository = (db: MemoryDb): WebhookRepository => {
+  const endpoints = db.table<string, WebhookEndpoint>()
+  const deliveries = db.table<string, WebhookDelivery>()
+  const attempts = db.table<string, WebhookAttempt>()
+
+  const endpointOf = (accountId: AccountId, id: string) => {
+    const endpoint = endpoints.get(id)
+    return endpoint !== undefined && endpoint.accountId === accountId ? endpoint : undefined
+  }
+  const deliveriesOf = (endpointId: string) => [...deliveries.values()].filter((d) => d.endpointId === endpointId)
+
+  return {
+    insertEndpoint: (endpoint) => db.atomic(() => endpoints.set(endpoint.id, copyEndpoint(endpoint))),
+
+    updateEndpoint: (endpoint) =>
+      db.atomic(() => {
+        const current = endpointOf(endpoint.accountId, endpoint.id)
+        if (current === undefined) return false
+        endpoints.set(endpoint.id, { ...copyEndpoint(endpoint), createdAt: current.createdAt })
+        return true
+      }),
+
+    findEndpoint: (accountId, id) =>
+      db.atomic(() => Option.map(Option.fromNullable(endpointOf(accountId, id)), copyEndpoint)),
+
+    listEndpoints: (accountId) =>
+      db.atomic(() =>
+        [...endpoints.values()]
+          .filter((endpoint) => endpoint.accountId === accountId)
+          .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1))
+          .map((endpoint) => ({ endpoint: copyEndpoint(endpoint), totalDeliveries: deliveriesOf(endpoint.id).length }))),
+
+    countEndpoints: (accountId) =>
+      db.atomic(() => [...endpoints.values()].filter((endpoint) => endpoint.accountId === accountId).length),
+
+    deleteEndpoint: (accountId, id) =>
+      db.atomic(() => {
+        if (endpointOf(accountId, id) === undefined) return false
+        for (const attempt of [...attempts.values()]) if (attempt.endpointId === id) attempts.delete(attempt.id)
+        for (const delivery of deliveriesOf(id)) deliveries.delete(delivery.id)
+        return endpoints.delete(id)
+      }),
+
+    fanOut: (events, at) =>
+      db.atomic(() => {
+        const made: Array<WebhookDelivery> = []
+        for (const event of events) {
+          for (const endpoint of endpoints.values()) {
+            if (endpoint.accountId !== event.accountId || !subscribes(endpoint, event.type)) continue
+            const id = deliveryIdFor(event.id, endpoint.id)
+            if (deliveries.has(id)) continue
+            const delivery: WebhookDelivery = {
+              id, accountId: event.accountId, endpointId: endpoint.id, eventId: event.id, eventType: event.type,
+              kind: "event", payload: event.payload, status: "pending", attempts: 0, lastStatusCode: null,
+              lastError: null, createdAt: at, updatedAt: at, completedAt: null,
+            }
+            deliveries.set(id, delivery)
+            made.push(delivery)
+          }
+        }
+        return made
+      }),
+
+    insertDelivery: (delivery) => db.atomic(() => deliveries.set(delivery.id, { ...delivery })),
+
+    findDelivery: (accountId, id) =>
+      db.atomic(() => Option.filter(Option.fromNullable(deliveries.get(id)), (d) => d.accountId === accountId)),
+
+    listDeliveries: (accountId, endpointId, query) =>
+      db.atomic(() => {
+        const matching = deliveriesOf(endpointId)
+          .filter((d) => d.accountId === accountId)
+          .filter((d) => query.status === undefined || d.status === query.status)
+          .filter((d) => query.eventType === undefined || d.eventType === query.eventType)
+          .sort(newestFirst)
+        const start = (query.page - 1) * query.limit
+        return { deliveries: matching.slice(start, start + query.limit), total: matching.length }
+      }),
+
+    recordAttempt: (attempt, outcome) =>
+      db.atomic(() => {
+        attempts.set(attempt.id, { ...attempt })
+        const delivery = deliveries.get(attempt.deliveryId)
+        if (delivery === undefined) return
+        deliveries.set(delivery.id, {
+          ...delivery,
+          status: outcome.status,
+          attempts: delivery.attempts + 1,
+          lastStatusCode: outcome.lastStatusCode,
+          lastError: outcome.lastError,
+          updatedAt: outcome.at,
+          completedAt: outcome.status === "pending" ? null : outcome.at,
+        })
+      }),
+
+    listAttempts: (accountId, deliveryId) =>
+      db.atomic(() =>
+        [...attempts.values()]
+          .filter((a) => a.accountId === accountId && a.deliveryId === deliveryId)
+          .sort((a, b) => a.attempt - b.attempt)),
+
+    attemptStats: (accountId, endpointId, since) =>
+      db.atomic(() => {
+        const recent = [...attempts.values()].filter((a) =>
+          a.accountId === accountId && a.endpointId === endpointId && a.startedAt.getTime() >= since.getTime())
+        return { totalDeliveries: recent.length, successfulDeliveries: recent.filter((a) => a.succeeded).length }
+      }),
+
+    setStreak: (accountId, endpointId, streak) =>
+      db.atomic(() => {
+        const endpoint = endpointOf(accountId, endpointId)
+        if (endpoint !== undefined) endpoints.set(endpointId, { ...endpoint, streak: { ...streak } })
+      }),
+
+    purgeAttempts: (before) =>
+      db.atomic(() => {
+        let purged = 0
+        for (const attempt of [...attempts.values()]) {
+          if (attempt.startedAt.getTime() < before.getTime()) {
+            attempts.delete(attempt.id)
+            purged++
+          }
+        }
+        return purged
+      }),
+  }
+}

@@ -1,0 +1,5 @@
+import { clockSuite, limitsSuite } from "@mailroom/testing"
+import { MemoryStore } from "../src/index.js"
+
+clockSuite("memory", MemoryStore.layer)
+limitsSuite("memory", MemoryStore.layer)

@@ -1,0 +1,83 @@
+/** The outbox relay on Postgres, in a scratch database: the shared contract, then what only Postgres can show: an
+ *  event whose transaction commits after a later one is never skipped, and two instances relay each event once. */
+import { describe, expect, it } from "@effect/vitest"
+import { type DomainEvent, Store } from "@mailroom/core"
+import { eventRelaySuite, findTestPostgres, makeAccount, makeEvent, uniqueText } from "@mailroom/testing"
+import { Effect, Layer } from "effect"
+import pg from "pg"
+import { MailroomPostgres } from "../src/index.js"
+import { scratchDatabase } from "./scratch-database.js"
+
+const url = await findTestPostgres()
+
+const scratchStore = () => Layer.unwrapScoped(Effect.map(scratchDatabase(url!), (database) => MailroomPostgres.layer({ url: database })))
+
+describe.skipIf(url === undefined)("postgres", () => {
+  eventRelaySuite("postgres", scratchStore())
+
+  it.scopedLive("an event whose transaction commits late is relayed after it commits, before the events committed after it", () =>
+    Effect.gen(function* () {
+      const database = yield* scratchDatabase(url!)
+      yield* Effect.gen(function* () {
+        const store = yield* Store
+        const account = makeAccount()
+        yield* store.accounts.insert(account)
+        const consumer = uniqueText("late")
+        const early = makeEvent({ accountId: account.id })
+        const later = makeEvent({ accountId: account.id })
+        const seen: Array<string> = []
+        const collect = (events: ReadonlyArray<DomainEvent>) => Effect.sync(() => { seen.push(...events.map((e) => e.id)) })
+
+        // A transaction appends `early` (its seq is the lower one) and stays open while `later` commits.
+        const client = new pg.Client({ connectionString: database })
+        yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
+        yield* Effect.promise(async () => {
+          await client.query("BEGIN")
+          await client.query(
+            "INSERT INTO events (id, account_id, type, recipient, details, occurred_at) VALUES ($1, $2, $3, NULL, '{}', 0)",
+            [early.id, account.id, early.type],
+          )
+        })
+        yield* store.events.append([later])
+        const seqs = yield* Effect.promise(() => client.query("SELECT seq FROM events WHERE id = $1", [early.id]))
+        expect(seqs.rows).toHaveLength(1)
+
+        // While the early transaction runs, nothing after it may be handed out: it could still commit behind a cursor.
+        expect(yield* store.events.relay(consumer, 10, collect)).toBe(0)
+        yield* Effect.promise(() => client.query("COMMIT"))
+        // Transactions of other databases on the server hold the horizon back too (tests run side by side): poll.
+        for (let round = 0; round < 100 && seen.length < 2; round++) {
+          if ((yield* store.events.relay(consumer, 10, collect)) === 0) yield* Effect.sleep("50 millis")
+        }
+        expect(seen).toEqual([early.id, later.id])
+      }).pipe(Effect.provide(MailroomPostgres.layer({ url: database })))
+    }))
+
+  it.scopedLive("two instances relaying to the same consumer at once hand out each event exactly once", () =>
+    Effect.gen(function* () {
+      const database = yield* scratchDatabase(url!)
+      const instance = () => Layer.build(MailroomPostgres.layer({ url: database }))
+      const first = yield* instance()
+      const second = yield* instance()
+      const store = (ctx: typeof first) => Effect.provide(Store, ctx)
+      const a = yield* store(first)
+      const b = yield* store(second)
+      const account = makeAccount()
+      yield* a.accounts.insert(account)
+      const appended = Array.from({ length: 200 }, () => makeEvent({ accountId: account.id }))
+      for (let i = 0; i < appended.length; i += 20) yield* a.events.append(appended.slice(i, i + 20))
+      const seen: Array<string> = []
+      const relayAll = (s: typeof a) =>
+        Effect.gen(function* () {
+          let idle = 0
+          while (idle < 5) {
+            const handled = yield* s.events.relay("shared", 7, (events) =>
+              Effect.zipRight(Effect.sleep("2 millis"), Effect.sync(() => { seen.push(...events.map((e) => e.id)) })))
+            idle = handled === 0 ? idle + 1 : 0
+            if (handled === 0) yield* Effect.sleep("20 millis")
+          }
+        })
+      yield* Effect.all([relayAll(a), relayAll(b)], { concurrency: 2 })
+      expect(seen).toEqual(appended.map((e) => e.id))
+    }))
+})

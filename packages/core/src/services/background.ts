@@ -1,0 +1,91 @@
+/** Background work: the consumers of the event outbox and the job workers. Services register theirs while their
+ *  layers are built (`consume`, `work`); the host starts everything at once (`start`, which the facade runs on
+ *  `ready()` or the first request) and stops it by closing the scope it was started in (the facade's `close()`). */
+import { Context, Duration, Effect, Option, Ref, Scope } from "effect"
+import type { DomainEvent } from "../domain/event.js"
+import type { StoreError } from "../errors.js"
+import { type JobDefinition, JobQueue, type JobRun } from "../ports/job-queue.js"
+import { Store } from "../ports/store.js"
+
+/** A consumer of the outbox: it receives every committed event, in order, in batches. */
+export interface EventConsumer {
+  /** Stable and unique: the relay keeps the consumer's cursor under this name. A new name starts at the oldest event. */
+  readonly name: string
+  /** Handles one batch. It runs inside the relay's Store transaction: its Store writes commit together with the move
+   *  of the cursor, or not at all. It must be idempotent: a batch whose handler fails is offered again (after a
+   *  pause), and so is a batch that was handled when the process died before the commit; anything done outside the
+   *  Store (a job enqueued on Postgres) may then happen twice. */
+  readonly handle: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, StoreError>
+}
+
+/** Settings of the background work. */
+export class BackgroundConfig extends Context.Reference<BackgroundConfig>()("@mailroom/core/BackgroundConfig", {
+  defaultValue: () => ({
+    /** Most events handed to a consumer in one batch. */
+    relayBatchSize: 100,
+    /** How long the relay waits before looking again when a consumer has caught up. */
+    relayPollInterval: Duration.millis(200),
+    /** Longest pause after a failed batch (pauses double from one second up to this). */
+    relayMaxBackoff: Duration.seconds(30),
+  }),
+}) {}
+
+type Task = Effect.Effect<void, StoreError, Scope.Scope | Store | JobQueue>
+
+/** Relays committed events to one consumer until interrupted. A batch in progress finishes before the relay stops. */
+const relayTo = (consumer: EventConsumer) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    const config = yield* BackgroundConfig
+    const maxBackoff = Duration.toMillis(config.relayMaxBackoff)
+    let backoff = 1000
+    const batch = Effect.uninterruptible(store.events.relay(consumer.name, config.relayBatchSize, consumer.handle))
+    while (true) {
+      const handled = yield* Effect.either(batch)
+      if (handled._tag === "Left") {
+        yield* Effect.logError(`event relay: consumer ${consumer.name} failed; its batch is offered again`, handled.left)
+        yield* Effect.sleep(Duration.millis(backoff))
+        backoff = Math.min(backoff * 2, maxBackoff)
+        continue
+      }
+      backoff = 1000
+      if (handled.right < config.relayBatchSize) yield* Effect.sleep(config.relayPollInterval)
+    }
+  })
+
+export class Background extends Effect.Service<Background>()("@mailroom/core/Background", {
+  effect: Effect.gen(function* () {
+    const tasks: Array<Task> = []
+    /** Where tasks registered after `start` go, once it ran. */
+    const running = yield* Ref.make(Option.none<{ readonly scope: Scope.Scope; readonly context: Context.Context<Store | JobQueue> }>())
+
+    const add = (task: Task) =>
+      Effect.flatMap(Ref.get(running), Option.match({
+        onNone: () => Effect.sync(() => { tasks.push(task) }),
+        onSome: ({ scope, context }) => Effect.orDie(Scope.extend(Effect.provide(task, context), scope)),
+      }))
+
+    /** Registers an outbox consumer (see EventConsumer). */
+    const consume = (consumer: EventConsumer): Effect.Effect<void> =>
+      add(Effect.asVoid(Effect.forkScoped(Effect.interruptible(relayTo(consumer)))))
+
+    /** Registers a worker for `job` (JobQueue.work: at least once, the job's retry policy, at most `concurrency` runs at
+     *  a time in this process). */
+    const work = <A, I, E>(
+      job: JobDefinition<A, I>,
+      handler: (payload: A, run: JobRun) => Effect.Effect<void, E>,
+      options?: { readonly concurrency?: number },
+    ): Effect.Effect<void> => add(Effect.flatMap(JobQueue, (queue) => queue.work(job, handler, options)))
+
+    /** Starts every registered consumer and worker in the current scope (and those registered later, in the same
+     *  scope). Closing the scope stops them: relays after their batch in progress, workers as JobQueue.work says. */
+    const start: Effect.Effect<void, StoreError, Scope.Scope | Store | JobQueue> = Effect.gen(function* () {
+      const scope = yield* Effect.scope
+      const context = yield* Effect.context<Store | JobQueue>()
+      yield* Ref.set(running, Option.some({ scope, context }))
+      for (const task of tasks.splice(0)) yield* task
+    })
+
+    return { consume, work, start } as const
+  }),
+}) {}

@@ -1,0 +1,132 @@
+/** Webhook work on the JobQueue: fan-out of committed outbox events to deliveries, the delivery job (one attempt per
+ *  run, retried by the queue after 30 s, 2 min, 15 min, 1 h and 4 h), failure notices, and the 90-day purge of
+ *  attempts. Spec: "Delivery and retry". */
+import { Clock, Duration, Effect, Option, Schema } from "effect"
+import type { AccountId } from "../domain/account.js"
+import type { DomainEvent } from "../domain/event.js"
+import {
+  type WebhookDelivery, webhookEnvelope, type WebhookEndpoint, webhookLimits, webhookRetryPolicy,
+} from "../domain/webhook.js"
+import { defineJob, JobQueue, type JobRun } from "../ports/job-queue.js"
+import { Mailer } from "../ports/mailer.js"
+import { Store } from "../ports/store.js"
+import { Accounts } from "./accounts.js"
+import { type AttemptResult, attemptDelivery, maxAttempts } from "./webhook-sender.js"
+import { WebhooksConfig } from "./webhook-target.js"
+
+/** One delivery to attempt. The queue retries a failed run on the spec's schedule and gives up after five retries. */
+export const webhookDeliveryJob = defineJob(
+  "webhook.deliver",
+  Schema.Struct({ accountId: Schema.String, deliveryId: Schema.String }),
+  { retry: webhookRetryPolicy },
+)
+
+/** Deletes attempts older than 90 days. Enqueue it daily (the worker does at start and after each run). */
+export const webhookPurgeJob = defineJob("webhook.purge", Schema.Struct({}), { retry: { delays: [Duration.minutes(5)] } })
+
+/** A delivery attempt failed and the queue should run it again (or give up, on the last attempt). */
+export class DeliveryAttemptFailed extends Schema.TaggedError<DeliveryAttemptFailed>()("DeliveryAttemptFailed", {
+  deliveryId: Schema.String,
+  detail: Schema.String,
+}) {}
+
+/** Enqueues the delivery when a JobQueue is configured (keyed by the delivery's id, so it is never queued twice at
+ *  once); without one it stays pending until a worker starts and resumes pending deliveries. */
+export const enqueueDelivery = (delivery: Pick<WebhookDelivery, "id" | "accountId">, runAt?: Date) =>
+  Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({
+    onNone: () => Effect.void,
+    onSome: (queue) =>
+      queue.enqueue(webhookDeliveryJob, { accountId: delivery.accountId, deliveryId: delivery.id }, {
+        dedupeKey: delivery.id,
+        ...(runAt === undefined ? {} : { runAt }),
+      }).pipe(Effect.asVoid),
+  }))
+
+/** The outbox consumer: one delivery per (event, active endpoint subscribed to its type), then one job each. Safe to
+ *  run again with the same events (after a crash, say): no pair gets a second delivery. */
+export const fanOutEvents = (events: ReadonlyArray<DomainEvent>) =>
+  Effect.gen(function* () {
+    if (events.length === 0) return []
+    const store = yield* Store
+    const at = new Date(yield* Clock.currentTimeMillis)
+    const made = yield* store.webhooks.fanOut(events.map((event) => ({
+      id: event.id,
+      accountId: event.accountId,
+      type: event.type,
+      payload: JSON.stringify(webhookEnvelope(event)),
+    })), at)
+    yield* Effect.forEach(made, (delivery) => enqueueDelivery(delivery), { discard: true })
+    return made
+  })
+
+/** The failure notice of a streak: one message to the endpoint's notify addresses, or the account owner. */
+const sendNotice = (result: AttemptResult) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    const mailer = yield* Mailer
+    const config = yield* WebhooksConfig
+    const { endpoint, attempt } = result
+    const account = yield* store.accounts.findById(endpoint.accountId)
+    const owner = Option.flatMap(account, (a) => Option.fromNullable(a.ownerEmail))
+    const recipients = endpoint.failureSettings.notifyEmails.length > 0
+      ? endpoint.failureSettings.notifyEmails.slice(0, webhookLimits.notifyEmails)
+      : Option.toArray(owner)
+    if (recipients.length === 0) return
+    const streak = result.decision.streak.consecutiveFailures
+    const lines = [
+      `Deliveries to your webhook endpoint ${endpoint.url} (${endpoint.id}) have failed ${streak} times in a row.`,
+      `Last error: ${attempt.error ?? "unknown"}.`,
+      result.decision.disable || !endpoint.active
+        ? `The endpoint has been disabled: ${endpoint.disabledReason ?? "too many failures"}. Enable it with PATCH /v1/webhooks/${endpoint.id} once the receiver works again.`
+        : "Mailroom keeps retrying each delivery on its schedule. You get one notice per failure streak.",
+    ]
+    yield* mailer.send({
+      envelopeFrom: config.notificationFrom ?? defaultNotificationFrom,
+      envelopeTo: recipients,
+      from: { email: config.notificationFrom ?? defaultNotificationFrom, name: "Mailroom webhooks" },
+      to: recipients.map((email) => ({ email })),
+      subject: `Webhook deliveries to ${new URL(endpoint.url).host} are failing`,
+      text: lines.join("\n\n"),
+    })
+  }).pipe(
+    // A notice that cannot be sent is logged, never retried with the delivery (which would POST again).
+    Effect.catchAll((error) => Effect.logWarning("webhook failure notice not sent", error)),
+  )
+
+export const defaultNotificationFrom = "webhooks@mailroom.localhost"
+
+const findPair = (accountId: AccountId, deliveryId: string) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    const delivery = yield* store.webhooks.findDelivery(accountId, deliveryId)
+    if (Option.isNone(delivery)) return Option.none<readonly [WebhookDelivery, WebhookEndpoint]>()
+    const endpoint = yield* store.webhooks.findEndpoint(accountId, delivery.value.endpointId)
+    return Option.map(endpoint, (e) => [delivery.value, e] as const)
+  })
+
+/** The handler of webhookDeliveryJob: one attempt. A delivery that is gone (endpoint deleted), no longer pending, or
+ *  whose endpoint was disabled is left alone. A failed attempt fails the run, so that the queue retries it, unless it
+ *  was the last one, which marks the delivery failed. */
+export const runDeliveryJob = (payload: { readonly accountId: string; readonly deliveryId: string }, run: JobRun) =>
+  Effect.gen(function* () {
+    const accountId = payload.accountId as AccountId
+    const pair = yield* findPair(accountId, payload.deliveryId)
+    if (Option.isNone(pair)) return
+    const [delivery, endpoint] = pair.value
+    if (delivery.status !== "pending") return
+    if (!endpoint.active) return
+    const accounts = yield* Accounts
+    const final = run.lastAttempt || delivery.attempts + 1 >= maxAttempts
+    const result = yield* attemptDelivery({ id: accountId }, endpoint, delivery, { masterSecret: yield* accounts.secret, final })
+    if (result.decision.notify) yield* sendNotice(result)
+    if (!result.attempt.succeeded && !final) {
+      return yield* Effect.fail(new DeliveryAttemptFailed({ deliveryId: delivery.id, detail: result.attempt.error ?? "failed" }))
+    }
+  })
+
+/** Deletes attempts older than the 90 days of history. */
+export const purgeWebhookHistory = Effect.gen(function* () {
+  const store = yield* Store
+  const now = yield* Clock.currentTimeMillis
+  return yield* store.webhooks.purgeAttempts(new Date(now - webhookLimits.historyDays * 24 * 60 * 60 * 1000))
+})

@@ -1,0 +1,40 @@
+/** Where a webhook delivery may connect: the URL rules, then the host's addresses through the Dns port, all of which
+ *  must be allowed. The address answered here is the one the transport connects to (it never resolves again). Spec:
+ *  audience "Webhooks", endpoint URL rules: checked on create, on update and on every delivery. */
+import { Context, Effect, Either } from "effect"
+import { checkAddresses, parseWebhookUrl, strictUrlRules, type UrlRules, type WebhookTarget } from "../domain/webhook.js"
+import { Dns } from "../ports/dns.js"
+
+/** Options of the webhook services; the facade sets them from its config. */
+export interface WebhooksOptions {
+  /** MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS: http://, any port and loopback or private addresses, for local development. */
+  readonly urlRules: UrlRules
+  /** The From address of failure notices. */
+  readonly notificationFrom?: string | undefined
+}
+
+export class WebhooksConfig extends Context.Reference<WebhooksConfig>()("@mailroom/core/WebhooksConfig", {
+  defaultValue: (): WebhooksOptions => ({ urlRules: strictUrlRules }),
+}) {}
+
+export interface CheckedTarget extends WebhookTarget {
+  /** The address to connect to: the first of the host's addresses (IPv4 first), every one of which passed. */
+  readonly address: string
+}
+
+/** Checks `url` and resolves its host. Fails with the reason, in words, when the URL or one of its addresses is refused
+ *  or the host does not resolve. */
+export const checkWebhookTarget = (url: string, rules: UrlRules): Effect.Effect<CheckedTarget, string> =>
+  Effect.gen(function* () {
+    const target = parseWebhookUrl(url, rules)
+    if (Either.isLeft(target)) return yield* Effect.fail(`url ${target.left}`)
+    const { hostname, literal } = target.right
+    const addresses = literal !== undefined
+      ? [literal]
+      : yield* Effect.flatMap(Dns, (dns) => dns.lookupAddresses(hostname)).pipe(
+        Effect.mapError((error) => `url host ${hostname} does not resolve (${error.reason})`),
+      )
+    const checked = checkAddresses(hostname, addresses, rules)
+    if (Either.isLeft(checked)) return yield* Effect.fail(`url host ${checked.left}`)
+    return { ...target.right, address: checked.right[0]! }
+  })

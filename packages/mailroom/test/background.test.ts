@@ -1,0 +1,77 @@
+/** The facade's background work: workers and outbox consumers that services register with Background start on
+ *  ready() (or the first request) and stop on close(), which lets a running job finish first; on SQLite a job left
+ *  pending by one Mailroom is run by the next one on the same file. */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Background, defineJob, type DomainEvent, JobQueue, Store } from "@mailroom/core"
+import { makeAccount, makeEvent } from "@mailroom/testing"
+import { Deferred, Effect, Schema } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import { createMailroom, type Mailroom } from "../src/index.js"
+
+const directory = mkdtempSync(join(tmpdir(), "mailroom-background-"))
+afterAll(() => rmSync(directory, { recursive: true, force: true }))
+
+const note = defineJob("test.note", Schema.Struct({ text: Schema.String }))
+
+const inMailroom = <A, E>(mailroom: Mailroom, effect: Effect.Effect<A, E, Background | JobQueue | Store>) =>
+  mailroom.runtime.runPromise(effect)
+
+describe.each(["memory:", `sqlite:${join(directory, "a.sqlite")}`])("background work on %s", (database) => {
+  it("starts registered workers and consumers on ready(), and close() lets the running job finish", async () => {
+    const mailroom = createMailroom({ database, shutdownGraceMillis: 5_000 })
+    const handled: Array<string> = []
+    const relayed: Array<string> = []
+    const started = Effect.runSync(Deferred.make<void>())
+    await inMailroom(mailroom, Effect.gen(function* () {
+      const background = yield* Background
+      yield* background.work(note, ({ text }) =>
+        Effect.gen(function* () {
+          yield* Deferred.succeed(started, undefined)
+          yield* Effect.sleep("1500 millis")
+          handled.push(text)
+        }))
+      yield* background.consume({
+        name: "test-consumer",
+        handle: (events: ReadonlyArray<DomainEvent>) => Effect.sync(() => { relayed.push(...events.map((e) => e.id)) }),
+      })
+    }))
+    await mailroom.ready()
+    const event = await inMailroom(mailroom, Effect.gen(function* () {
+      const store = yield* Store
+      const account = makeAccount()
+      yield* store.accounts.insert(account)
+      const event = makeEvent({ accountId: account.id })
+      yield* store.events.append([event])
+      yield* (yield* JobQueue).enqueue(note, { text: "hello" })
+      return event
+    }))
+    for (let i = 0; i < 250 && !relayed.includes(event.id); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(relayed).toContain(event.id)
+    await Effect.runPromise(Deferred.await(started))
+    // The job is running: close() waits for it.
+    expect(handled).toEqual([])
+    await mailroom.close()
+    expect(handled).toEqual(["hello"])
+  })
+})
+
+describe("background work on a SQLite file across restarts", () => {
+  it("a job enqueued by one Mailroom that closed before running it is run by the next Mailroom on the file", async () => {
+    const database = `sqlite:${join(directory, "restart.sqlite")}`
+    const first = createMailroom({ database, backgroundWork: false })
+    await first.ready()
+    await inMailroom(first, Effect.flatMap(JobQueue, (queue) => queue.enqueue(note, { text: "after restart" })))
+    await first.close()
+
+    const second = createMailroom({ database })
+    const done = Effect.runSync(Deferred.make<string>())
+    await inMailroom(second, Effect.flatMap(Background, (background) =>
+      background.work(note, ({ text }) => Deferred.succeed(done, text))))
+    await second.ready()
+    const text = await Effect.runPromise(Deferred.await(done).pipe(Effect.timeout("10 seconds")))
+    await second.close()
+    expect(text).toBe("after restart")
+  })
+})

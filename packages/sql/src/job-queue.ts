@@ -1,0 +1,120 @@
+/** The JobQueue over the `jobs` table, for one process (SQLite, the embedded default). Due times come from Effect's
+ *  Clock. Jobs survive a restart: pending ones wait in the table, and a job still marked running when the queue
+ *  starts was cut short by the previous process, so it counts as a failed attempt and follows the retry policy.
+ *  Several processes must not share one table: runs would be recovered under each other's feet (pg-boss is the
+ *  engine for that). */
+import { SqlClient } from "@effect/sql"
+import {
+  type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, retryDelay,
+  runJobWorker,
+} from "@mailroom/core"
+import { Clock, Deferred, Duration, Effect, Layer, Schema } from "effect"
+import { IntegerColumn } from "./internal/columns.js"
+import { isUniqueViolation, orStoreError } from "./internal/errors.js"
+
+export interface SqlJobQueueOptions {
+  /** How often an idle worker looks for due jobs (default 500 ms); an enqueue in this process wakes it at once. */
+  readonly pollInterval?: Duration.DurationInput
+  /** How long closing a worker's scope waits for its runs in flight (default 30 seconds). */
+  readonly shutdownGrace?: Duration.DurationInput
+}
+
+const dedupeConstraint = { name: "jobs_dedupe", table: "jobs", columns: ["name", "dedupe_key"] } as const
+
+const ClaimedRow = Schema.Struct({ id: Schema.String, attempts: IntegerColumn, payload: Schema.String })
+const decodeClaimed = Schema.decodeUnknown(Schema.Array(ClaimedRow))
+const RunningRow = Schema.Struct({ id: Schema.String, attempts: IntegerColumn })
+const decodeRunning = Schema.decodeUnknown(Schema.Array(RunningRow))
+
+export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const ids = yield* Ids
+    const pollInterval = options.pollInterval ?? Duration.millis(500)
+    let changed = yield* Deferred.make<void>()
+    const wake = Effect.flatMap(Deferred.make<void>(), (next) => {
+      const previous = changed
+      changed = next
+      return Deferred.succeed(previous, undefined)
+    })
+    /** Definitions whose runs left over by an earlier process were already recovered. */
+    const recovered = new Set<string>()
+
+    const unfinishedWithKey = (name: string, key: string) =>
+      sql<{ readonly id: string }>`SELECT id FROM jobs WHERE name = ${name} AND dedupe_key = ${key}
+        AND state IN ('pending', 'running')`.pipe(Effect.map((rows) => rows[0]?.id))
+
+    const enqueue = <A, I>(job: JobDefinition<A, I>, payload: A, enqueueOptions: EnqueueOptions = {}) =>
+      Effect.gen(function* () {
+        const encoded = yield* Schema.encode(job.payload)(payload)
+        const key = enqueueOptions.dedupeKey ?? null
+        if (key !== null) {
+          const existing = yield* unfinishedWithKey(job.name, key)
+          if (existing !== undefined) return existing
+        }
+        const now = yield* Clock.currentTimeMillis
+        const id = ids.make("job", new Date(now))
+        const inserted = yield* sql`INSERT INTO jobs ${sql.insert({
+          id, name: job.name, payload: JSON.stringify(encoded), dedupe_key: key, state: "pending", attempts: 0,
+          run_at: enqueueOptions.runAt?.getTime() ?? now, created_at: now,
+        })}`.pipe(
+          Effect.as(id),
+          // Another fiber enqueued the same key between the check and the insert: answer its job.
+          Effect.catchIf((error) => key !== null && isUniqueViolation(error, dedupeConstraint),
+            () => Effect.map(unfinishedWithKey(job.name, key!), (existing) => existing ?? id)),
+        )
+        yield* wake
+        return inserted
+      }).pipe(orStoreError("jobs.enqueue"))
+
+    /** Runs of `job` still marked running belong to a process that is gone: each counts as a failed attempt. */
+    const recover = (job: JobDefinition<unknown, unknown>) =>
+      Effect.gen(function* () {
+        if (recovered.has(job.name)) return
+        recovered.add(job.name)
+        const now = yield* Clock.currentTimeMillis
+        const running = yield* sql`SELECT id, attempts FROM jobs WHERE name = ${job.name} AND state = 'running'`.pipe(
+          Effect.flatMap(decodeRunning))
+        for (const row of running) {
+          const delay = retryDelay(job.retry, row.attempts)
+          yield* delay === undefined
+            ? sql`UPDATE jobs SET state = 'failed', finished_at = ${now}, last_error = 'the process running it stopped'
+                WHERE id = ${row.id}`
+            : sql`UPDATE jobs SET state = 'pending', run_at = ${now + Duration.toMillis(delay)}, started_at = NULL,
+                last_error = 'the process running it stopped' WHERE id = ${row.id}`
+        }
+      }).pipe(orStoreError("jobs.recover"))
+
+    const work: JobQueueService["work"] = (job, handler, workOptions) =>
+      Effect.zipRight(
+        recover(job as JobDefinition<unknown, unknown>),
+        runJobWorker(job, handler, {
+          claim: (max) =>
+            Effect.gen(function* () {
+              const now = yield* Clock.currentTimeMillis
+              const rows = yield* sql`UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = ${now}
+                WHERE id IN (SELECT id FROM jobs WHERE name = ${job.name} AND state = 'pending' AND run_at <= ${now}
+                  ORDER BY run_at, id LIMIT ${max})
+                RETURNING id, attempts, payload`.pipe(Effect.flatMap(decodeClaimed))
+              return rows.map((row): ClaimedJob => ({ id: row.id, attempt: row.attempts, payload: JSON.parse(row.payload) }))
+            }).pipe(orStoreError("jobs.claim")),
+          complete: (claimed) => sql`DELETE FROM jobs WHERE id = ${claimed.id}`.pipe(Effect.asVoid, orStoreError("jobs.complete")),
+          fail: (claimed, retryIn, error) =>
+            Effect.flatMap(Clock.currentTimeMillis, (now) =>
+              retryIn === undefined
+                ? sql`UPDATE jobs SET state = 'failed', finished_at = ${now}, last_error = ${error} WHERE id = ${claimed.id}`
+                : sql`UPDATE jobs SET state = 'pending', run_at = ${now + Duration.toMillis(retryIn)}, started_at = NULL,
+                    last_error = ${error} WHERE id = ${claimed.id}`.pipe(Effect.zipLeft(wake))).pipe(
+              Effect.asVoid, orStoreError("jobs.fail")),
+          idle: Effect.suspend(() => Effect.race(Deferred.await(changed), Effect.sleep(pollInterval))),
+        }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds" }),
+      )
+
+    return JobQueue.of({ enqueue, work })
+  })
+
+export const SqlJobQueue = {
+  /** The jobs-table JobQueue over the SqlClient in context (migrated: the table comes with the schema). */
+  layer: (options: SqlJobQueueOptions = {}): Layer.Layer<JobQueue, never, SqlClient.SqlClient | Ids> =>
+    Layer.effect(JobQueue, makeSqlJobQueue(options)),
+} as const

@@ -1,0 +1,331 @@
+/** The webhook tables behind `Store.webhooks`: endpoints (secrets sealed), one subscription row per endpoint and event
+ *  type, deliveries unique per (event, endpoint) and their attempts. Fan-out is one INSERT … SELECT for a whole batch
+ *  of events, computing each delivery's id as core's deliveryIdFor does. */
+import type { SqlClient } from "@effect/sql"
+import {
+  AccountId, DeliveryId, DeliveryStatus, type EventType, type FanOutEvent, ReceivedEventType, type WebhookAttempt,
+  type WebhookDelivery, type WebhookEndpoint, WebhookId, type WebhookRepository,
+} from "@mailroom/core"
+import { Effect, Option, Schema } from "effect"
+import { forEachChunk, insertRows, maxParameters } from "./internal/batch.js"
+import { EpochMillis, IntegerColumn, JsonColumn, toJson, toMillis, toMillisOrNull } from "./internal/columns.js"
+import { orStoreError } from "./internal/errors.js"
+import { BooleanColumn, booleanParam } from "./lists.js"
+
+const FailureSettingsColumn = JsonColumn(Schema.Struct({
+  enabled: Schema.Boolean,
+  notifyEmails: Schema.Array(Schema.String),
+  failureThreshold: Schema.Number,
+  autoDisableAfter: Schema.Number,
+}))
+
+const EndpointRow = Schema.Struct({
+  id: WebhookId,
+  account_id: AccountId,
+  url: Schema.String,
+  events: JsonColumn(Schema.Array(Schema.String)),
+  description: Schema.NullOr(Schema.String),
+  active: BooleanColumn,
+  secret_prefix: Schema.String,
+  sealed_secret: Schema.String,
+  sealed_previous_secret: Schema.NullOr(Schema.String),
+  previous_secret_expires_at: Schema.NullOr(EpochMillis),
+  failure_settings: FailureSettingsColumn,
+  consecutive_failures: IntegerColumn,
+  streak_notified: BooleanColumn,
+  disabled_reason: Schema.NullOr(Schema.String),
+  disabled_at: Schema.NullOr(EpochMillis),
+  created_at: EpochMillis,
+  updated_at: EpochMillis,
+})
+type EndpointRow = typeof EndpointRow.Type
+
+const fromEndpointRow = (row: EndpointRow): WebhookEndpoint => ({
+  id: row.id,
+  accountId: row.account_id,
+  url: row.url,
+  events: row.events as ReadonlyArray<EventType>,
+  description: row.description,
+  active: row.active,
+  secretPrefix: row.secret_prefix,
+  sealedSecret: row.sealed_secret,
+  sealedPreviousSecret: row.sealed_previous_secret,
+  previousSecretExpiresAt: row.previous_secret_expires_at,
+  failureSettings: row.failure_settings,
+  streak: { consecutiveFailures: row.consecutive_failures, notified: row.streak_notified },
+  disabledReason: row.disabled_reason,
+  disabledAt: row.disabled_at,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+})
+
+const DeliveryRow = Schema.Struct({
+  id: DeliveryId,
+  account_id: AccountId,
+  endpoint_id: WebhookId,
+  event_id: Schema.NullOr(Schema.String),
+  event_type: ReceivedEventType,
+  kind: Schema.Literal("event", "test", "retry"),
+  payload: Schema.String,
+  status: DeliveryStatus,
+  attempts: IntegerColumn,
+  last_status_code: Schema.NullOr(IntegerColumn),
+  last_error: Schema.NullOr(Schema.String),
+  created_at: EpochMillis,
+  updated_at: EpochMillis,
+  completed_at: Schema.NullOr(EpochMillis),
+})
+type DeliveryRow = typeof DeliveryRow.Type
+
+const fromDeliveryRow = (row: DeliveryRow): WebhookDelivery => ({
+  id: row.id,
+  accountId: row.account_id,
+  endpointId: row.endpoint_id,
+  eventId: row.event_id,
+  eventType: row.event_type,
+  kind: row.kind,
+  payload: row.payload,
+  status: row.status,
+  attempts: row.attempts,
+  lastStatusCode: row.last_status_code,
+  lastError: row.last_error,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  completedAt: row.completed_at,
+})
+
+const AttemptRow = Schema.Struct({
+  id: Schema.String,
+  account_id: AccountId,
+  delivery_id: DeliveryId,
+  endpoint_id: WebhookId,
+  attempt: IntegerColumn,
+  succeeded: BooleanColumn,
+  status_code: Schema.NullOr(IntegerColumn),
+  duration_ms: IntegerColumn,
+  response_snippet: Schema.NullOr(Schema.String),
+  error: Schema.NullOr(Schema.String),
+  started_at: EpochMillis,
+})
+
+const fromAttemptRow = (row: typeof AttemptRow.Type): WebhookAttempt => ({
+  id: row.id,
+  accountId: row.account_id,
+  deliveryId: row.delivery_id,
+  endpointId: row.endpoint_id,
+  attempt: row.attempt,
+  succeeded: row.succeeded,
+  statusCode: row.status_code,
+  durationMs: row.duration_ms,
+  responseSnippet: row.response_snippet,
+  error: row.error,
+  startedAt: row.started_at,
+})
+
+const decodeEndpoints = Schema.decodeUnknown(Schema.Array(EndpointRow))
+const decodeEndpointsWithCount = Schema.decodeUnknown(Schema.Array(Schema.extend(EndpointRow, Schema.Struct({ total_deliveries: IntegerColumn }))))
+const decodeDeliveries = Schema.decodeUnknown(Schema.Array(DeliveryRow))
+const decodeAttempts = Schema.decodeUnknown(Schema.Array(AttemptRow))
+const decodeCount = Schema.decodeUnknown(Schema.Array(Schema.Struct({ total: IntegerColumn })))
+const decodeStats = Schema.decodeUnknown(Schema.Array(Schema.Struct({ total: IntegerColumn, succeeded: Schema.NullOr(IntegerColumn) })))
+
+const endpointColumns = "id, account_id, url, events, description, active, secret_prefix, sealed_secret, sealed_previous_secret, " +
+  "previous_secret_expires_at, failure_settings, consecutive_failures, streak_notified, disabled_reason, disabled_at, created_at, updated_at"
+const deliveryColumns = "id, account_id, endpoint_id, event_id, event_type, kind, payload, status, attempts, last_status_code, " +
+  "last_error, created_at, updated_at, completed_at"
+
+export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookRepository => {
+  const bool = (value: boolean) => booleanParam(sql, value)
+
+  /** The columns that updateEndpoint rewrites: all but id, account_id and created_at. */
+  const mutableColumns = (endpoint: WebhookEndpoint) => ({
+    url: endpoint.url,
+    events: toJson(endpoint.events),
+    description: endpoint.description,
+    active: bool(endpoint.active),
+    secret_prefix: endpoint.secretPrefix,
+    sealed_secret: endpoint.sealedSecret,
+    sealed_previous_secret: endpoint.sealedPreviousSecret,
+    previous_secret_expires_at: toMillisOrNull(endpoint.previousSecretExpiresAt),
+    failure_settings: toJson(endpoint.failureSettings),
+    consecutive_failures: endpoint.streak.consecutiveFailures,
+    streak_notified: bool(endpoint.streak.notified),
+    disabled_reason: endpoint.disabledReason,
+    disabled_at: toMillisOrNull(endpoint.disabledAt),
+    updated_at: toMillis(endpoint.updatedAt),
+  })
+
+  const subscriptionRows = (endpoint: WebhookEndpoint) =>
+    endpoint.events.map((type) => ({ endpoint_id: endpoint.id, account_id: endpoint.accountId, event_type: type }))
+
+  const writeSubscriptions = (endpoint: WebhookEndpoint) =>
+    endpoint.events.length === 0 ? Effect.void : insertRows(sql, "webhook_subscriptions", subscriptionRows(endpoint))
+
+  const fanOutChunk = (events: ReadonlyArray<FanOutEvent>, at: number) => {
+    const values = sql.join(", ", false)(events.map((event) => sql`(${event.id}, ${event.accountId}, ${event.type}, ${event.payload})`))
+    // `WHERE true` lets SQLite tell the upsert's ON CONFLICT from a join's ON.
+    return sql`WITH e (id, account_id, type, payload) AS (VALUES ${values})
+      INSERT INTO webhook_deliveries (${sql.literal(deliveryColumns)})
+      SELECT 'whd_' || e.id || '_' || w.id, e.account_id, w.id, e.id, e.type, 'event', e.payload, 'pending', 0, NULL, NULL,
+        CAST(${at} AS BIGINT), CAST(${at} AS BIGINT), NULL
+      FROM e
+      JOIN webhook_subscriptions s ON s.account_id = e.account_id AND s.event_type = e.type
+      JOIN webhook_endpoints w ON w.id = s.endpoint_id AND w.active = ${bool(true)}
+      WHERE true
+      ON CONFLICT (event_id, endpoint_id) DO NOTHING
+      RETURNING ${sql.literal(deliveryColumns)}`.pipe(Effect.flatMap(decodeDeliveries))
+  }
+
+  return {
+    insertEndpoint: (endpoint) =>
+      sql.withTransaction(Effect.gen(function* () {
+        yield* sql`INSERT INTO webhook_endpoints ${sql.insert({
+          id: endpoint.id,
+          account_id: endpoint.accountId,
+          created_at: toMillis(endpoint.createdAt),
+          ...mutableColumns(endpoint),
+        })}`
+        yield* writeSubscriptions(endpoint)
+      })).pipe(orStoreError("webhooks.insertEndpoint")),
+
+    updateEndpoint: (endpoint) =>
+      sql.withTransaction(Effect.gen(function* () {
+        const rows = yield* sql`UPDATE webhook_endpoints SET ${sql.update(mutableColumns(endpoint))}
+          WHERE account_id = ${endpoint.accountId} AND id = ${endpoint.id} RETURNING id`
+        if (rows.length === 0) return false
+        yield* sql`DELETE FROM webhook_subscriptions WHERE endpoint_id = ${endpoint.id}`
+        yield* writeSubscriptions(endpoint)
+        return true
+      })).pipe(orStoreError("webhooks.updateEndpoint")),
+
+    findEndpoint: (accountId, id, options) =>
+      sql`SELECT ${sql.literal(endpointColumns)} FROM webhook_endpoints WHERE account_id = ${accountId} AND id = ${id}
+        ${options?.forUpdate === true ? sql.onDialectOrElse({ pg: () => sql.literal("FOR UPDATE"), orElse: () => sql.literal("") }) : sql.literal("")}`.pipe(
+        Effect.flatMap(decodeEndpoints),
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromEndpointRow)),
+        orStoreError("webhooks.findEndpoint"),
+      ),
+
+    listEndpoints: (accountId) =>
+      sql`SELECT ${sql.literal(endpointColumns.split(", ").map((c) => `w.${c}`).join(", "))},
+          (SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_id = w.id) AS total_deliveries
+        FROM webhook_endpoints w WHERE w.account_id = ${accountId} ORDER BY w.created_at, w.id`.pipe(
+        Effect.flatMap(decodeEndpointsWithCount),
+        Effect.map((rows) => rows.map((row) => ({ endpoint: fromEndpointRow(row), totalDeliveries: row.total_deliveries }))),
+        orStoreError("webhooks.listEndpoints"),
+      ),
+
+    countEndpoints: (accountId) =>
+      sql`SELECT count(*) AS total FROM webhook_endpoints WHERE account_id = ${accountId}`.pipe(
+        Effect.flatMap(decodeCount),
+        Effect.map((rows) => rows[0]?.total ?? 0),
+        orStoreError("webhooks.countEndpoints"),
+      ),
+
+    deleteEndpoint: (accountId, id) =>
+      sql`DELETE FROM webhook_endpoints WHERE account_id = ${accountId} AND id = ${id} RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        orStoreError("webhooks.deleteEndpoint"),
+      ),
+
+    fanOut: (events, at) =>
+      forEachChunk(sql, events, Math.floor(maxParameters / 4) - 2, (chunk) => fanOutChunk(chunk, toMillis(at))).pipe(
+        Effect.map((rows) => rows.map(fromDeliveryRow)),
+        orStoreError("webhooks.fanOut"),
+      ),
+
+    insertDelivery: (delivery) =>
+      sql`INSERT INTO webhook_deliveries ${sql.insert({
+        id: delivery.id,
+        account_id: delivery.accountId,
+        endpoint_id: delivery.endpointId,
+        event_id: delivery.eventId,
+        event_type: delivery.eventType,
+        kind: delivery.kind,
+        payload: delivery.payload,
+        status: delivery.status,
+        attempts: delivery.attempts,
+        last_status_code: delivery.lastStatusCode,
+        last_error: delivery.lastError,
+        created_at: toMillis(delivery.createdAt),
+        updated_at: toMillis(delivery.updatedAt),
+        completed_at: toMillisOrNull(delivery.completedAt),
+      })}`.pipe(Effect.asVoid, orStoreError("webhooks.insertDelivery")),
+
+    findDelivery: (accountId, id) =>
+      sql`SELECT ${sql.literal(deliveryColumns)} FROM webhook_deliveries WHERE account_id = ${accountId} AND id = ${id}`.pipe(
+        Effect.flatMap(decodeDeliveries),
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromDeliveryRow)),
+        orStoreError("webhooks.findDelivery"),
+      ),
+
+    listDeliveries: (accountId, endpointId, query) => {
+      const where = sql.and([
+        sql`account_id = ${accountId}`,
+        sql`endpoint_id = ${endpointId}`,
+        ...(query.status === undefined ? [] : [sql`status = ${query.status}`]),
+        ...(query.eventType === undefined ? [] : [sql`event_type = ${query.eventType}`]),
+      ])
+      return Effect.all({
+        total: sql`SELECT count(*) AS total FROM webhook_deliveries WHERE ${where}`.pipe(
+          Effect.flatMap(decodeCount), Effect.map((rows) => rows[0]?.total ?? 0)),
+        rows: sql`SELECT ${sql.literal(deliveryColumns)} FROM webhook_deliveries WHERE ${where}
+          ORDER BY created_at DESC, id DESC LIMIT ${query.limit} OFFSET ${(query.page - 1) * query.limit}`.pipe(
+          Effect.flatMap(decodeDeliveries)),
+      }).pipe(
+        Effect.map(({ total, rows }) => ({ deliveries: rows.map(fromDeliveryRow), total })),
+        orStoreError("webhooks.listDeliveries"),
+      )
+    },
+
+    recordAttempt: (attempt, outcome) =>
+      sql.withTransaction(Effect.gen(function* () {
+        yield* sql`INSERT INTO webhook_attempts ${sql.insert({
+          id: attempt.id,
+          account_id: attempt.accountId,
+          delivery_id: attempt.deliveryId,
+          endpoint_id: attempt.endpointId,
+          attempt: attempt.attempt,
+          succeeded: bool(attempt.succeeded),
+          status_code: attempt.statusCode,
+          duration_ms: attempt.durationMs,
+          response_snippet: attempt.responseSnippet,
+          error: attempt.error,
+          started_at: toMillis(attempt.startedAt),
+        })}`
+        yield* sql`UPDATE webhook_deliveries SET status = ${outcome.status}, attempts = attempts + 1,
+            last_status_code = ${outcome.lastStatusCode}, last_error = ${outcome.lastError},
+            updated_at = ${toMillis(outcome.at)}, completed_at = ${outcome.status === "pending" ? null : toMillis(outcome.at)}
+          WHERE account_id = ${attempt.accountId} AND id = ${attempt.deliveryId}`
+      })).pipe(orStoreError("webhooks.recordAttempt")),
+
+    listAttempts: (accountId, deliveryId) =>
+      sql`SELECT id, account_id, delivery_id, endpoint_id, attempt, succeeded, status_code, duration_ms, response_snippet,
+          error, started_at
+        FROM webhook_attempts WHERE account_id = ${accountId} AND delivery_id = ${deliveryId} ORDER BY attempt, started_at`.pipe(
+        Effect.flatMap(decodeAttempts),
+        Effect.map((rows) => rows.map(fromAttemptRow)),
+        orStoreError("webhooks.listAttempts"),
+      ),
+
+    attemptStats: (accountId, endpointId, since) =>
+      sql`SELECT count(*) AS total, sum(CASE WHEN succeeded = ${bool(true)} THEN 1 ELSE 0 END) AS succeeded
+        FROM webhook_attempts
+        WHERE account_id = ${accountId} AND endpoint_id = ${endpointId} AND started_at >= ${toMillis(since)}`.pipe(
+        Effect.flatMap(decodeStats),
+        Effect.map((rows) => ({ totalDeliveries: rows[0]?.total ?? 0, successfulDeliveries: rows[0]?.succeeded ?? 0 })),
+        orStoreError("webhooks.attemptStats"),
+      ),
+
+    setStreak: (accountId, endpointId, streak) =>
+      sql`UPDATE webhook_endpoints SET consecutive_failures = ${streak.consecutiveFailures},
+          streak_notified = ${bool(streak.notified)}
+        WHERE account_id = ${accountId} AND id = ${endpointId}`.pipe(Effect.asVoid, orStoreError("webhooks.setStreak")),
+
+    purgeAttempts: (before) =>
+      sql`DELETE FROM webhook_attempts WHERE started_at < ${toMillis(before)} RETURNING id`.pipe(
+        Effect.map((rows) => rows.length),
+        orStoreError("webhooks.purgeAttempts"),
+      ),
+  }
+}

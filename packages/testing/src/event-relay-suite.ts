@@ -1,0 +1,154 @@
+/** The outbox relay contract (Store.events.relay, and the Background relay loop over it): every backend runs it against
+ *  a database of its own, since a consumer sees the events of every account. Each test starts its consumer at the
+ *  head of the outbox, so events of earlier tests do not reach it. */
+import { expect, it } from "@effect/vitest"
+import { Background, type DomainEvent, IdsLive, JobQueue, Store, StoreError } from "@mailroom/core"
+import { Effect, Exit, Layer, Queue, Ref, Scope, TestServices } from "effect"
+import { makeAccount, makeContact, makeEvent, uniqueText } from "./fixtures.js"
+
+const noop = () => Effect.void
+
+/** A consumer name no other test uses, with its cursor moved past every event already in the outbox. */
+const freshConsumer = Effect.gen(function* () {
+  const store = yield* Store
+  const name = uniqueText("consumer")
+  while ((yield* store.events.relay(name, 1000, noop)) > 0) { /* drain */ }
+  return name
+})
+
+const insertAccount = Effect.gen(function* () {
+  const store = yield* Store
+  const account = makeAccount()
+  yield* store.accounts.insert(account)
+  return account.id
+})
+
+const ids = (events: ReadonlyArray<DomainEvent>) => events.map((event) => event.id)
+
+/** A JobQueue that refuses every call: the relay tests start no worker. */
+const noJobs = Layer.succeed(JobQueue, {
+  enqueue: () => Effect.die(new Error("not implemented")),
+  work: () => Effect.die(new Error("not implemented")),
+})
+
+export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>) =>
+  it.layer(storeLayer, { timeout: "60 seconds" })(`Event relay (${backend})`, (it) => {
+    it.effect("offers committed events once each, in the order they were appended, in batches of at most `limit`", () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const consumer = yield* freshConsumer
+        const accountId = yield* insertAccount
+        const other = yield* insertAccount
+        const appended = [
+          makeEvent({ accountId, type: "contact.subscribed" }),
+          makeEvent({ accountId: other, type: "list.member_added" }),
+          makeEvent({ accountId, type: "contact.unsubscribed", details: { reason: "asked", nested: { n: 1 } } }),
+        ]
+        yield* store.events.append(appended.slice(0, 2))
+        yield* store.transaction(store.events.append(appended.slice(2)))
+        const batches: Array<ReadonlyArray<DomainEvent>> = []
+        const collect = (events: ReadonlyArray<DomainEvent>) => Effect.sync(() => { batches.push(events) })
+        expect(yield* store.events.relay(consumer, 2, collect)).toBe(2)
+        expect(yield* store.events.relay(consumer, 2, collect)).toBe(1)
+        expect(yield* store.events.relay(consumer, 2, collect)).toBe(0)
+        expect(batches.map(ids)).toEqual([[appended[0]!.id, appended[1]!.id], [appended[2]!.id]])
+        const relayed = batches.flat()[2]!
+        expect({ ...relayed, occurredAt: relayed.occurredAt.getTime() }).toEqual({ ...appended[2]!, occurredAt: appended[2]!.occurredAt.getTime() })
+      }))
+
+    it.effect("a batch whose handler fails is offered again, whole, and the cursor does not move", () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const consumer = yield* freshConsumer
+        const accountId = yield* insertAccount
+        const appended = [makeEvent({ accountId }), makeEvent({ accountId })]
+        yield* store.events.append(appended)
+        const failure = yield* Effect.flip(store.events.relay(consumer, 10, () => Effect.fail(new StoreError({ operation: "test", cause: "down" }))))
+        expect(failure._tag).toBe("StoreError")
+        const seen: Array<string> = []
+        expect(yield* store.events.relay(consumer, 10, (events) => Effect.sync(() => { seen.push(...ids(events)) }))).toBe(2)
+        expect(seen).toEqual(ids(appended))
+      }))
+
+    it.effect("the handler's Store writes commit with the cursor, and roll back with a failure", () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const consumer = yield* freshConsumer
+        const accountId = yield* insertAccount
+        yield* store.events.append([makeEvent({ accountId })])
+        const kept = makeContact({ accountId })
+        const dropped = makeContact({ accountId })
+        yield* Effect.flip(store.events.relay(consumer, 10, () =>
+          Effect.zipRight(store.contacts.insert(dropped), Effect.fail(new StoreError({ operation: "test", cause: "after write" })))))
+        expect((yield* store.contacts.findById(accountId, dropped.id))._tag).toBe("None")
+        expect(yield* store.events.relay(consumer, 10, () => store.contacts.insert(kept))).toBe(1)
+        expect((yield* store.contacts.findById(accountId, kept.id))._tag).toBe("Some")
+      }))
+
+    it.effect("events of a rolled-back transaction are never offered", () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const consumer = yield* freshConsumer
+        const accountId = yield* insertAccount
+        const lost = makeEvent({ accountId })
+        const kept = makeEvent({ accountId })
+        yield* Effect.exit(store.transaction(Effect.zipRight(store.events.append([lost]), Effect.fail("rolled back"))))
+        yield* store.events.append([kept])
+        const seen: Array<string> = []
+        yield* store.events.relay(consumer, 10, (events) => Effect.sync(() => { seen.push(...ids(events)) }))
+        expect(seen).toEqual([kept.id])
+      }))
+
+    it.effect("each consumer has its own cursor", () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const first = yield* freshConsumer
+        const second = yield* freshConsumer
+        const accountId = yield* insertAccount
+        const event = makeEvent({ accountId })
+        yield* store.events.append([event])
+        expect(yield* store.events.relay(first, 10, noop)).toBe(1)
+        expect(yield* store.events.relay(first, 10, noop)).toBe(0)
+        const seen: Array<string> = []
+        expect(yield* store.events.relay(second, 10, (events) => Effect.sync(() => { seen.push(...ids(events)) }))).toBe(1)
+        expect(seen).toEqual([event.id])
+      }))
+
+    it.effect("Background relays to every registered consumer until its scope closes, retrying a failed batch", () =>
+      TestServices.provideLive(Effect.gen(function* () {
+        const store = yield* Store
+        const background = yield* Background
+        const accountId = yield* insertAccount
+        const name = yield* freshConsumer
+        const received = yield* Queue.unbounded<string>()
+        const failures = yield* Ref.make(0)
+        yield* background.consume({
+          name,
+          handle: (events) =>
+            Effect.gen(function* () {
+              // The first batch fails once: it must come again, whole.
+              if ((yield* Ref.getAndUpdate(failures, (n) => n + 1)) === 0) {
+                return yield* Effect.fail(new StoreError({ operation: "test", cause: "first batch fails" }))
+              }
+              yield* Queue.offerAll(received, ids(events))
+            }),
+        })
+        const appended = [makeEvent({ accountId }), makeEvent({ accountId }), makeEvent({ accountId })]
+        yield* store.events.append(appended.slice(0, 2))
+        const scope = yield* Scope.make()
+        yield* Scope.extend(background.start, scope)
+        const firstTwo = yield* Effect.all([Queue.take(received), Queue.take(received)]).pipe(Effect.timeout("10 seconds"))
+        expect(firstTwo).toEqual(ids(appended.slice(0, 2)))
+        yield* store.events.append(appended.slice(2))
+        expect(yield* Queue.take(received).pipe(Effect.timeout("10 seconds"))).toBe(appended[2]!.id)
+        yield* Scope.close(scope, Exit.void)
+        // Stopped: later events wait for the next start.
+        const later = makeEvent({ accountId })
+        yield* store.events.append([later])
+        yield* Effect.sleep("600 millis")
+        expect((yield* Queue.takeAll(received)).length).toBe(0)
+        const seen: Array<string> = []
+        expect(yield* store.events.relay(name, 10, (events) => Effect.sync(() => { seen.push(...ids(events)) }))).toBe(1)
+        expect(seen).toEqual([later.id])
+      }).pipe(Effect.provide(Layer.mergeAll(Background.Default, noJobs, IdsLive)))))
+  })

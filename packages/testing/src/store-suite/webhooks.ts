@@ -1,0 +1,207 @@
+/** Store contract: webhook endpoints, fan-out to deliveries, attempts, stats and purge. */
+import { describe, expect } from "@effect/vitest"
+import { type AccountId, deliveryIdFor, type FanOutEvent, Store, type WebhookEndpoint } from "@mailroom/core"
+import { Effect, Option } from "effect"
+import { makeWebhookAttempt, makeWebhookDelivery, makeWebhookEndpoint, uniqueText } from "../fixtures.js"
+import { at, insertAccount, type StoreTester } from "./support.js"
+
+const time = (date: Date | null) => (date === null ? null : date.getTime())
+const comparableEndpoint = (endpoint: WebhookEndpoint) => ({
+  ...endpoint,
+  events: [...endpoint.events].sort(),
+  previousSecretExpiresAt: time(endpoint.previousSecretExpiresAt),
+  disabledAt: time(endpoint.disabledAt),
+  createdAt: time(endpoint.createdAt),
+  updatedAt: time(endpoint.updatedAt),
+})
+
+const insertEndpoint = (overrides: Partial<WebhookEndpoint> & { accountId: AccountId }) =>
+  Effect.gen(function* () {
+    const endpoint = makeWebhookEndpoint(overrides)
+    yield* (yield* Store).webhooks.insertEndpoint(endpoint)
+    return endpoint
+  })
+
+const fanOutEvent = (accountId: AccountId, type: FanOutEvent["type"] = "email.delivered"): FanOutEvent => {
+  const id = uniqueText("evt")
+  return { id, accountId, type, payload: JSON.stringify({ eventType: type, messageId: id }) }
+}
+
+export const webhookTests = (it: StoreTester) => {
+  describe("webhooks", () => {
+    it.effect("an endpoint reads back as written, and not from another account", () =>
+      Effect.gen(function* () {
+        const { webhooks } = yield* Store
+        const accountId = yield* insertAccount
+        const endpoint = yield* insertEndpoint({
+          accountId, events: ["email.delivered", "contact.subscribed"], description: "orders",
+          sealedPreviousSecret: "sealed_old", previousSecretExpiresAt: at(3600),
+          failureSettings: { enabled: false, notifyEmails: ["ops@example.com"], failureThreshold: 3, autoDisableAfter: 9 },
+          streak: { consecutiveFailures: 4, notified: true }, disabledReason: "too many failures", disabledAt: at(5),
+        })
+        const found = Option.getOrThrow(yield* webhooks.findEndpoint(accountId, endpoint.id))
+        expect(comparableEndpoint(found)).toEqual(comparableEndpoint(endpoint))
+        expect(Option.isNone(yield* webhooks.findEndpoint(yield* insertAccount, endpoint.id))).toBe(true)
+        expect(Option.isNone(yield* webhooks.findEndpoint(accountId, "wh_missing"))).toBe(true)
+      }))
+
+    it.effect("update replaces the fields and the subscriptions; an unknown or foreign id changes nothing", () =>
+      Effect.gen(function* () {
+        const { webhooks } = yield* Store
+        const accountId = yield* insertAccount
+        const endpoint = yield* insertEndpoint({ accountId })
+        const next = { ...endpoint, url: "https://other.example.com/", events: ["contact.unsubscribed" as const], active: false, updatedAt: at(9) }
+        expect(yield* webhooks.updateEndpoint(next)).toBe(true)
+        expect(comparableEndpoint(Option.getOrThrow(yield* webhooks.findEndpoint(accountId, endpoint.id)))).toEqual(comparableEndpoint(next))
+        expect(yield* webhooks.updateEndpoint({ ...next, accountId: yield* insertAccount })).toBe(false)
+        expect(yield* webhooks.updateEndpoint({ ...next, id: "wh_missing" as WebhookEndpoint["id"] })).toBe(false)
+        yield* webhooks.updateEndpoint({ ...next, active: true })
+        const made = yield* webhooks.fanOut([fanOutEvent(accountId, "email.delivered"), fanOutEvent(accountId, "contact.unsubscribed")], at(10))
+        expect(made.map((d) => d.eventType)).toEqual(["contact.unsubscribed"])
+      }))
+
+    it.effect("lists the account's endpoints oldest first with their delivery counts, and counts them", () =>
+      Effect.gen(function* () {
+        const { webhooks } = yield* Store
+        const accountId = yield* insertAccount
+        const second = yield* insertEndpoint({ accountId, createdAt: at(2) })
+        const first = yield* insertEndpoint({ accountId, createdAt: at(1) })
+        yield* insertEndpoint({ accountId: yield* insertAccount })
+        yield* webhooks.fanOut([fanOutEvent(accountId), fanOutEvent(accountId)], at(3))
+        yield* webhooks.updateEndpoint({ ...first, active: false })
+        yield* webhooks.fanOut([fanOutEvent(accountId)], at(4))
+        const listed = yield* webhooks.listEndpoints(accountId)
+        expect(listed.map((e) => [e.endpoint.id, e.totalDeliveries])).toEqual([[first.id, 2], [second.id, 3]])
+        expect(yield* webhooks.countEndpoints(accountId)).toBe(2)
+      }))
+
+    it.effect("fan-out makes one delivery per active subscribed endpoint of the event's account, once", () =>
+      Effect.gen(function* () {
+        const { webhooks } = yield* Store
+        const accountId = yield* insertAccount
+        const other = yield* insertAccount
+        const a = yield* insertEndpoint({ accountId, events: ["email.delivered", "email.bounced"] })
+        const b = yield* insertEndpoint({ accountId, events: ["email.delivered"] })
+        yield* insertEndpoint({ accountId, events: ["email.delivered"], active: false })
+        yield* insertEndpoint({ accountId, events: ["contact.subscribed"] })
+        const foreign = yield* insertEndpoint({ accountId: other, events: ["email.bounced"] })
+        const delivered = fanOutEvent(accountId, "email.delivered")
+        const bounced = fanOutEvent(accountId, "email.bounced")
+        const foreignBounce = fanOutEvent(other, "email.bounced")
+        const made = yield* webhooks.fanOut([delivered, bounced, foreignBounce], at(7))
+        const pairs = made.map((d) => `${d.eventId}>${d.endpointId}`).sort()
+        expect(pairs).toEqual([
+          `${delivered.id}>${a.id}`, `${delivered.id}>${b.id}`, `${bounced.id}>${a.id}`, `${foreignBounce.id}>${foreign.id}`,
+        ].sort())
+        const one = made.find((d) => d.eventId === bounced.id)!
+        expect(one).toMatchObject({
+          id: deliveryIdFor(bounced.id, a.id), accountId, endpointId: a.id, eventType: "email.bounced", kind: "event",
+          payload: bounced.payload, status: "pending", attempts: 0, lastStatusCode: null, lastError: null, completedAt: null,
+        })
+        expect(one.createdAt.getTime()).toBe(at(7).getTime())
+        expect(yield* webhooks.fanOut([delivered, bounced, foreignBounce], at(8))).toEqual([])
+        expect(yield* webhooks.fanOut([], at(8))).toEqual([])
+        expect(Option.isSome(yield* webhooks.findDelivery(accountId, one.id))).toBe(true)
+        expect(Option.isNone(yield* webhooks.findDelivery(other, one.id))).toBe(true)
+      }))
+
+    it.effect("the delivery history pages newest first and filters by status and event type", () =>
+      Effect.gen(function* () {
+        const { webhooks } = yield* Store
+        const accountId = yield* insertAccount
+        const endpoint = yield* insertEndpoint({ accountId })
+        const deliveries = [
+          makeWebhookDelivery({ accountId, endpointId: endpoint.id, createdAt: at(1), status: "succeeded" }),
+          makeWebhookDelivery({ accountId, endpointId: endpoint.id, createdAt: at(2), status: "failed", eventType: "email.bounced" }),
+          makeWebhookDelivery({ accountId, endpointId: endpoint.id, createdAt: at(3), status: "pending" }),
+          makeWebhookDelivery({ accountId, endpointId: endpoint.id, createdAt: at(4), status: "failed" }),
+        ]
+        for (const delivery of deliveries) yield* webhooks.insertDelivery(delivery)
+        const ids = (query: Parameters<typeof webhooks.listDeliveries>[2]) =>
+          webhooks.listDeliveries(accountId, endpoint.id, query).pipe(Effect.map((page) => [page.deliveries.map((d) => d.id), page.total]))
+        const [d1, d2, d3, d4] = deliveries.map((d) => d.id)
+        expect(yield* ids({ page: 1, limit: 3 })).toEqual([[d4, d3, d2], 4])
+        expect(yield* ids({ page: 2, limit: 3 })).toEqual([[d1], 4])
+        expect(yield* ids({ page: 1, limit: 10, status: "failed" })).toEqual([[d4, d2], 2])
+        expect(yield* ids({ page: 1, limit: 10, eventType: "email.bounced" })).toEqual([[d2], 1])
+        expect(yield* ids({ page: 1, limit: 10, status: "failed", eventType: "email.delivered" })).toEqual([[d4], 1])
+        const foreign = yield* webhooks.listDeliveries(yield* insertAccount, endpoint.id, { page: 1, limit: 10 })
+        expect(foreign).toEqual({ deliveries: [], total: 0 })
+      }))
+
+    it.effect("recording attempts moves the delivery and feeds the stats since a time", () =>
+      Effect.gen(function* () {
+        const { webhooks } = yield* Store
+        const accountId = yield* insertAccount
+        const endpoint = yield* insertEndpoint({ accountId })
+        const delivery = makeWebhookDelivery({ accountId, endpointId: endpoint.id })
+        yield* webhooks.insertDelivery(delivery)
+        const ref = { accountId, endpointId: endpoint.id, deliveryId: delivery.id }
+        const failed = makeWebhookAttempt({ ...ref, attempt: 1, succeeded: false, statusCode: 503, responseSnippet: "busy", error: "status 503", startedAt: at(10) })
+        yield* webhooks.recordAttempt(failed, { status: "pending", lastStatusCode: 503, lastError: "status 503", at: at(11) })
+        const pending = Option.getOrThrow(yield* webhooks.findDelivery(accountId, delivery.id))
+        expect(pending).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: 503, lastError: "status 503", completedAt: null })
+        const timeout = makeWebhookAttempt({ ...ref, attempt: 2, succeeded: false, statusCode: null, responseSnippet: null, error: "no answer", startedAt: at(40) })
+        yield* webhooks.recordAttempt(timeout, { status: "pending", lastStatusCode: null, lastError: "no answer", at: at(41) })
+        const ok = makeWebhookAttempt({ ...ref, attempt: 3, startedAt: at(200) })
+        yield* webhooks.recordAttempt(ok, { status: "succeeded", lastStatusCode: 200, lastError: null, at: at(201) })
+        const done = Option.getOrThrow(yield* webhooks.findDelivery(accountId, delivery.id))
+        expect(done).toMatchObject({ status: "succeeded", attempts: 3, lastStatusCode: 200, lastError: null })
+        expect(done.completedAt?.getTime()).toBe(at(201).getTime())
+        const attempts = yield* webhooks.listAttempts(accountId, delivery.id)
+        expect(attempts.map((a) => ({ ...a, startedAt: a.startedAt.getTime() })))
+          .toEqual([failed, timeout, ok].map((a) => ({ ...a, startedAt: a.startedAt.getTime() })))
+        expect(yield* webhooks.listAttempts(yield* insertAccount, delivery.id)).toEqual([])
+        expect(yield* webhooks.attemptStats(accountId, endpoint.id, at(0))).toEqual({ totalDeliveries: 3, successfulDeliveries: 1 })
+        expect(yield* webhooks.attemptStats(accountId, endpoint.id, at(40))).toEqual({ totalDeliveries: 2, successfulDeliveries: 1 })
+        expect(yield* webhooks.attemptStats(accountId, endpoint.id, at(500))).toEqual({ totalDeliveries: 0, successfulDeliveries: 0 })
+      }))
+
+    it.effect("sets the failure streak", () =>
+      Effect.gen(function* () {
+        const { webhooks } = yield* Store
+        const accountId = yield* insertAccount
+        const endpoint = yield* insertEndpoint({ accountId })
+        yield* webhooks.setStreak(accountId, endpoint.id, { consecutiveFailures: 6, notified: true })
+        expect(Option.getOrThrow(yield* webhooks.findEndpoint(accountId, endpoint.id, { forUpdate: true })).streak)
+          .toEqual({ consecutiveFailures: 6, notified: true })
+      }))
+
+    it.effect("deleting an endpoint deletes its deliveries and attempts, and only its own", () =>
+      Effect.gen(function* () {
+        const { webhooks } = yield* Store
+        const accountId = yield* insertAccount
+        const endpoint = yield* insertEndpoint({ accountId })
+        const kept = yield* insertEndpoint({ accountId })
+        const [gone, stays] = yield* webhooks.fanOut([fanOutEvent(accountId)], at(1)).pipe(
+          Effect.map((made) => [made.find((d) => d.endpointId === endpoint.id)!, made.find((d) => d.endpointId === kept.id)!]))
+        yield* webhooks.recordAttempt(makeWebhookAttempt({ accountId, endpointId: endpoint.id, deliveryId: gone!.id }), {
+          status: "succeeded", lastStatusCode: 200, lastError: null, at: at(2),
+        })
+        expect(yield* webhooks.deleteEndpoint(yield* insertAccount, endpoint.id)).toBe(false)
+        expect(yield* webhooks.deleteEndpoint(accountId, endpoint.id)).toBe(true)
+        expect(yield* webhooks.deleteEndpoint(accountId, endpoint.id)).toBe(false)
+        expect(Option.isNone(yield* webhooks.findDelivery(accountId, gone!.id))).toBe(true)
+        expect(yield* webhooks.listAttempts(accountId, gone!.id)).toEqual([])
+        expect(Option.isSome(yield* webhooks.findDelivery(accountId, stays!.id))).toBe(true)
+      }))
+
+    it.effect("purge deletes the attempts started before a time, of every account", () =>
+      Effect.gen(function* () {
+        const { webhooks } = yield* Store
+        const accountId = yield* insertAccount
+        const endpoint = yield* insertEndpoint({ accountId })
+        const delivery = makeWebhookDelivery({ accountId, endpointId: endpoint.id })
+        yield* webhooks.insertDelivery(delivery)
+        const ref = { accountId, endpointId: endpoint.id, deliveryId: delivery.id }
+        const outcome = { status: "pending" as const, lastStatusCode: 500, lastError: "status 500", at: at(1) }
+        // Far in the past, so that attempts of other tests sharing the database are not counted.
+        const old = new Date(Date.UTC(1990, 0, 1))
+        const newer = new Date(Date.UTC(1990, 0, 2))
+        yield* webhooks.recordAttempt(makeWebhookAttempt({ ...ref, attempt: 1, startedAt: old }), outcome)
+        yield* webhooks.recordAttempt(makeWebhookAttempt({ ...ref, attempt: 2, startedAt: newer }), outcome)
+        expect(yield* webhooks.purgeAttempts(new Date(Date.UTC(1990, 0, 1, 12)))).toBe(1)
+        expect((yield* webhooks.listAttempts(accountId, delivery.id)).map((a) => a.attempt)).toEqual([2])
+      }))
+  })
+}

@@ -1,0 +1,278 @@
+/** The webhook delivery suite: fan-out of outbox events, the delivery job's attempts against a real receiver on
+ *  127.0.0.1 (verified with `standardwebhooks`), the retry schedule's give-up rule, failure notices through the Mailer,
+ *  auto-disable, URL checks on every delivery and the 90-day purge. The JobQueue is a recording double behind its
+ *  port: the test runs each enqueued job itself, with the attempt number the queue would give it. */
+import { describe, expect, it } from "@effect/vitest"
+import {
+  type Account, Accounts, Dns, type DomainEvent, fanOutEvents, type HttpTransport, IdsLive, JobQueue, type JobRun, maxAttempts,
+  purgeWebhookHistory, runDeliveryJob, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob,
+  webhookEnvelope, webhookRetryPolicy, Webhooks as WebhooksService,
+} from "@mailroom/core"
+import { Effect, Either, Layer, Option, TestClock } from "effect"
+import { Webhook } from "standardwebhooks"
+import { makeCaptureMailer } from "./capture-mailer.js"
+import { makeEvent } from "./fixtures.js"
+import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js"
+
+interface Enqueued {
+  readonly payload: { readonly accountId: string; readonly deliveryId: string }
+  readonly dedupeKey: string | undefined
+}
+
+/** Builds the layers of one scenario: services over `store`, relaxed URL rules, a recording queue and a capture mailer.
+ *  `transport` is the HTTP transport layer (the real pinned undici one, from the backend package's test). */
+export const webhookDeliverySuite = <E>(
+  backend: string,
+  storeLayer: Layer.Layer<Store, E>,
+  transport: Layer.Layer<HttpTransport>,
+) =>
+  describe(`webhook delivery (${backend})`, () => {
+    const enqueued: Array<Enqueued> = []
+    const queue = Layer.succeed(JobQueue, {
+      enqueue: (job, payload, options) =>
+        Effect.sync(() => {
+          if (job.name === webhookDeliveryJob.name) enqueued.push({ payload: payload as Enqueued["payload"], dedupeKey: options?.dedupeKey })
+          return `job_${enqueued.length}`
+        }),
+      work: () => Effect.die(new Error("not implemented")),
+    })
+    const mailer = makeCaptureMailer()
+    // Fresh: layers of one test file share a memo map, and the services must sit over this suite's store.
+    const layer = Layer.mergeAll(
+      Layer.fresh(servicesLayer).pipe(Layer.provideMerge(Layer.mergeAll(storeLayer, IdsLive))),
+      queue,
+      mailer.layer,
+      transport,
+      Layer.succeed(WebhooksConfig, { urlRules: { allowPrivate: true } }),
+    )
+
+    let receiver: WebhookReceiver | undefined
+    const receiverOf = Effect.promise(async () => {
+      receiver ??= await startWebhookReceiver()
+      receiver.answer = () => ({ status: 200, body: "ok" })
+      return receiver
+    })
+
+    const setup = (options: { readonly plan?: Account["plan"]; readonly ownerEmail?: string; readonly path?: string } = {}) =>
+      Effect.gen(function* () {
+        // Real time, so that receivers check the Standard Webhooks timestamp against their own clock.
+        yield* TestClock.setTime(Date.now())
+        const accounts = yield* Accounts
+        const webhooks: Webhooks = yield* WebhooksService
+        const r = yield* receiverOf
+        const { account } = yield* accounts.create({ plan: options.plan ?? "pro", ownerEmail: options.ownerEmail ?? "owner@example.com" })
+        const { endpoint, secret } = yield* webhooks.create(account, {
+          url: `http://127.0.0.1:${r.port}${options.path ?? "/hooks"}`,
+          events: ["email.delivered", "contact.subscribed"],
+        })
+        return { account, endpoint, secret, receiver: r, webhooks }
+      })
+
+    const event = (account: Account, overrides: Partial<DomainEvent> = {}) =>
+      makeEvent({ accountId: account.id, type: "contact.subscribed", recipient: "ada@example.com", details: { contactId: "ct_1", email: "ada@example.com", source: "API", status: "ACTIVE" }, ...overrides })
+
+    const run = (attempt: number): JobRun => ({ jobId: "job", attempt, lastAttempt: attempt === webhookRetryPolicy.delays.length + 1 })
+
+    /** Runs the delivery job of `deliveryId` as the queue would on attempt `attempt`: Right when it succeeded. */
+    const runJob = (account: Account, deliveryId: string, attempt: number) =>
+      Effect.either(runDeliveryJob({ accountId: account.id, deliveryId }, run(attempt)))
+
+    const only = <A>(items: ReadonlyArray<A>) => {
+      expect(items).toHaveLength(1)
+      return items[0]!
+    }
+
+    it.layer(layer, { timeout: "120 seconds" })((it) => {
+      it.effect("fan-out makes one delivery per subscribed endpoint and queues it once; the job POSTs the spec's envelope, signed", () =>
+        Effect.gen(function* () {
+          const { account, endpoint, secret, receiver: r } = yield* setup()
+          const store = yield* Store
+          const other = yield* (yield* WebhooksService).create(account, { url: `http://127.0.0.1:${r.port}/other`, events: ["email.bounced"] })
+          const subscribed = event(account)
+          const made = yield* fanOutEvents([subscribed, event(account, { type: "list.member_added" })])
+          const delivery = only(made)
+          expect(delivery).toMatchObject({ endpointId: endpoint.id, eventId: subscribed.id, status: "pending" })
+          expect(made.some((d) => d.endpointId === other.endpoint.id)).toBe(false)
+          expect(enqueued.filter((job) => job.payload.deliveryId === delivery.id)).toEqual([
+            { payload: { accountId: account.id, deliveryId: delivery.id }, dedupeKey: delivery.id },
+          ])
+          expect(yield* fanOutEvents([subscribed])).toEqual([])
+
+          const before = r.requests.length
+          expect(Either.isRight(yield* runJob(account, delivery.id, 1))).toBe(true)
+          const request = only(r.requests.slice(before))
+          expect(request.path).toBe("/hooks")
+          expect(JSON.parse(request.body)).toEqual(JSON.parse(JSON.stringify(webhookEnvelope(subscribed))))
+          expect(JSON.parse(request.body)).toEqual({
+            eventType: "contact.subscribed", messageId: subscribed.id, timestamp: subscribed.occurredAt.toISOString(),
+            recipient: "ada@example.com", details: { contactId: "ct_1", email: "ada@example.com", source: "API", status: "ACTIVE" },
+          })
+          expect(request.headers["x-service-event"]).toBe("contact.subscribed")
+          expect(() => new Webhook(secret).verify(request.body, request.headers)).not.toThrow()
+          const stored = Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))
+          expect(stored).toMatchObject({ status: "succeeded", attempts: 1, lastStatusCode: 200 })
+          // A job run again after success (at least once delivery) POSTs nothing more.
+          yield* runJob(account, delivery.id, 2)
+          expect(r.requests.length).toBe(before + 1)
+        }))
+
+      it.effect("a failing receiver is retried by the queue five times, then the delivery is failed; every attempt is recorded", () =>
+        Effect.gen(function* () {
+          const { account, receiver: r } = yield* setup()
+          const store = yield* Store
+          const delivery = only(yield* fanOutEvents([event(account)]))
+          r.answer = () => ({ status: 503, body: "try later" })
+          const ids = new Set<string>()
+          for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+            const before = r.requests.length
+            const result = yield* runJob(account, delivery.id, attempt)
+            expect(Either.isLeft(result)).toBe(attempt < maxAttempts)
+            const request = only(r.requests.slice(before))
+            ids.add(request.headers["x-service-delivery"]!)
+            expect(request.headers["webhook-id"]).toBe(delivery.id)
+            const stored = Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))
+            expect(stored.status).toBe(attempt < maxAttempts ? "pending" : "failed")
+            expect(stored.attempts).toBe(attempt)
+          }
+          expect(ids.size).toBe(maxAttempts)
+          const attempts = yield* store.webhooks.listAttempts(account.id, delivery.id)
+          expect(attempts.map((a) => [a.attempt, a.succeeded, a.statusCode, a.responseSnippet])).toEqual(
+            Array.from({ length: maxAttempts }, (_, i) => [i + 1, false, 503, "try later"]))
+        }))
+
+      it.effect("redirects are answers, never followed; resets and huge bodies are recorded with a bounded snippet", () =>
+        Effect.gen(function* () {
+          const { account, receiver: r } = yield* setup()
+          const store = yield* Store
+          const attemptOf = (answer: typeof r.answer) =>
+            Effect.gen(function* () {
+              r.answer = answer
+              const delivery = only(yield* fanOutEvents([event(account)]))
+              yield* runJob(account, delivery.id, 1)
+              return only(yield* store.webhooks.listAttempts(account.id, delivery.id))
+            })
+          const before = r.requests.length
+          const redirected = yield* attemptOf(() => ({ status: 301, headers: { location: `http://127.0.0.1:${r.port}/moved` } }))
+          expect(redirected).toMatchObject({ succeeded: false, statusCode: 301 })
+          expect(r.requests.length).toBe(before + 1)
+          expect(yield* attemptOf(() => ({ status: 410, body: "gone" }))).toMatchObject({ succeeded: false, statusCode: 410, responseSnippet: "gone" })
+          const reset = yield* attemptOf(() => ({ reset: true }))
+          expect(reset).toMatchObject({ succeeded: false, statusCode: null })
+          expect(reset.error).toMatch(/reset|socket/i)
+          const huge = yield* attemptOf(() => ({ hugeBody: 20 * 1024 * 1024 }))
+          expect(huge).toMatchObject({ succeeded: true, statusCode: 200 })
+          expect(huge.responseSnippet).toHaveLength(1024)
+        }))
+
+      it.effect("a streak reaching failureThreshold sends one notice to the notify addresses; a success starts a new streak", () =>
+        Effect.gen(function* () {
+          const { account, endpoint, receiver: r, webhooks } = yield* setup()
+          yield* webhooks.updateFailureSettings(account, endpoint.id, { failureThreshold: 2, notifyEmails: ["ops@example.com", "dev@example.com"] })
+          mailer.clear()
+          r.answer = () => ({ status: 500 })
+          const fail = Effect.gen(function* () {
+            const delivery = only(yield* fanOutEvents([event(account)]))
+            yield* runJob(account, delivery.id, 1)
+          })
+          yield* fail
+          expect(mailer.sent).toHaveLength(0)
+          yield* fail
+          const notice = only(mailer.sent)
+          expect(notice.envelopeTo).toEqual(["ops@example.com", "dev@example.com"])
+          expect(notice.text).toContain(endpoint.url)
+          yield* fail
+          expect(mailer.sent).toHaveLength(1)
+          r.answer = () => ({ status: 200 })
+          yield* runJob(account, only(yield* fanOutEvents([event(account)])).id, 1)
+          r.answer = () => ({ status: 500 })
+          yield* fail
+          yield* fail
+          expect(mailer.sent).toHaveLength(2)
+        }))
+
+      it.effect("without notify addresses the notice goes to the account owner; autoDisableAfter disables the endpoint", () =>
+        Effect.gen(function* () {
+          const { account, endpoint, receiver: r, webhooks } = yield* setup({ ownerEmail: "boss@example.com" })
+          const store = yield* Store
+          yield* webhooks.updateFailureSettings(account, endpoint.id, { failureThreshold: 1, autoDisableAfter: 2 })
+          mailer.clear()
+          r.answer = () => ({ status: 500 })
+          const first = only(yield* fanOutEvents([event(account)]))
+          const second = only(yield* fanOutEvents([event(account)]))
+          yield* runJob(account, first.id, 1)
+          expect(only(mailer.sent).envelopeTo).toEqual(["boss@example.com"])
+          yield* runJob(account, second.id, 1)
+          const disabled = Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id))
+          expect(disabled.active).toBe(false)
+          expect(disabled.disabledReason).toMatch(/2 consecutive failed deliveries/)
+          // Jobs of a disabled endpoint POST nothing; new events make no delivery for it.
+          const before = r.requests.length
+          yield* runJob(account, first.id, 2)
+          expect(r.requests.length).toBe(before)
+          expect(yield* fanOutEvents([event(account)])).toEqual([])
+        }))
+
+      it.effect("the URL rules are checked again on every delivery: a host now resolving to a private address gets no POST", () =>
+        Effect.gen(function* () {
+          const { account, receiver: r, webhooks } = yield* setup()
+          const store = yield* Store
+          const target = yield* webhooks.create(account, { url: "https://hooks.mailroom.test/in", events: ["email.delivered"] }).pipe(
+            Effect.provide(Layer.succeed(Dns, { lookupAddresses: () => Effect.succeed(["93.184.216.34"]), resolveTxt: () => Effect.succeed([]), resolveMx: () => Effect.succeed([]) })),
+            Effect.provide(Layer.succeed(WebhooksConfig, { urlRules: { allowPrivate: false } })),
+          )
+          const delivery = only((yield* fanOutEvents([event(account, { type: "email.delivered" })])).filter((d) => d.endpointId === target.endpoint.id))
+          const before = r.requests.length
+          yield* runJob(account, delivery.id, 1).pipe(
+            Effect.provide(Layer.succeed(Dns, { lookupAddresses: () => Effect.succeed(["10.0.0.8"]), resolveTxt: () => Effect.succeed([]), resolveMx: () => Effect.succeed([]) })),
+            Effect.provide(Layer.succeed(WebhooksConfig, { urlRules: { allowPrivate: false } })),
+          )
+          const attempt = only(yield* store.webhooks.listAttempts(account.id, delivery.id))
+          expect(attempt).toMatchObject({ succeeded: false, statusCode: null })
+          expect(attempt.error).toMatch(/refused: .*10\.0\.0\.8 is a private address/)
+          expect(r.requests.length).toBe(before)
+        }))
+
+      it.effect("deleting an endpoint deletes its history, and its queued jobs do nothing", () =>
+        Effect.gen(function* () {
+          const { account, endpoint, receiver: r, webhooks } = yield* setup()
+          const store = yield* Store
+          const delivery = only(yield* fanOutEvents([event(account)]))
+          r.answer = () => ({ status: 500 })
+          yield* runJob(account, delivery.id, 1)
+          yield* webhooks.remove(account, endpoint.id)
+          expect(Option.isNone(yield* store.webhooks.findDelivery(account.id, delivery.id))).toBe(true)
+          expect(yield* store.webhooks.listAttempts(account.id, delivery.id)).toEqual([])
+          const before = r.requests.length
+          expect(Either.isRight(yield* runJob(account, delivery.id, 2))).toBe(true)
+          expect(r.requests.length).toBe(before)
+        }))
+
+      it.effect("the purge keeps 90 days of attempts", () =>
+        Effect.gen(function* () {
+          const { account } = yield* setup()
+          const store = yield* Store
+          const delivery = only(yield* fanOutEvents([event(account)]))
+          yield* runJob(account, delivery.id, 1)
+          yield* TestClock.adjust("89 days")
+          yield* purgeWebhookHistory
+          expect(yield* store.webhooks.listAttempts(account.id, delivery.id)).toHaveLength(1)
+          yield* TestClock.adjust("2 days")
+          expect(yield* purgeWebhookHistory).toBeGreaterThanOrEqual(1)
+          expect(yield* store.webhooks.listAttempts(account.id, delivery.id)).toEqual([])
+        }))
+
+      it.effect("a receiver that hangs past 10 seconds fails the attempt at the deadline", () =>
+        Effect.gen(function* () {
+          const { account, receiver: r } = yield* setup()
+          const store = yield* Store
+          r.answer = () => ({ hang: true })
+          const delivery = only(yield* fanOutEvents([event(account)]))
+          const result = yield* runJob(account, delivery.id, 1)
+          expect(Either.isLeft(result)).toBe(true)
+          const attempt = only(yield* store.webhooks.listAttempts(account.id, delivery.id))
+          expect(attempt.error).toMatch(/deadline/)
+          expect(attempt.durationMs).toBeGreaterThanOrEqual(9_900)
+          expect(attempt.durationMs).toBeLessThan(12_000)
+        }), { timeout: 30_000 })
+    })
+  })
