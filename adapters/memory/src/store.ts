@@ -16,6 +16,9 @@ import { makeWebhookRepository } from "./webhooks.js"
 import { makeConfirmationRepository } from "./confirmations.js"
 import { makeSuppressionStore } from "./suppressions.js"
 import { makeTopicRepository, makeTopicTable } from "./topics.js"
+import { makeMessageRepository } from "./messages.js"
+import { makeQuotaRepository } from "./quota.js"
+import { makeIdempotencyRepository } from "./idempotency.js"
 
 export const makeMemoryStore = Effect.gen(function* () {
   const db = yield* makeMemoryDb
@@ -44,6 +47,9 @@ export const makeMemoryStore = Effect.gen(function* () {
     confirmations: makeConfirmationRepository(db),
     devOutbox: makeDevOutboxRepository(db),
     webhooks: makeWebhookRepository(db),
+    messages: makeMessageRepository(db),
+    quota: makeQuotaRepository(db),
+    idempotency: makeIdempotencyRepository(db),
     transaction: db.transaction,
     ping: Effect.void,
   })

@@ -13,9 +13,15 @@ export class ValidationFailed extends Schema.TaggedError<ValidationFailed>()("Va
 /** The request body is larger than the route accepts. */
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
   limitBytes: Schema.Number,
+  /** The part of the body that is too large (content.html, …), when the limit is on one field. */
+  field: Schema.optional(Schema.String),
 }) {
   readonly code = "PAYLOAD_TOO_LARGE"
-  override get message() { return `request body is larger than ${this.limitBytes} bytes` }
+  override get message() {
+    return this.field === undefined
+      ? `request body is larger than ${this.limitBytes} bytes`
+      : `${this.field} is larger than ${this.limitBytes} bytes`
+  }
 }
 
 /** No API key was sent. */
@@ -236,6 +242,30 @@ export class WebhookLimitReached extends Schema.TaggedError<WebhookLimitReached>
   }
 }
 
+/** The account's monthly sending quota cannot hold the recipients of this request. Spec: sending "Errors" and
+ *  "Limits": the response carries the date the counter resets (the 1st of next month, UTC). */
+export class QuotaExceeded extends Schema.TaggedError<QuotaExceeded>()("QuotaExceeded", {
+  limit: Schema.Number,
+  used: Schema.Number,
+  requested: Schema.Number,
+  resetsAt: Schema.DateFromSelf,
+}) {
+  readonly code = "QUOTA_EXCEEDED"
+  override get message() {
+    return `the monthly quota of ${this.limit} recipients cannot hold ${this.requested} more (${this.used} used); it resets on ${this.resetsAt.toISOString()}`
+  }
+}
+
+/** An Idempotency-Key was used again with another request body (or on another route) within its 24 hours. */
+export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {
+  key: Schema.String,
+}) {
+  readonly code = "IDEMPOTENCY_KEY_REUSED"
+  override get message() {
+    return `the Idempotency-Key ${this.key} was already used with a different request; use a new key for a new request`
+  }
+}
+
 /** The database is unreachable or answered something unexpected. */
 export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
   operation: Schema.String,
@@ -251,6 +281,6 @@ export type MailroomError =
   | ResourceNotFound | RouteNotFound | DuplicateContact | InvalidStatusTransition | TagLimitExceeded
   | FreeTierContactLimit | ListNotFound | TopicNotFound | DuplicateTopic | NotAMember | ContactNotFound
   | RecipientUnsubscribed | RecipientSuppressed | ContactBlocked | NoPendingConfirmation | InvalidToken | ImportRejected
-  | WebhookEventUnknown | WebhookNotFound | WebhookLimitReached | StoreError
+  | WebhookEventUnknown | WebhookNotFound | WebhookLimitReached | QuotaExceeded | IdempotencyKeyReused | StoreError
 
 export type ErrorCode = MailroomError["code"]

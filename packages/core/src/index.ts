@@ -4,7 +4,7 @@ export {
   ResourceNotFound, RouteNotFound, DuplicateContact, InvalidStatusTransition, TagLimitExceeded, FreeTierContactLimit,
   ListNotFound, TopicNotFound, DuplicateTopic, NotAMember, ContactNotFound, RecipientUnsubscribed, RecipientSuppressed,
   ContactBlocked, NoPendingConfirmation, InvalidToken, ImportRejected, WebhookEventUnknown, WebhookNotFound,
-  WebhookLimitReached, StoreError,
+  WebhookLimitReached, QuotaExceeded, IdempotencyKeyReused, StoreError,
 } from "./errors.js"
 export { importRejectionReasons } from "./errors.js"
 export type { MailroomError, ErrorCode, ImportRejectionReason } from "./errors.js"
@@ -52,6 +52,33 @@ export type {
   HealthBadge, DeliveryStats, SigningSecrets, SignedRequest, WebhookEndpoint, EnvelopeSource, WebhookEndpointWithCount,
   DeliveryKind, WebhookDelivery, WebhookAttempt, DeliveryQuery,
 } from "./domain/webhook.js"
+export {
+  MessageId, BatchId, sendingLimits, SendAddress, DisplayName, EmailAddressInput, Subject, Attachment, Variables,
+  Categories, Tags, Content, streams, Stream, SendInput, IsoDateTime, ScheduleInput, BatchRecipient, BatchInput,
+  planEnvelope, checkContent, resolveStream, isTracked, scheduleHorizon, checkScheduledFor, acceptSend,
+  acceptSchedule, acceptBatch, countRecipients,
+} from "./domain/message.js"
+export type {
+  EnvelopeField, EnvelopeRecipient, DiscardedDuplicate, Envelope, AcceptedMessage,
+} from "./domain/message.js"
+export { compileContent, renderContent, htmlToText } from "./domain/render.js"
+export type { ContentSource, CompiledContent, RenderedContent } from "./domain/render.js"
+export { buildOutgoing, recipientMessageId, listUnsubscribeHeaders } from "./domain/outgoing.js"
+export type { UnsubscribeLinks, OutgoingInput } from "./domain/outgoing.js"
+export {
+  enhancedCodePattern, enhancedCodeIn, classifyOutcome, deferralDelays, gaveUp, classifyDsnRecipient,
+  complaintFeedbackTypes, isComplaint, parseRecipientMessageId, resolveRecipient,
+} from "./domain/delivery-outcome.js"
+export type { BounceType, DeliveryVerdict, DsnRecipientFields, RecipientResolution } from "./domain/delivery-outcome.js"
+export { emailEvent, emailEventStatus } from "./domain/email-event.js"
+export type { EmailEventType, EmailEventInput } from "./domain/email-event.js"
+export {
+  messageStates, recipientStatuses, RecipientStatus, StoredContent, toStoredMessage, toAcceptedMessage, messageStatus,
+  quotaPeriod, quotaResetsAt, idempotencyWindowHours,
+} from "./domain/message-record.js"
+export type {
+  MessageState, MessageRecipient, StoredMessage, MessageEvent, RecipientUpdate, QuotaReservation, IdempotencyRecord,
+} from "./domain/message-record.js"
 export { idPrefixes } from "./domain/ids.js"
 export type { IdKind } from "./domain/ids.js"
 export {
@@ -120,6 +147,7 @@ export type {
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage,
   EventOutbox, ListPage, ListRepository, MemberRepository, DevOutboxRepository, WebhookRepository, FanOutEvent,
   DeliveryOutcome, SuppressionPage, SuppressionRepository, TopicPage, TopicRepository, ConfirmationRepository,
+  MessageRepository, QuotaRepository, IdempotencyRepository,
 } from "./ports/store.js"
 export { Ids, IdsLive, IdsSequential, idTime, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
 export type { IdsService } from "./ports/ids.js"
@@ -158,6 +186,12 @@ export { Tokens, LinksConfig } from "./services/tokens.js"
 export type { LinkOrigins, LinkSubject } from "./services/tokens.js"
 export { tokenPurposes, tokenLifetimesMs, TokenClaims, deriveTokenKey, signToken, verifyToken } from "./domain/token.js"
 export type { TokenPurpose } from "./domain/token.js"
+export { Quota } from "./services/quota.js"
+export type { QuotaUsage } from "./services/quota.js"
+export { Idempotency, checkIdempotencyKey, requestFingerprint } from "./services/idempotency.js"
+export type { IdempotentResponse, IdempotentRequest } from "./services/idempotency.js"
+export { Messages } from "./services/messages.js"
+export type { MessageDetails } from "./services/messages.js"
 export { servicesLayer } from "./services/layer.js"
 export { Background, BackgroundConfig } from "./services/background.js"
 export type { EventConsumer } from "./services/background.js"

@@ -30,6 +30,8 @@ export const statusByCode = {
   IMPORT_REJECTED: 400,
   WEBHOOK_EVENT_UNKNOWN: 400,
   API_KEY_LIMIT_REACHED: 400,
+  QUOTA_EXCEEDED: 429,
+  IDEMPOTENCY_KEY_REUSED: 409,
   INTERNAL_ERROR: 500,
 } as const satisfies Record<ErrorCode, number>
 
@@ -60,6 +62,8 @@ export const fixActionByCode = {
   IMPORT_REJECTED: "Correct the CSV file or the mappings and upload again.",
   WEBHOOK_EVENT_UNKNOWN: "Subscribe only to the event types listed in the webhooks guide.",
   API_KEY_LIMIT_REACHED: "Upgrade the plan, or delete a resource of this kind first.",
+  QUOTA_EXCEEDED: "Wait until error.context.resets_at, or upgrade the plan for a larger monthly quota.",
+  IDEMPOTENCY_KEY_REUSED: "Send a new Idempotency-Key with a new request; repeat a key only with the same body.",
   INTERNAL_ERROR: "Retry later; if it persists, report the request id to the operator.",
 } as const satisfies Record<ErrorCode, string>
 
@@ -107,9 +111,12 @@ export const statusOf = (error: MailroomError): number =>
 const contextOf = (error: MailroomError): Record<string, string | number> | undefined => {
   switch (error._tag) {
     case "ValidationFailed":
+    case "PayloadTooLarge":
       return error.field === undefined ? undefined : { field: error.field }
     case "RateLimitExceeded":
       return { retry_after: error.retryAfter }
+    case "QuotaExceeded":
+      return { resets_at: error.resetsAt.toISOString(), limit: error.limit, used: error.used }
     default:
       return undefined
   }

@@ -33,3 +33,6 @@ export {
   listRoutes, ListsParams, MembersParams, RemoveMemberParams, ListResponse, ListDetailResponse, MemberResponse,
   AddMembersResponse,
 } from "./routes/lists.js"
+export { parseDeliveryStatusNotification, parseFeedbackReport, parseFieldBlocks, addressOf } from "./feedback-reports.js"
+export type { FieldBlock, DsnRecipient, DeliveryStatusReport, FeedbackReport } from "./feedback-reports.js"
+export { emailRoutes, MessageResponse } from "./routes/emails.js"

@@ -26,11 +26,18 @@ export interface RateLimitOptions {
   /** Failed authentications (API key or admin token) per client address per minute. Past them, every request of the
    *  address whose key is not already known good answers 429 until the window is over, without a lookup. Default 30. */
   readonly failedAuthenticationsPerMinute?: number
+  /** POST /v1/emails/send (and /emails/schedule) per API key per second. Default 100 (sending spec, "Limits"). */
+  readonly emailsSendPerSecond?: number
+  /** POST /v1/emails/batch per API key per second. Default 10. */
+  readonly emailsBatchPerSecond?: number
   /** Where counters live. Default: RateLimiterMemory (one process). */
   readonly store?: RateLimiterFactory
 }
 
-export const defaultRateLimits = { contactsCreatePerMinute: 60, requestsPerSecond: 200, failedAuthenticationsPerMinute: 30 } as const
+export const defaultRateLimits = {
+  contactsCreatePerMinute: 60, requestsPerSecond: 200, failedAuthenticationsPerMinute: 30, emailsSendPerSecond: 100,
+  emailsBatchPerSecond: 10,
+} as const
 
 export interface Limiter {
   readonly limiter: RateLimiterAbstract
@@ -45,6 +52,10 @@ export interface RateLimiters {
   readonly contactsCreate: Limiter
   /** Failed authentications per client address (see `authenticationGate`). */
   readonly failedAuthentications: Limiter
+  /** POST /v1/emails/send and /v1/emails/schedule. */
+  readonly emailsSend: Limiter
+  /** POST /v1/emails/batch. */
+  readonly emailsBatch: Limiter
 }
 
 const memoryLimiter: RateLimiterFactory = (spec) => new RateLimiterMemory(spec)
@@ -65,6 +76,8 @@ export const makeRateLimiters = (options: RateLimitOptions = {}): RateLimiters =
       options.failedAuthenticationsPerMinute ?? defaultRateLimits.failedAuthenticationsPerMinute,
       60,
     ),
+    emailsSend: make("mailroom:emails-send", options.emailsSendPerSecond ?? defaultRateLimits.emailsSendPerSecond, 1),
+    emailsBatch: make("mailroom:emails-batch", options.emailsBatchPerSecond ?? defaultRateLimits.emailsBatchPerSecond, 1),
   }
 }
 

@@ -12,6 +12,9 @@ import { DirectStatements, type DirectStatementsService } from "./direct.js"
 import { makeEventOutbox } from "./events.js"
 import { makeListRepository } from "./lists.js"
 import { makeMemberRepository } from "./members.js"
+import { makeMessageRepository } from "./messages.js"
+import { makeQuotaRepository } from "./quota.js"
+import { makeIdempotencyRepository } from "./idempotency.js"
 import { isSqlError, orStoreError, storeError } from "./internal/errors.js"
 import { makeSettingRepository } from "./settings.js"
 import { makeWebhookRepository } from "./webhooks.js"
@@ -40,6 +43,9 @@ export const makeSqlStore = (
     confirmations: makeConfirmationRepository(sql),
     devOutbox: makeDevOutboxRepository(sql),
     webhooks: makeWebhookRepository(sql),
+    messages: makeMessageRepository(sql),
+    quota: makeQuotaRepository(sql),
+    idempotency: makeIdempotencyRepository(sql),
     // Nested calls become savepoints of the outer transaction. Only the client's own failures (BEGIN) turn into
     // StoreError; the effect's errors pass through unchanged.
     transaction: (effect) =>

@@ -29,3 +29,4 @@ export { startWebhookReceiver, makeTestCertificate } from "./webhook-receiver.js
 export type { WebhookReceiver, ReceivedRequest, ReceiverAnswer, ReceiverOptions, TestCertificate } from "./webhook-receiver.js"
 export { webhooksSuite } from "./webhooks-suite.js"
 export { webhookDeliverySuite } from "./webhook-delivery-suite.js"
+export { sendingSuite } from "./sending-suite.js"

@@ -9,6 +9,7 @@ import { contactReadTests } from "./store-suite/contacts-read.js"
 import { contactWriteTests } from "./store-suite/contacts-write.js"
 import { devOutboxTests } from "./store-suite/dev-outbox.js"
 import { eventTests } from "./store-suite/events.js"
+import { messageTests } from "./store-suite/messages.js"
 import { transactionTests } from "./store-suite/transaction.js"
 import { webhookTests } from "./store-suite/webhooks.js"
 
@@ -21,6 +22,7 @@ export const storeSuite = (backend: string, layer: Layer.Layer<Store, unknown>) 
     contactListTests(it)
     eventTests(it)
     devOutboxTests(it)
+    messageTests(it)
     transactionTests(it)
     webhookTests(it)
   })

@@ -17,5 +17,8 @@ export const idPrefixes = {
   webhook: "wh",
   webhookDelivery: "whd",
   webhookAttempt: "wha",
+  message: "msg",
+  batch: "bat",
+  messageEvent: "mev",
 } as const
 export type IdKind = keyof typeof idPrefixes

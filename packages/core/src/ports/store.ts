@@ -17,6 +17,10 @@ import type { PendingConfirmation } from "../domain/confirmation.js"
 import type { Eligibility, SendScope, Suppression, SuppressionQuery } from "../domain/suppression.js"
 import type { Topic, TopicId, TopicOptOut, TopicQuery, TopicWithCount } from "../domain/topic.js"
 import type { DuplicateTopic } from "../errors.js"
+import type { MessageId } from "../domain/message.js"
+import type {
+  IdempotencyRecord, MessageEvent, MessageRecipient, QuotaReservation, RecipientStatus, RecipientUpdate, StoredMessage,
+} from "../domain/message-record.js"
 
 export interface AccountRepository {
   readonly insert: (account: Account) => Effect.Effect<void, StoreError>
@@ -312,6 +316,47 @@ export interface WebhookRepository {
   readonly purgeAttempts: (before: Date) => Effect.Effect<number, StoreError>
 }
 
+export interface MessageRepository {
+  /** Inserts messages with their recipients, in a bounded number of statements whatever their number (a batch of
+   *  1,000 messages is a few multi-row inserts, never one statement per message). */
+  readonly insertMany: (messages: ReadonlyArray<StoredMessage>) => Effect.Effect<void, StoreError>
+  /** The account's message with its recipients in envelope order, or none (also for another account's id). */
+  readonly findById: (accountId: AccountId, id: MessageId) => Effect.Effect<Option.Option<StoredMessage>, StoreError>
+  /** Sets status and last response of the named recipients of the account's message, adds `addAttempts` to their
+   *  attempts and sets updatedAt. Recipients not named, and positions the message does not have, are left alone. */
+  readonly updateRecipients: (accountId: AccountId, id: MessageId, updates: ReadonlyArray<RecipientUpdate>) => Effect.Effect<void, StoreError>
+  /** Moves the account's scheduled message to `to`: queued when its time comes, cancelled by DELETE
+   *  /emails/schedule/{id}. False, and nothing written, when the message is not scheduled (already queued, cancelled,
+   *  unknown or another account's). Conditional on the state, so of a concurrent cancel and send exactly one wins. */
+  readonly moveScheduled: (accountId: AccountId, id: MessageId, to: "queued" | "cancelled") => Effect.Effect<boolean, StoreError>
+  /** Scheduled messages of every account whose scheduledFor is at or before `at`, earliest first, at most `limit`. */
+  readonly dueScheduled: (at: Date, limit: number) => Effect.Effect<ReadonlyArray<{ readonly accountId: AccountId; readonly id: MessageId; readonly scheduledFor: Date }>, StoreError>
+  /** The account's recipients with this status (held ones for review, say), least recently updated first, at most
+   *  `limit`, each with its message id. */
+  readonly recipientsWithStatus: (accountId: AccountId, status: RecipientStatus, limit: number) => Effect.Effect<ReadonlyArray<{ readonly messageId: MessageId; readonly recipient: MessageRecipient }>, StoreError>
+  /** Appends per-recipient events; they commit with the surrounding transaction. */
+  readonly appendEvents: (events: ReadonlyArray<MessageEvent>) => Effect.Effect<void, StoreError>
+  /** The events of the account's message, oldest first (ties in append order). */
+  readonly events: (accountId: AccountId, id: MessageId) => Effect.Effect<ReadonlyArray<MessageEvent>, StoreError>
+}
+
+export interface QuotaRepository {
+  /** Adds `count` recipients to the account's counter of `period` when the total stays within `limit` (no limit when
+   *  null), and answers whether it did. Atomic: concurrent reservations never take the counter past the limit, on any
+   *  backend and whatever the isolation of the caller's transaction. Never refunded. */
+  readonly reserve: (accountId: AccountId, period: string, count: number, limit: number | null) => Effect.Effect<QuotaReservation, StoreError>
+  /** Recipients counted in the account's period so far (0 when none). */
+  readonly used: (accountId: AccountId, period: string) => Effect.Effect<number, StoreError>
+}
+
+export interface IdempotencyRepository {
+  /** The account's record for `key` made at or after `notBefore`, or none (older records have expired). */
+  readonly find: (accountId: AccountId, key: string, notBefore: Date) => Effect.Effect<Option.Option<IdempotencyRecord>, StoreError>
+  /** Stores the record, replacing an expired one (made before `notBefore`). False, and nothing written, when the
+   *  account holds a live record for the key: a concurrent request with the key got there first. */
+  readonly save: (record: IdempotencyRecord, notBefore: Date) => Effect.Effect<boolean, StoreError>
+}
+
 /** Persistence for every resource. An id that belongs to another account is "not found". */
 export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly accounts: AccountRepository
@@ -327,6 +372,9 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly confirmations: ConfirmationRepository
   readonly devOutbox: DevOutboxRepository
   readonly webhooks: WebhookRepository
+  readonly messages: MessageRepository
+  readonly quota: QuotaRepository
+  readonly idempotency: IdempotencyRepository
   /** Runs `effect` atomically: all of its writes and events commit, or none do (on failure, defect or interruption).
    *  Nested calls join the outer transaction. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>

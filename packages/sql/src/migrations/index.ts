@@ -7,6 +7,7 @@ import { devOutbox } from "./0005_dev_outbox.js"
 import { eventRelayJobs } from "./0006_event_relay_jobs.js"
 import { webhooks } from "./0007_webhooks.js"
 import { consent } from "./0008_consent.js"
+import { messages } from "./0009_messages.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -18,6 +19,7 @@ export const migrations: ReadonlyArray<Migration> = [
   eventRelayJobs,
   webhooks,
   consent,
+  messages,
 ]
 
 export type { Migration } from "./migration.js"

@@ -1,0 +1,83 @@
+/** Messages in memory: each message with its recipients as one immutable row, and the events of each message in
+ *  append order. */
+import type { AccountId, MessageEvent, MessageId, MessageRepository, StoredMessage } from "@mailroom/core"
+import { Option } from "effect"
+import type { MemoryDb } from "./db.js"
+
+const copyMessage = (message: StoredMessage): StoredMessage => structuredClone(message)
+
+export const makeMessageRepository = (db: MemoryDb): MessageRepository => {
+  const messages = db.table<string, StoredMessage>()
+  const events = db.table<string, ReadonlyArray<MessageEvent>>()
+  const owned = (accountId: AccountId, id: MessageId) => {
+    const message = messages.get(id)
+    return message !== undefined && message.accountId === accountId ? message : undefined
+  }
+  return {
+    insertMany: (rows) =>
+      db.atomic(() => {
+        for (const message of rows) messages.set(message.id, copyMessage(message))
+      }),
+
+    findById: (accountId, id) => db.atomic(() => Option.map(Option.fromNullable(owned(accountId, id)), copyMessage)),
+
+    updateRecipients: (accountId, id, updates) =>
+      db.atomic(() => {
+        const message = owned(accountId, id)
+        if (message === undefined) return
+        const recipients = message.recipients.map((recipient) => {
+          const update = updates.find((u) => u.position === recipient.position)
+          return update === undefined ? recipient : {
+            ...recipient,
+            status: update.status,
+            attempts: recipient.attempts + update.addAttempts,
+            lastResponse: update.lastResponse,
+            updatedAt: new Date(update.at.getTime()),
+          }
+        })
+        messages.set(id, { ...message, recipients })
+      }),
+
+    moveScheduled: (accountId, id, to) =>
+      db.atomic(() => {
+        const message = owned(accountId, id)
+        if (message === undefined || message.state !== "scheduled") return false
+        messages.set(id, { ...message, state: to })
+        return true
+      }),
+
+    dueScheduled: (at, limit) =>
+      db.atomic(() =>
+        [...messages.values()]
+          .filter((m) => m.state === "scheduled" && m.scheduledFor !== null && m.scheduledFor.getTime() <= at.getTime())
+          .sort((a, b) => a.scheduledFor!.getTime() - b.scheduledFor!.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          .slice(0, limit)
+          .map((m) => ({ accountId: m.accountId, id: m.id, scheduledFor: new Date(m.scheduledFor!.getTime()) }))),
+
+    recipientsWithStatus: (accountId, status, limit) =>
+      db.atomic(() =>
+        [...messages.values()]
+          .filter((m) => m.accountId === accountId)
+          .flatMap((m) => m.recipients.filter((r) => r.status === status).map((recipient) => ({ messageId: m.id, recipient })))
+          .sort((a, b) =>
+            a.recipient.updatedAt.getTime() - b.recipient.updatedAt.getTime()
+            || (a.messageId < b.messageId ? -1 : a.messageId > b.messageId ? 1 : 0)
+            || a.recipient.position - b.recipient.position)
+          .slice(0, limit)
+          .map((entry) => structuredClone(entry))),
+
+    appendEvents: (appended) =>
+      db.atomic(() => {
+        for (const event of appended) events.set(event.messageId, [...(events.get(event.messageId) ?? []), structuredClone(event)])
+      }),
+
+    // Array.prototype.sort is stable, so events of the same instant stay in append order.
+    events: (accountId, id) =>
+      db.atomic(() =>
+        (events.get(id) ?? [])
+          .filter((event) => event.accountId === accountId)
+          .slice()
+          .sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime())
+          .map((event) => structuredClone(event))),
+  }
+}

@@ -1,0 +1,4 @@
+import { sendingSuite } from "@mailroom/testing"
+import { MemoryStore } from "../src/index.js"
+
+sendingSuite("memory", MemoryStore.layer)
