@@ -63,28 +63,22 @@ const SortOrder = Schema.Number.pipe(
   Schema.between(0, topicLimits.maxSortOrder, { message: () => `sortOrder must be between 0 and ${topicLimits.maxSortOrder}` }),
 )
 
-/** Body of POST /suppression-groups. The public fields may be given at creation too. */
-export const CreateTopicInput = Schema.Struct({
-  name: TopicName,
+/** The fields of a topic besides its name, as POST and PATCH /suppression-groups take them. */
+const topicFields = {
   description: Schema.optional(Schema.NullOr(text("description", topicLimits.descriptionLength))),
   isDefault: Schema.optional(Schema.Boolean),
   publicLabel: Schema.optional(Schema.NullOr(text("publicLabel", topicLimits.publicLabelLength))),
   publicDescription: Schema.optional(Schema.NullOr(text("publicDescription", topicLimits.publicDescriptionLength))),
   isPublishedOnUnsub: Schema.optional(Schema.Boolean),
   sortOrder: Schema.optional(SortOrder),
-})
+}
+
+/** Body of POST /suppression-groups. The public fields may be given at creation too. */
+export const CreateTopicInput = Schema.Struct({ name: TopicName, ...topicFields })
 export type CreateTopicInput = typeof CreateTopicInput.Type
 
 /** Body of PATCH /suppression-groups/{id}: only sent fields change. */
-export const UpdateTopicInput = Schema.Struct({
-  name: Schema.optional(TopicName),
-  description: Schema.optional(Schema.NullOr(text("description", topicLimits.descriptionLength))),
-  isDefault: Schema.optional(Schema.Boolean),
-  publicLabel: Schema.optional(Schema.NullOr(text("publicLabel", topicLimits.publicLabelLength))),
-  publicDescription: Schema.optional(Schema.NullOr(text("publicDescription", topicLimits.publicDescriptionLength))),
-  isPublishedOnUnsub: Schema.optional(Schema.Boolean),
-  sortOrder: Schema.optional(SortOrder),
-})
+export const UpdateTopicInput = Schema.Struct({ name: Schema.optional(TopicName), ...topicFields })
 export type UpdateTopicInput = typeof UpdateTopicInput.Type
 
 /** Body of POST /suppression-groups/{id}/members (and of the older …/suppressions path). */
