@@ -46,8 +46,25 @@ const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(1
 /** Ids from the system clock and the platform's cryptographic random source. */
 export const makeRandomIds = (): IdsService => {
   const randomChars = makeRandomChars()
+  // Ids made in the same millisecond as the previous one continue from it (its random part plus one, as ULID does), so
+  // that ids sort in the order they were made even within a millisecond.
+  let lastMs = -1
+  let lastRandom = ""
+  const nextRandom = (ms: number): string => {
+    if (ms !== lastMs) {
+      lastMs = ms
+      lastRandom = randomChars(16)
+      return lastRandom
+    }
+    const digits = lastRandom.split("")
+    let i = digits.length - 1
+    while (i >= 0 && digits[i] === crockford[31]) digits[i--] = crockford[0]!
+    if (i < 0) return (lastRandom = randomChars(16))
+    digits[i] = crockford[crockford.indexOf(digits[i]!) + 1]!
+    return (lastRandom = digits.join(""))
+  }
   return {
-    make: (kind, at) => `${idPrefixes[kind]}_${encodeTime(at.getTime())}${randomChars(16)}`,
+    make: (kind, at) => `${idPrefixes[kind]}_${encodeTime(at.getTime())}${nextRandom(at.getTime())}`,
     token: (bytes) => hex(crypto.getRandomValues(new Uint8Array(bytes))),
   }
 }
