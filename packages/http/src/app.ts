@@ -16,6 +16,7 @@ import { exportRoutes } from "./routes/export.js"
 import { healthRoutes } from "./routes/health.js"
 import { importRoutes } from "./routes/import.js"
 import { listRoutes } from "./routes/lists.js"
+import { publicRoutes } from "./routes/public.js"
 import { suppressionRoutes } from "./routes/suppressions.js"
 import { topicRoutes } from "./routes/topics.js"
 import { webhookRoutes } from "./routes/webhooks.js"
@@ -112,6 +113,9 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   if (options.adminToken !== undefined && options.adminToken !== "") {
     app.route("/admin", adminRoutes({ adminToken: options.adminToken, devOutbox: options.devOutbox ?? true }))
   }
+  // The public consent routes (unsubscribe, one-click, the /u and /c pages) take a signed token instead of an API key,
+  // so they are registered before the API-key middleware: the first route that answers ends the chain.
+  app.route("/", publicRoutes)
   app.use("/v1/*", authenticate(), rateLimit("requests"))
   for (const routes of v1Routes) app.route("/v1", routes)
 

@@ -36,3 +36,4 @@ export {
 export { parseDeliveryStatusNotification, parseFeedbackReport, parseFieldBlocks, addressOf } from "./feedback-reports.js"
 export type { FieldBlock, DsnRecipient, DeliveryStatusReport, FeedbackReport } from "./feedback-reports.js"
 export { emailRoutes, MessageResponse } from "./routes/emails.js"
+export { publicRoutes, PublicUnsubscribeBody, readOneClickBody } from "./routes/public.js"

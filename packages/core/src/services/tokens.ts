@@ -4,7 +4,8 @@
  *  `{APP_URL}/p/<token>` (CONTRACT.md). */
 import { Clock, Context, Effect } from "effect"
 import {
-  deriveTokenKey, signToken, type TokenClaims, tokenLifetimesMs, type TokenPurpose, tokenPurposes, verifyToken,
+  deriveTokenKey, isTokenExpired, readSignedToken, signToken, type TokenClaims, tokenLifetimesMs, type TokenPurpose,
+  tokenPurposes, verifyToken,
 } from "../domain/token.js"
 import { Accounts } from "./accounts.js"
 
@@ -62,6 +63,15 @@ export class Tokens extends Effect.Service<Tokens>()("@mailroom/core/Tokens", {
     const verify = (purpose: TokenPurpose, token: string) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => verifyToken(keys[purpose], purpose, token, now))
 
+    /** The claims of a genuine token of `purpose` with whether it has expired, or INVALID_TOKEN (forged, malformed,
+     *  truncated, other purpose): what a page needs to explain an expired link and offer a new one. */
+    const inspect = (purpose: TokenPurpose, token: string) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.map(readSignedToken(keys[purpose], purpose, token), (claims) => ({
+          claims,
+          expired: isTokenExpired(claims, now),
+        })))
+
     const confirmationUrl = (subject: LinkSubject) =>
       Effect.map(make("confirm", subject), ({ token, expiresAt }) => ({ url: `${appUrl}/c/${token}`, expiresAt }))
     const unsubscribeUrl = (subject: LinkSubject) =>
@@ -69,7 +79,7 @@ export class Tokens extends Effect.Service<Tokens>()("@mailroom/core/Tokens", {
     const preferencesUrl = (subject: LinkSubject) =>
       Effect.map(make("preferences", subject), ({ token }) => `${appUrl}/p/${token}`)
 
-    return { make, verify, confirmationUrl, unsubscribeUrl, preferencesUrl } as const
+    return { make, verify, inspect, confirmationUrl, unsubscribeUrl, preferencesUrl } as const
   }),
   dependencies: [Accounts.Default],
 }) {}
