@@ -30,3 +30,5 @@ export type { WebhookReceiver, ReceivedRequest, ReceiverAnswer, ReceiverOptions,
 export { webhooksSuite } from "./webhooks-suite.js"
 export { webhookDeliverySuite } from "./webhook-delivery-suite.js"
 export { sendingSuite } from "./sending-suite.js"
+export { publicLinksSuite } from "./public-links-suite.js"
+export type { PublicLinksTarget } from "./public-links-suite.js"

@@ -186,16 +186,16 @@ export const publicRoutes = new Hono<MailroomEnv>()
     c.get("run")(Effect.gen(function* () {
       const token = yield* queryToken(c)
       yield* readOneClickBody(c.req.raw)
-      // Always 200 once a token is present: a provider learns nothing about which tokens hold.
-      const changed = yield* resolveToken("unsubscribe", token).pipe(
+      // Always 200 once a token is present, with the same message whether or not anything changed: a caller learns
+      // nothing about which tokens hold.
+      yield* resolveToken("unsubscribe", token).pipe(
         Effect.flatMap((resolved) => unsubscribeRecipient(resolved.account, {
           email: resolved.email, scope: "all", listId: null, topicId: null, reason: null,
           campaignId: resolved.claims.c ?? null,
         }, "one_click")),
-        Effect.map(({ changed }) => changed),
-        Effect.catchTags({ InvalidToken: () => Effect.succeed(false) }),
+        Effect.catchTag("InvalidToken", () => Effect.void),
       )
-      return c.json({ success: true, message: messageOf("all", changed) })
+      return c.json({ success: true, message: "The unsubscribe request was received." })
     })))
   .get("/v1/unsubscribe/one-click", (c) =>
     c.get("run")(Effect.gen(function* () {

@@ -1,0 +1,23 @@
+/** The public consent links (unsubscribe, one-click, the /u and /c pages) over HTTP on every backend. */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { findTestPostgres, publicLinksSuite } from "@mailroom/testing"
+import { afterAll, describe } from "vitest"
+import { createMailroom, type MailroomConfig } from "../src/index.js"
+
+const linksTarget = (config: MailroomConfig) => async () => {
+  const mailroom = createMailroom({ ...config, adminToken: "test-admin-token" })
+  await mailroom.ready()
+  return { fetch: mailroom.fetch, run: mailroom.runtime.runPromise, close: mailroom.close }
+}
+
+const directory = mkdtempSync(join(tmpdir(), "mailroom-public-links-"))
+afterAll(() => rmSync(directory, { recursive: true, force: true }))
+
+publicLinksSuite("memory", linksTarget({ database: "memory:" }))
+publicLinksSuite("sqlite", linksTarget({ database: `sqlite:${join(directory, "links.sqlite")}` }))
+const postgresUrl = await findTestPostgres()
+describe.skipIf(postgresUrl === undefined)("postgres", () => {
+  publicLinksSuite("postgres", linksTarget({ database: postgresUrl! }))
+})

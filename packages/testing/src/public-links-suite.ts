@@ -1,0 +1,267 @@
+/** The public consent links over HTTP (audience "Public unsubscribe endpoints", CONTRACT.md "Streams and links in
+ *  mail"): POST /v1/unsubscribe, the one-click routes, the unsubscribe page `/u/<token>` and the confirmation page
+ *  `/c/<token>`, with every bad token (forged, truncated, expired under TestClock, of another purpose, of an account
+ *  that does not exist, of another account's list) and every request that must change nothing (a GET that tries to
+ *  unsubscribe, a HEAD or GET of a confirmation link). Each path's events are read from the outbox. Runs against a
+ *  Mailroom on each backend; each test makes its own accounts. */
+import { type EmailAddress, type LinkSubject, Store, type TokenPurpose, Tokens } from "@mailroom/core"
+import { Effect, Option, TestClock, TestContext } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Answer, type Client, expectError, freshEmail, makeClient } from "./http-suite/client.js"
+
+export interface PublicLinksTarget {
+  /** Mailroom's handler, with adminToken "test-admin-token" and no SMTP relay (mail goes to the dev outbox). */
+  readonly fetch: (request: Request) => Promise<Response>
+  /** Runs an effect on that Mailroom's runtime (its Store and Tokens). */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, Store | Tokens>) => Promise<A>
+  readonly close: () => Promise<void>
+}
+
+export const publicLinksSuite = (name: string, makeTarget: () => Promise<PublicLinksTarget>) =>
+  describe(`Public consent links (${name})`, () => {
+    let target: PublicLinksTarget | undefined
+    beforeAll(async () => {
+      target = await makeTarget()
+    })
+    afterAll(async () => {
+      await target?.close()
+    })
+    const current = () => {
+      if (target === undefined) throw new Error("the public links target is not ready")
+      return target
+    }
+    const client: Client = makeClient(current)
+    const run = <A, E>(effect: Effect.Effect<A, E, Store | Tokens>) => current().run(effect)
+
+    /** A token made now. */
+    const token = (purpose: TokenPurpose, subject: LinkSubject) =>
+      run(Effect.flatMap(Tokens, (tokens) => tokens.make(purpose, subject)).pipe(Effect.map(({ token }) => token)))
+    /** A token made under a TestClock set to the epoch: long expired now. */
+    const expiredToken = (purpose: TokenPurpose, subject: LinkSubject) =>
+      run(Effect.gen(function* () {
+        yield* TestClock.setTime(0)
+        const tokens = yield* Tokens
+        return (yield* tokens.make(purpose, subject)).token
+      }).pipe(Effect.provide(TestContext.TestContext)))
+
+    /** What a refused request must leave as it was: the account's events, and the address's suppression. */
+    const snapshot = (accountId: string, email: string) =>
+      run(Effect.gen(function* () {
+        const store = yield* Store
+        const events = yield* store.events.list(accountId as never)
+        const suppression = yield* store.suppressions.findByEmail(accountId as never, email as EmailAddress)
+        return { events: events.map((event) => event.id), suppression: Option.getOrNull(suppression)?.reason ?? null }
+      }))
+
+    const unsubscribeJson = (body: unknown) => client.call("POST", "/v1/unsubscribe", { body })
+    const setup = async () => {
+      const account = await client.account({ name: "Acme <News> & \"Co\"" })
+      const email = freshEmail("reader")
+      const contact = await client.contact(account.key, { email })
+      return { account, email, contactId: contact.id as string, before: await snapshot(account.id, email) }
+    }
+    const expectUnchanged = async (accountId: string, email: string, before: unknown) =>
+      expect(await snapshot(accountId, email)).toEqual(before)
+    const expectHtml = (answer: Answer, status: number) => {
+      expect(answer.status, answer.text).toBe(status)
+      expect(answer.contentType).toMatch(/^text\/html/)
+      expect(answer.headers.get("cache-control")).toBe("no-store")
+      expect(answer.headers.get("referrer-policy")).toBe("no-referrer")
+      expect(answer.text).not.toMatch(/<script/i)
+    }
+
+    describe("POST /v1/unsubscribe refuses every token that is not a valid one, and changes nothing", () => {
+      it.each([
+        ["forged (signature of another key)", async (t: string) => `${t.split(".")[0]}.${"A".repeat(43)}`],
+        ["forged (payload changed under the old signature)", async (t: string) => {
+          const [payload, signature] = t.split(".") as [string, string]
+          const claims = JSON.parse(Buffer.from(payload, "base64url").toString())
+          return `${Buffer.from(JSON.stringify({ ...claims, r: "someone-else@example.com" })).toString("base64url")}.${signature}`
+        }],
+        ["truncated", async (t: string) => t.slice(0, t.length - 5)],
+        ["cut at the dot", async (t: string) => t.split(".")[0]!],
+        ["malformed", async () => "not a token at all"],
+      ])("%s → 400 INVALID_TOKEN", async (_, mangle) => {
+        const { account, email, before } = await setup()
+        const good = await token("unsubscribe", { accountId: account.id, recipient: email })
+        expectError(await unsubscribeJson({ token: await mangle(good) }), 400, "INVALID_TOKEN")
+        await expectUnchanged(account.id, email, before)
+      })
+
+      it("an expired token (made under TestClock) → 400 INVALID_TOKEN", async () => {
+        const { account, email, before } = await setup()
+        const expired = await expiredToken("unsubscribe", { accountId: account.id, recipient: email })
+        const answer = await unsubscribeJson({ token: expired })
+        expectError(answer, 400, "INVALID_TOKEN")
+        expect(answer.json.error.message).toContain("expired")
+        await expectUnchanged(account.id, email, before)
+      })
+
+      it("a token of another purpose (a confirmation or preferences token) → 400 INVALID_TOKEN", async () => {
+        const { account, email, before } = await setup()
+        for (const purpose of ["confirm", "preferences"] as const) {
+          expectError(await unsubscribeJson({ token: await token(purpose, { accountId: account.id, recipient: email }) }), 400, "INVALID_TOKEN")
+        }
+        await expectUnchanged(account.id, email, before)
+      })
+
+      it("an unmatched token (its account does not exist) → 400 INVALID_TOKEN", async () => {
+        const { account, email, before } = await setup()
+        const unmatched = await token("unsubscribe", { accountId: "acc_does_not_exist", recipient: email })
+        expectError(await unsubscribeJson({ token: unmatched }), 400, "INVALID_TOKEN")
+        await expectUnchanged(account.id, email, before)
+      })
+
+      it("a bare contactId is refused, with or without other fields", async () => {
+        const { account, email, contactId, before } = await setup()
+        expectError(await unsubscribeJson({ contactId }), 400, "VALIDATION_ERROR", "contactId")
+        expectError(await unsubscribeJson({ contactId, scope: "all" }), 400, "VALIDATION_ERROR", "contactId")
+        const good = await token("unsubscribe", { accountId: account.id, recipient: email })
+        expectError(await unsubscribeJson({ token: good, contactId }), 400, "VALIDATION_ERROR", "contactId")
+        await expectUnchanged(account.id, email, before)
+      })
+
+      it("a missing token, an unknown field, a bad scope, a missing id for its scope or a long reason → VALIDATION_ERROR", async () => {
+        const { account, email, before } = await setup()
+        const good = await token("unsubscribe", { accountId: account.id, recipient: email })
+        expectError(await unsubscribeJson({}), 400, "VALIDATION_ERROR", "token")
+        expectError(await unsubscribeJson({ token: "" }), 400, "VALIDATION_ERROR", "token")
+        expectError(await unsubscribeJson({ token: good, email }), 400, "VALIDATION_ERROR", "email")
+        expectError(await unsubscribeJson({ token: good, scope: "everything" }), 400, "VALIDATION_ERROR", "scope")
+        expectError(await unsubscribeJson({ token: good, scope: "LIST" }), 400, "VALIDATION_ERROR", "listId")
+        expectError(await unsubscribeJson({ token: good, scope: "Topic" }), 400, "VALIDATION_ERROR", "topicId")
+        expectError(await unsubscribeJson({ token: good, scope: "category" }), 400, "VALIDATION_ERROR", "topicId")
+        expectError(await unsubscribeJson({ token: good, scope: "topic", topicId: "grp_a", suppressionGroupId: "grp_b" }), 400, "VALIDATION_ERROR", "suppressionGroupId")
+        expectError(await unsubscribeJson({ token: good, reason: "x".repeat(501) }), 400, "VALIDATION_ERROR", "reason")
+        expectError(await client.call("POST", "/v1/unsubscribe", { raw: "{not json", headers: { "content-type": "application/json" } }), 400, "VALIDATION_ERROR")
+        await expectUnchanged(account.id, email, before)
+      })
+
+      it("needs no API key, and ignores one", async () => {
+        const { account, email, before } = await setup()
+        const answer = await client.call("POST", "/v1/unsubscribe", { body: { token: "x.y" }, key: "svc_live_not_a_key" })
+        expectError(answer, 400, "INVALID_TOKEN")
+        await expectUnchanged(account.id, email, before)
+      })
+    })
+
+    describe("one-click", () => {
+      it("POST without a token → 400, with an unresolvable one → 200, in both body encodings, and nothing changes", async () => {
+        const { account, email, before } = await setup()
+        const form = "List-Unsubscribe=One-Click"
+        const urlencoded = { raw: form, headers: { "content-type": "application/x-www-form-urlencoded" } }
+        expectError(await client.call("POST", "/v1/unsubscribe/one-click", urlencoded), 400, "VALIDATION_ERROR", "token")
+        expectError(await client.call("POST", "/v1/unsubscribe/one-click?token=", urlencoded), 400, "VALIDATION_ERROR", "token")
+        const forged = `${(await token("unsubscribe", { accountId: account.id, recipient: email })).split(".")[0]}.AAAA`
+        const expired = await expiredToken("unsubscribe", { accountId: account.id, recipient: email })
+        for (const bad of [forged, expired, "garbage"]) {
+          const multipart = new FormData()
+          multipart.set("List-Unsubscribe", "One-Click")
+          for (const options of [urlencoded, { raw: multipart }]) {
+            const answer = await client.call("POST", `/v1/unsubscribe/one-click?token=${encodeURIComponent(bad)}`, options)
+            expect(answer.status, answer.text).toBe(200)
+            expect(answer.json.success).toBe(true)
+          }
+        }
+        await expectUnchanged(account.id, email, before)
+      })
+
+      it("GET never unsubscribes: it answers 303 to the unsubscribe page", async () => {
+        const { account, email, before } = await setup()
+        const good = await token("unsubscribe", { accountId: account.id, recipient: email })
+        const answer = await client.call("GET", `/v1/unsubscribe/one-click?token=${encodeURIComponent(good)}`)
+        expect(answer.status).toBe(303)
+        expect(answer.headers.get("location")).toMatch(new RegExp(`/u/${good.replace(/[.]/g, "\\.")}$`))
+        expect((await client.call("HEAD", `/v1/unsubscribe/one-click?token=${encodeURIComponent(good)}`)).status).toBe(303)
+        expectError(await client.call("GET", "/v1/unsubscribe/one-click"), 400, "VALIDATION_ERROR", "token")
+        await expectUnchanged(account.id, email, before)
+      })
+    })
+
+    describe("the unsubscribe page /u/<token>", () => {
+      it("a GET shows what the recipient leaves, escaped, and changes nothing; so does a HEAD", async () => {
+        const { account, email, before } = await setup()
+        const good = await token("unsubscribe", { accountId: account.id, recipient: email })
+        const page = await client.call("GET", `/u/${good}`)
+        expectHtml(page, 200)
+        expect(page.text).toContain("Acme &lt;News&gt; &amp; &quot;Co&quot;")
+        expect(page.text).not.toContain("<News>")
+        expect(page.text).toContain(email)
+        expect(page.text).toMatch(/<form method="post"[^>]*>[\s\S]*<button type="submit">Unsubscribe<\/button>/)
+        expect((await client.call("HEAD", `/u/${good}`)).status).toBe(200)
+        await expectUnchanged(account.id, email, before)
+      })
+
+      it("names the list or the topic the link is about; one of another account is not shown", async () => {
+        const { account, email, before } = await setup()
+        const other = await client.account()
+        const list = await client.call("POST", "/v1/contacts/lists", { key: account.key, body: { name: "Weekly <digest>" } })
+        const topic = await client.call("POST", "/v1/suppression-groups", { key: account.key, body: { name: "Offers" } })
+        await client.call("PATCH", `/v1/suppression-groups/${topic.json.data.id}`, {
+          key: account.key, body: { publicLabel: "Special offers", publicDescription: "Discounts & deals" },
+        })
+        const foreignList = await client.call("POST", "/v1/contacts/lists", { key: other.key, body: { name: "Theirs" } })
+        const listPage = await client.call("GET", `/u/${await token("unsubscribe", { accountId: account.id, recipient: email, listId: list.json.data.id })}`)
+        expectHtml(listPage, 200)
+        expect(listPage.text).toContain("Weekly &lt;digest&gt;")
+        const topicPage = await client.call("GET", `/u/${await token("unsubscribe", { accountId: account.id, recipient: email, topicId: topic.json.data.id })}`)
+        expectHtml(topicPage, 200)
+        expect(topicPage.text).toContain("Special offers")
+        expect(topicPage.text).toContain("Discounts &amp; deals")
+        const foreign = await client.call("GET", `/u/${await token("unsubscribe", { accountId: account.id, recipient: email, listId: foreignList.json.data.id })}`)
+        expectHtml(foreign, 400)
+        expect(foreign.text).not.toContain("Theirs")
+        await expectUnchanged(account.id, email, before)
+      })
+
+      it.each([
+        ["forged", async (t: string) => `${t.split(".")[0]}.${"B".repeat(43)}`],
+        ["truncated", async (t: string) => t.slice(0, -3)],
+      ])("a %s token shows the invalid-link page, on GET and POST, and changes nothing", async (_, mangle) => {
+        const { account, email, before } = await setup()
+        const bad = await mangle(await token("unsubscribe", { accountId: account.id, recipient: email }))
+        expectHtml(await client.call("GET", `/u/${bad}`), 400)
+        expectHtml(await client.call("POST", `/u/${bad}`, { raw: "List-Unsubscribe=One-Click", headers: { "content-type": "application/x-www-form-urlencoded" } }), 400)
+        await expectUnchanged(account.id, email, before)
+      })
+
+      it("an expired token shows the invalid-link page and changes nothing", async () => {
+        const { account, email, before } = await setup()
+        const expired = await expiredToken("unsubscribe", { accountId: account.id, recipient: email })
+        expectHtml(await client.call("GET", `/u/${expired}`), 400)
+        expectHtml(await client.call("POST", `/u/${expired}`), 400)
+        await expectUnchanged(account.id, email, before)
+      })
+    })
+
+    describe("the confirmation page /c/<token>", () => {
+      it("a GET shows a button and confirms nothing; a HEAD changes nothing", async () => {
+        const { account, email, before } = await setup()
+        const good = await token("confirm", { accountId: account.id, recipient: email, nonce: "n1" })
+        const page = await client.call("GET", `/c/${good}`)
+        expectHtml(page, 200)
+        expect(page.text).toMatch(/<form method="post"[^>]*>[\s\S]*<button type="submit">Confirm subscription<\/button>/)
+        const head = await client.call("HEAD", `/c/${good}`)
+        expect(head.text).toBe("")
+        await expectUnchanged(account.id, email, before)
+      })
+
+      it("an expired link explains itself and offers a new link; a forged one is invalid", async () => {
+        const { account, email, before } = await setup()
+        const expired = await expiredToken("confirm", { accountId: account.id, recipient: email, nonce: "n1" })
+        const page = await client.call("GET", `/c/${expired}`)
+        expectHtml(page, 410)
+        expect(page.text).toContain("expired")
+        expect(page.text).toContain(`action="${expired}/resend"`)
+        expectHtml(await client.call("POST", `/c/${expired}`), 410)
+        const forged = `${expired.split(".")[0]}.${"C".repeat(43)}`
+        expectHtml(await client.call("GET", `/c/${forged}`), 400)
+        expectHtml(await client.call("POST", `/c/${forged}`), 400)
+        expectHtml(await client.call("POST", `/c/${forged}/resend`), 400)
+        const unsubscribeToken = await token("unsubscribe", { accountId: account.id, recipient: email })
+        expectHtml(await client.call("GET", `/c/${unsubscribeToken}`), 400)
+        await expectUnchanged(account.id, email, before)
+      })
+    })
+  })
+
