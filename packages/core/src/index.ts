@@ -99,12 +99,12 @@ export {
   MemberId, memberLimits, suppressionStatuses, memberSuppressionRules, suppressionApplies, suppressionStatusesOf,
   memberFacts, memberSuppressionStatuses, isSuppressedMember, toListMember, newMembers, dynamicMemberId, memberFilters, MemberFilter,
   MemberQueryOptions, MembersParams, compareMembers, AddMembersInput, RemoveMembersInput, blockedReasons,
-  createMissingBlock, memberEventSources, memberEvent,
+  createMissingBlock, memberEventSources, memberEvent, compareContactMemberships,
 } from "./domain/member.js"
 export type {
   ListMembership, MemberContact, MemberRecord, SuppressionStatus, MemberFacts, BooleanMemberFact, EnumeratedMemberFact, SuppressionCondition,
   SuppressionRule, ListMember, NewMember, MemberQueryInput, MemberQuery, MemberCounts, MemberPage,
-  BlockedReason, MemberEventSource, MemberEventInput,
+  BlockedReason, MemberEventSource, MemberEventInput, ContactMembership,
 } from "./domain/member.js"
 export {
   segmentLimits, textFields, dateFields, segmentFields, textOperators, presenceOperators, setOperators, tagOperators,
@@ -184,7 +184,7 @@ export type { BulkSuppressionResult } from "./services/suppressions.js"
 export { Topics } from "./services/topics.js"
 export { Tokens, LinksConfig } from "./services/tokens.js"
 export type { LinkOrigins, LinkSubject } from "./services/tokens.js"
-export { tokenPurposes, tokenLifetimesMs, TokenClaims, deriveTokenKey, signToken, verifyToken, readSignedToken, isTokenExpired } from "./domain/token.js"
+export { tokenPurposes, tokenLifetimesMs, TokenClaims, deriveTokenKey, signToken, verifyToken } from "./domain/token.js"
 export type { TokenPurpose } from "./domain/token.js"
 export { Quota } from "./services/quota.js"
 export type { QuotaUsage } from "./services/quota.js"
@@ -199,3 +199,13 @@ export { runJobWorker, retryDelay } from "./services/job-runner.js"
 export type { ClaimedJob, JobSource, JobWorkerOptions } from "./services/job-runner.js"
 export { Tracing } from "./services/tracing.js"
 export type { MailroomServices } from "./services/layer.js"
+export {
+  subscribeLimits, RedirectUrl, SubscribeInput, UnsubscribeInput, UpdateSubscriptionInput, defaultConfirmationTemplate,
+} from "./domain/subscription-input.js"
+export { Subscriptions, SubscriptionsConfig } from "./services/subscriptions.js"
+export type {
+  SignupForm, SubscribeContext, SubscribeResult, UnsubscribeContext, UnsubscribeResult, UpdateChannel, UpdateContext,
+  ConsentView, SubscriptionStatus, ResendResult, ConfirmationLink,
+} from "./services/subscriptions.js"
+export { SendingPause } from "./services/sending-pause.js"
+export type { PauseScope } from "./services/sending-pause.js"

@@ -51,12 +51,12 @@ export const signToken = (key: Buffer, claims: TokenClaims): string => {
   return `${payload}.${signature(key, payload).toString("base64url")}`
 }
 
-/** The claims of `token` when it is well formed, signed with `key` and of `purpose`, expired or not: a page uses them
- *  to explain an expired link and offer a new one. Nothing but the expiry is skipped. */
-export const readSignedToken = (
+/** The claims of `token` when it is well formed, signed with `key`, of `purpose` and not expired at `nowMs`. */
+export const verifyToken = (
   key: Buffer,
   purpose: TokenPurpose,
   token: string,
+  nowMs: number,
 ): Either.Either<TokenClaims, InvalidToken> => {
   const parts = token.split(".")
   if (parts.length !== 2 || !/^[A-Za-z0-9_-]+$/.test(parts[0]!) || !/^[A-Za-z0-9_-]+$/.test(parts[1]!)) {
@@ -71,20 +71,6 @@ export const readSignedToken = (
   const claims = decodeClaims(Buffer.from(payload, "base64url").toString("utf8"))
   if (Either.isLeft(claims)) return Either.left(new InvalidToken({ detail: "the token is malformed" }))
   if (claims.right.p !== purpose) return Either.left(new InvalidToken({ detail: `this is not a ${purpose} token` }))
+  if (claims.right.e <= nowMs) return Either.left(new InvalidToken({ detail: "the link has expired" }))
   return Either.right(claims.right)
 }
-
-/** Whether a token's claims are past their expiry at `nowMs`. */
-export const isTokenExpired = (claims: TokenClaims, nowMs: number): boolean => claims.e <= nowMs
-
-/** The claims of `token` when it is well formed, signed with `key`, of `purpose` and not expired at `nowMs`. */
-export const verifyToken = (
-  key: Buffer,
-  purpose: TokenPurpose,
-  token: string,
-  nowMs: number,
-): Either.Either<TokenClaims, InvalidToken> =>
-  Either.flatMap(readSignedToken(key, purpose, token), (claims) =>
-    isTokenExpired(claims, nowMs)
-      ? Either.left(new InvalidToken({ detail: "the link has expired" }))
-      : Either.right(claims))

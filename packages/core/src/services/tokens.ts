@@ -4,8 +4,7 @@
  *  `{APP_URL}/p/<token>` (CONTRACT.md). */
 import { Clock, Context, Effect } from "effect"
 import {
-  deriveTokenKey, isTokenExpired, readSignedToken, signToken, type TokenClaims, tokenLifetimesMs, type TokenPurpose,
-  tokenPurposes, verifyToken,
+  deriveTokenKey, signToken, type TokenClaims, tokenLifetimesMs, type TokenPurpose, tokenPurposes, verifyToken,
 } from "../domain/token.js"
 import { Accounts } from "./accounts.js"
 
@@ -63,14 +62,12 @@ export class Tokens extends Effect.Service<Tokens>()("@mailroom/core/Tokens", {
     const verify = (purpose: TokenPurpose, token: string) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => verifyToken(keys[purpose], purpose, token, now))
 
-    /** The claims of a genuine token of `purpose` with whether it has expired, or INVALID_TOKEN (forged, malformed,
-     *  truncated, other purpose): what a page needs to explain an expired link and offer a new one. */
+    /** The claims of a genuine token of `purpose` whether or not it has expired, with `expired` telling which: for a page
+     *  that explains an expired link and offers a new one. INVALID_TOKEN when forged, malformed or of another purpose. */
     const inspect = (purpose: TokenPurpose, token: string) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.map(readSignedToken(keys[purpose], purpose, token), (claims) => ({
-          claims,
-          expired: isTokenExpired(claims, now),
-        })))
+        Effect.map(verifyToken(keys[purpose], purpose, token, Number.NEGATIVE_INFINITY), (claims) =>
+          ({ claims, expired: claims.e <= now })))
 
     const confirmationUrl = (subject: LinkSubject) =>
       Effect.map(make("confirm", subject), ({ token, expiresAt }) => ({ url: `${appUrl}/c/${token}`, expiresAt }))
