@@ -4,7 +4,7 @@
  *  that does not exist, of another account's list) and every request that must change nothing (a GET that tries to
  *  unsubscribe, a HEAD or GET of a confirmation link). Each path's events are read from the outbox. Runs against a
  *  Mailroom on each backend; each test makes its own accounts. */
-import { type EmailAddress, type LinkSubject, Store, type TokenPurpose, Tokens } from "@mailroom/core"
+import { type EmailAddress, type LinkSubject, type Mailer, Store, Subscriptions, type TokenPurpose, Tokens } from "@mailroom/core"
 import { Effect, Option, TestClock, TestContext } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Answer, type Client, expectError, freshEmail, makeClient } from "./http-suite/client.js"
@@ -12,8 +12,8 @@ import { type Answer, type Client, expectError, freshEmail, makeClient } from ".
 export interface PublicLinksTarget {
   /** Mailroom's handler, with adminToken "test-admin-token" and no SMTP relay (mail goes to the dev outbox). */
   readonly fetch: (request: Request) => Promise<Response>
-  /** Runs an effect on that Mailroom's runtime (its Store and Tokens). */
-  readonly run: <A, E>(effect: Effect.Effect<A, E, Store | Tokens>) => Promise<A>
+  /** Runs an effect on that Mailroom's runtime (its Store, Tokens and Subscriptions). */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, Store | Tokens | Subscriptions | Mailer>) => Promise<A>
   readonly close: () => Promise<void>
 }
 
@@ -31,7 +31,13 @@ export const publicLinksSuite = (name: string, makeTarget: () => Promise<PublicL
       return target
     }
     const client: Client = makeClient(current)
-    const run = <A, E>(effect: Effect.Effect<A, E, Store | Tokens>) => current().run(effect)
+    const run = <A, E>(effect: Effect.Effect<A, E, Store | Tokens | Subscriptions | Mailer>) => current().run(effect)
+    /** Runs a Subscriptions method for the account `accountId`. */
+    const subscriptions = <A, E>(accountId: string, use: (service: Subscriptions, account: any) => Effect.Effect<A, E, Store | Mailer>) =>
+      run(Effect.gen(function* () {
+        const account = Option.getOrThrow(yield* (yield* Store).accounts.findById(accountId as never))
+        return yield* use(yield* Subscriptions, account)
+      }))
 
     /** A token made now. */
     const token = (purpose: TokenPurpose, subject: LinkSubject) =>
@@ -234,32 +240,230 @@ export const publicLinksSuite = (name: string, makeTarget: () => Promise<PublicL
       })
     })
 
-    describe("the confirmation page /c/<token>", () => {
-      it("a GET shows a button and confirms nothing; a HEAD changes nothing", async () => {
-        const { account, email, before } = await setup()
-        const good = await token("confirm", { accountId: account.id, recipient: email, nonce: "n1" })
-        const page = await client.call("GET", `/c/${good}`)
-        expectHtml(page, 200)
-        expect(page.text).toMatch(/<form method="post"[^>]*>[\s\S]*<button type="submit">Confirm subscription<\/button>/)
-        const head = await client.call("HEAD", `/c/${good}`)
-        expect(head.text).toBe("")
+    /** The account's events of `type`, oldest first, with their details. */
+    const eventsOf = (accountId: string, type: string) =>
+      run(Effect.flatMap(Store, (store) => store.events.list(accountId as never, { type: type as never }))).then((events) =>
+        [...events].sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime()).map((event) => event.details as Record<string, unknown>))
+    const suppressionOf = async (accountId: string, email: string) => (await snapshot(accountId, email)).suppression
+    const form = { raw: "List-Unsubscribe=One-Click", headers: { "content-type": "application/x-www-form-urlencoded" } }
+
+    describe("unsubscribing through a link: the change, its event, and a replay that changes nothing", () => {
+      it("POST /v1/unsubscribe (scope all by default) unsubscribes with method link; the same token again changes nothing", async () => {
+        const { account, email, contactId } = await setup()
+        const good = await token("unsubscribe", { accountId: account.id, recipient: email, campaignId: "cmp_spring" })
+        const answer = await unsubscribeJson({ token: good, reason: "Too many emails" })
+        expect(answer.status, answer.text).toBe(200)
+        expect(answer.json).toEqual({ success: true, message: expect.any(String), data: { scope: "all", changed: true } })
+        expect(await suppressionOf(account.id, email)).toBe("Unsubscribe")
+        expect((await client.read(account.key, contactId)).status).toBe("UNSUBSCRIBED")
+        expect(await eventsOf(account.id, "contact.unsubscribed")).toEqual([expect.objectContaining({
+          contactEmail: email, contactId, scope: "all", method: "link", campaignId: "cmp_spring", reason: "Too many emails",
+        })])
+        const before = await snapshot(account.id, email)
+        const replay = await unsubscribeJson({ token: good })
+        expect(replay.json.data).toEqual({ scope: "all", changed: false })
         await expectUnchanged(account.id, email, before)
       })
 
-      it("an expired link explains itself and offers a new link; a forged one is invalid", async () => {
+      it("scope LIST leaves the list the body names; a list of another account is LIST_NOT_FOUND and changes nothing", async () => {
+        const { account, email, contactId } = await setup()
+        const other = await client.account()
+        const list = (await client.call("POST", "/v1/contacts/lists", { key: account.key, body: { name: "Weekly" } })).json.data
+        await client.call("POST", `/v1/contacts/lists/${list.id}/members`, { key: account.key, body: { contactIds: [contactId] } })
+        const foreign = (await client.call("POST", "/v1/contacts/lists", { key: other.key, body: { name: "Theirs" } })).json.data
+        const good = await token("unsubscribe", { accountId: account.id, recipient: email })
+        const before = await snapshot(account.id, email)
+        expectError(await unsubscribeJson({ token: good, scope: "LIST", listId: foreign.id }), 404, "LIST_NOT_FOUND")
+        await expectUnchanged(account.id, email, before)
+        const answer = await unsubscribeJson({ token: good, scope: "LIST", listId: list.id })
+        expect(answer.json.data, answer.text).toEqual({ scope: "list", changed: true })
+        expect(await eventsOf(account.id, "contact.unsubscribed")).toEqual([
+          expect.objectContaining({ contactEmail: email, scope: "list", listId: list.id, method: "link" }),
+        ])
+        expect(await eventsOf(account.id, "list.member_removed")).toEqual([
+          expect.objectContaining({ listId: list.id, contactId, source: "UNSUBSCRIBE" }),
+        ])
+        expect(await suppressionOf(account.id, email)).toBeNull()
+      })
+
+      it("scope category with the legacy suppressionGroupId opts out of the topic; a topic of another account is TOPIC_NOT_FOUND", async () => {
+        const { account, email } = await setup()
+        const other = await client.account()
+        const topic = (await client.call("POST", "/v1/suppression-groups", { key: account.key, body: { name: "Offers" } })).json.data
+        const foreign = (await client.call("POST", "/v1/suppression-groups", { key: other.key, body: { name: "Offers" } })).json.data
+        const good = await token("unsubscribe", { accountId: account.id, recipient: email })
+        const before = await snapshot(account.id, email)
+        expectError(await unsubscribeJson({ token: good, scope: "topic", topicId: foreign.id }), 404, "TOPIC_NOT_FOUND")
+        await expectUnchanged(account.id, email, before)
+        const answer = await unsubscribeJson({ token: good, scope: "category", suppressionGroupId: topic.id })
+        expect(answer.json.data, answer.text).toEqual({ scope: "topic", changed: true })
+        expect(await eventsOf(account.id, "contact.unsubscribed")).toEqual([
+          expect.objectContaining({ contactEmail: email, scope: "topic", topicId: topic.id, method: "link" }),
+        ])
+        const members = await client.call("GET", `/v1/suppression-groups/${topic.id}/members`, { key: account.key })
+        expect(members.json.data.map((row: { email: string }) => row.email)).toEqual([email])
+      })
+
+      it("POST one-click unsubscribes from all with method one_click, in either body encoding, and a replay fires nothing", async () => {
+        const { account, email } = await setup()
+        const good = await token("unsubscribe", { accountId: account.id, recipient: email })
+        const answer = await client.call("POST", `/v1/unsubscribe/one-click?token=${encodeURIComponent(good)}`, form)
+        expect(answer.status, answer.text).toBe(200)
+        expect(await suppressionOf(account.id, email)).toBe("Unsubscribe")
+        expect(await eventsOf(account.id, "contact.unsubscribed")).toEqual([
+          expect.objectContaining({ contactEmail: email, scope: "all", method: "one_click" }),
+        ])
+        const before = await snapshot(account.id, email)
+        const multipart = new FormData()
+        multipart.set("List-Unsubscribe", "One-Click")
+        expect((await client.call("POST", `/v1/unsubscribe/one-click?token=${encodeURIComponent(good)}`, { raw: multipart })).status).toBe(200)
+        await expectUnchanged(account.id, email, before)
+
+        const stranger = freshEmail("not-a-contact")
+        const strangers = await token("unsubscribe", { accountId: account.id, recipient: stranger })
+        const viaMultipart = new FormData()
+        viaMultipart.set("List-Unsubscribe", "One-Click")
+        expect((await client.call("POST", `/v1/unsubscribe/one-click?token=${encodeURIComponent(strangers)}`, { raw: viaMultipart })).status).toBe(200)
+        expect(await suppressionOf(account.id, stranger)).toBe("Unsubscribe")
+        expect(await eventsOf(account.id, "contact.unsubscribed")).toContainEqual(
+          expect.objectContaining({ contactEmail: stranger, contactId: null, method: "one_click" }))
+      })
+
+      it("the page's button (POST /u/<token>) leaves what the token names, with method one_click", async () => {
+        const { account, email, contactId } = await setup()
+        const list = (await client.call("POST", "/v1/contacts/lists", { key: account.key, body: { name: "Weekly" } })).json.data
+        await client.call("POST", `/v1/contacts/lists/${list.id}/members`, { key: account.key, body: { contactIds: [contactId] } })
+        const good = await token("unsubscribe", { accountId: account.id, recipient: email, listId: list.id })
+        expectHtml(await client.call("GET", `/u/${good}`), 200)
+        expect(await eventsOf(account.id, "contact.unsubscribed")).toEqual([])
+        const pressed = await client.call("POST", `/u/${good}`, { raw: "", headers: { "content-type": "application/x-www-form-urlencoded" } })
+        expectHtml(pressed, 200)
+        expect(pressed.text).toContain("You are unsubscribed")
+        expect(await eventsOf(account.id, "contact.unsubscribed")).toEqual([
+          expect.objectContaining({ contactEmail: email, scope: "list", listId: list.id, method: "one_click" }),
+        ])
+        expect((await client.read(account.key, contactId)).status).toBe("ACTIVE")
+        const again = await client.call("POST", `/u/${good}`, form)
+        expect(again.text).toContain("already unsubscribed")
+        expect(await eventsOf(account.id, "contact.unsubscribed")).toHaveLength(1)
+      })
+    })
+
+    describe("double opt-in through the confirmation link", () => {
+      /** Subscribes a new address with doubleOptIn (the Subscriptions service, as POST /v1/subscriptions does) and
+       *  answers the path of the link in its confirmation mail. */
+      const subscribePending = async (accountId: string, body: Record<string, unknown> = {}) => {
+        const email = freshEmail("pending")
+        const subscribed = await subscriptions(accountId, (service, account) =>
+          service.subscribe(account, { email, doubleOptIn: true, ...body } as never))
+        expect(subscribed).toMatchObject({ status: "PENDING", requiresConfirmation: true, confirmationSent: true })
+        return { email, contactId: subscribed.contactId as string, path: await linkPath(email, 1) }
+      }
+      /** The path of the confirmation link in the newest mail to `email`, once `count` mails are there. */
+      const linkPath = async (email: string, count: number) => {
+        const outbox = await client.call("GET", `/admin/outbox?to=${encodeURIComponent(email)}`, { key: "test-admin-token" })
+        expect(outbox.json.data).toHaveLength(count)
+        const mail = outbox.json.data[0]
+        const url = /https?:\/\/[^\s"'<>]+\/c\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/.exec(`${mail.text ?? ""} ${mail.html ?? ""}`)?.[0]
+        expect(url, JSON.stringify(mail)).toBeDefined()
+        return new URL(url!).pathname
+      }
+      const statusOf = (accountId: string, email: string) =>
+        subscriptions(accountId, (service, account) => service.status(account, email))
+
+      it("GET and HEAD confirm nothing; the button confirms once (contact.confirmed), and the used link says so", async () => {
+        const account = await client.account()
+        const list = (await client.call("POST", "/v1/contacts/lists", { key: account.key, body: { name: "Weekly" } })).json.data
+        const { email, contactId, path } = await subscribePending(account.id, { listIds: [list.id] })
+        expectHtml(await client.call("GET", path), 200)
+        expect((await client.call("HEAD", path)).text).toBe("")
+        expect((await statusOf(account.id, email)).contact?.status).toBe("PENDING")
+        expect(await eventsOf(account.id, "contact.confirmed")).toEqual([])
+
+        const confirmed = await client.call("POST", path, form)
+        expectHtml(confirmed, 200)
+        expect(confirmed.text).toContain("Subscription confirmed")
+        const after = await statusOf(account.id, email)
+        expect(after.contact?.status).toBe("ACTIVE")
+        expect(after.pendingConfirmation).toBeNull()
+        expect(await eventsOf(account.id, "contact.confirmed")).toEqual([expect.objectContaining({
+          contactId, email, formId: null, listIds: [list.id], confirmedAt: expect.any(String),
+        })])
+
+        for (const method of ["GET", "POST"]) {
+          const used = await client.call(method, path, method === "POST" ? form : {})
+          expectHtml(used, 200)
+          expect(used.text).toContain("Already confirmed")
+        }
+        expect(await eventsOf(account.id, "contact.confirmed")).toHaveLength(1)
+      })
+
+      it("with an https redirectUrl the button answers 303 to it", async () => {
+        const account = await client.account()
+        const { email, path } = await subscribePending(account.id, { redirectUrl: "https://example.com/welcome?x=1" })
+        const confirmed = await client.call("POST", path, form)
+        expect(confirmed.status).toBe(303)
+        expect(confirmed.headers.get("location")).toBe("https://example.com/welcome?x=1")
+        expect((await statusOf(account.id, email)).contact?.status).toBe("ACTIVE")
+      })
+
+      it("a link replaced by a resend explains itself, confirms nothing, and offers a new link that works", async () => {
+        const account = await client.account()
+        const { email, path } = await subscribePending(account.id)
+        const resent = await subscriptions(account.id, (service, account) => service.resendConfirmation(account, email))
+        expect(resent.confirmationSent).toBe(true)
+        const newer = await linkPath(email, 2)
+        const old = await client.call("POST", path, form)
+        expectHtml(old, 410)
+        expect(old.text).toContain("replaced")
+        expect((await statusOf(account.id, email)).contact?.status).toBe("PENDING")
+        expect(await eventsOf(account.id, "contact.confirmed")).toEqual([])
+
+        const offered = await client.call("POST", `${path}/resend`, form)
+        expectHtml(offered, 200)
+        const newest = await linkPath(email, 3)
+        expect(newest).not.toBe(newer)
+        expectHtml(await client.call("POST", newest, form), 200)
+        expect((await statusOf(account.id, email)).contact?.status).toBe("ACTIVE")
+      })
+
+      it("an expired link (made under TestClock) confirms nothing and sends a new link on request", async () => {
+        const account = await client.account()
+        const { email, contactId, path } = await subscribePending(account.id)
+        const claims = JSON.parse(Buffer.from(path.split("/c/")[1]!.split(".")[0]!, "base64url").toString())
+        const expired = await expiredToken("confirm", { accountId: account.id, recipient: email, nonce: claims.n })
+        expectHtml(await client.call("POST", `/c/${expired}`, form), 410)
+        expect((await client.read(account.key, contactId)).status).toBe("PENDING")
+        const offered = await client.call("POST", `/c/${expired}/resend`, form)
+        expectHtml(offered, 200)
+        expect(offered.text).toContain("Check your inbox")
+        await linkPath(email, 2)
+      })
+    })
+
+    describe("the confirmation page /c/<token> without an outstanding confirmation", () => {
+      it("a genuine link of an address with nothing to confirm says so on GET, HEAD and POST, and changes nothing", async () => {
         const { account, email, before } = await setup()
-        const expired = await expiredToken("confirm", { accountId: account.id, recipient: email, nonce: "n1" })
-        const page = await client.call("GET", `/c/${expired}`)
+        const good = await token("confirm", { accountId: account.id, recipient: email, nonce: "n1" })
+        const page = await client.call("GET", `/c/${good}`)
         expectHtml(page, 410)
-        expect(page.text).toContain("expired")
-        expect(page.text).toContain(`action="${expired}/resend"`)
-        expectHtml(await client.call("POST", `/c/${expired}`), 410)
-        const forged = `${expired.split(".")[0]}.${"C".repeat(43)}`
-        expectHtml(await client.call("GET", `/c/${forged}`), 400)
-        expectHtml(await client.call("POST", `/c/${forged}`), 400)
-        expectHtml(await client.call("POST", `/c/${forged}/resend`), 400)
+        expect(page.text).toContain("Nothing to confirm")
+        expect((await client.call("HEAD", `/c/${good}`)).text).toBe("")
+        expectHtml(await client.call("POST", `/c/${good}`, form), 410)
+        expectHtml(await client.call("POST", `/c/${good}/resend`, form), 410)
+        await expectUnchanged(account.id, email, before)
+      })
+
+      it("a forged, truncated or wrongly-purposed link is invalid on every route, and changes nothing", async () => {
+        const { account, email, before } = await setup()
+        const good = await token("confirm", { accountId: account.id, recipient: email, nonce: "n1" })
+        const forged = `${good.split(".")[0]}.${"C".repeat(43)}`
         const unsubscribeToken = await token("unsubscribe", { accountId: account.id, recipient: email })
-        expectHtml(await client.call("GET", `/c/${unsubscribeToken}`), 400)
+        for (const bad of [forged, good.slice(0, -4), unsubscribeToken]) {
+          expectHtml(await client.call("GET", `/c/${bad}`), 400)
+          expectHtml(await client.call("POST", `/c/${bad}`, form), 400)
+          expectHtml(await client.call("POST", `/c/${bad}/resend`, form), 400)
+        }
         await expectUnchanged(account.id, email, before)
       })
     })

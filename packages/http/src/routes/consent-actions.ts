@@ -1,7 +1,9 @@
 /** What the public consent routes ask of the Subscriptions service: unsubscribe a recipient (method `link` or
- *  `one_click`), confirm a double opt-in by its token, and send a new confirmation link. The rules and their events
- *  live in the service; this module only translates its answers for the pages. */
-import type { Account, EmailAddress, UnsubscribeScope } from "@mailroom/core"
+ *  `one_click`), read or follow a confirmation link, and send a new confirmation link. The rules and their events live
+ *  in the service; this module only translates its answers for the routes and pages. */
+import {
+  type Account, type EmailAddress, Subscriptions, Tokens, type UnsubscribeScope,
+} from "@mailroom/core"
 import { Effect } from "effect"
 
 export interface PublicUnsubscribe {
@@ -13,26 +15,56 @@ export interface PublicUnsubscribe {
   readonly campaignId: string | null
 }
 
-/** What following a confirmation link did. `replaced`: a newer link was sent since; `none`: the address is no longer
- *  waiting for a confirmation. */
-export type ConfirmOutcome =
-  | { readonly kind: "confirmed"; readonly redirectUrl: string | null }
-  | { readonly kind: "already" }
-  | { readonly kind: "replaced" }
-  | { readonly kind: "none" }
+/** Unsubscribes through the service, with the path's method and the campaign the token names. */
+export const unsubscribeRecipient = (account: Account, request: PublicUnsubscribe, method: "link" | "one_click") =>
+  Effect.flatMap(Subscriptions, (subscriptions) =>
+    subscriptions.unsubscribe(account, {
+      email: request.email,
+      scope: request.scope,
+      listId: request.listId,
+      topicId: request.topicId,
+      reason: request.reason,
+    }, { method, ...(request.campaignId === null ? {} : { campaignId: request.campaignId }) }))
 
-const notWired = (what: string) => Effect.dieMessage(`${what}: the Subscriptions service is not wired yet`)
+/** What a confirmation link is worth, for its page. `pending`: the button may confirm; `confirmed`: it just did;
+ *  `already`: the link was used; `expired`: older than 7 days; `replaced`: a newer link was sent since; `none`: the
+ *  address is no longer waiting for a confirmation; `invalid`: not a genuine confirmation token. */
+export type ConfirmationState =
+  | { readonly kind: "pending" | "already" | "expired" | "replaced"; readonly email: string }
+  | { readonly kind: "confirmed"; readonly email: string; readonly redirectUrl: string | null }
+  | { readonly kind: "none" | "invalid" }
 
-export const unsubscribeRecipient = (
-  _account: Account,
-  _request: PublicUnsubscribe,
-  _method: "link" | "one_click",
-): Effect.Effect<{ readonly changed: boolean }> => notWired("unsubscribe")
+/** Reads (`apply` false) or follows (`apply` true) a confirmation link through the service. */
+export const confirmationLink = (token: string, apply: boolean) =>
+  Effect.gen(function* () {
+    const tokens = yield* Tokens
+    const inspected = yield* Effect.either(tokens.inspect("confirm", token))
+    if (inspected._tag === "Left") return { kind: "invalid" } as ConfirmationState
+    const subscriptions = yield* Subscriptions
+    const link = yield* (apply ? subscriptions.confirm(token) : subscriptions.confirmation(token))
+    const email = link.email ?? inspected.right.claims.r
+    switch (link.state) {
+      case "pending":
+        return { kind: "pending", email } as ConfirmationState
+      case "confirmed":
+        return { kind: "confirmed", email, redirectUrl: link.redirectUrl } as ConfirmationState
+      case "already_confirmed":
+        return { kind: "already", email } as ConfirmationState
+      case "expired":
+        // The service says "expired" for both; a token still within its 7 days was replaced by a newer one.
+        return { kind: inspected.right.expired ? "expired" : "replaced", email } as ConfirmationState
+      case "invalid":
+        return { kind: "none" } as ConfirmationState
+    }
+  })
 
-export const confirmByToken = (_token: string): Effect.Effect<ConfirmOutcome> => notWired("confirm")
-
-/** `sent`, `paused` (platform sending is paused: nothing sent) or `nothing` (no confirmation outstanding). */
-export const resendConfirmation = (
-  _account: Account,
-  _email: EmailAddress,
-): Effect.Effect<"sent" | "paused" | "nothing"> => notWired("resend-confirmation")
+/** "Send me a new link" from a confirmation page: `sent`, `paused` (platform sending is paused: nothing sent) or
+ *  `nothing` (no confirmation outstanding for the address). */
+export const resendConfirmation = (account: Account, email: EmailAddress) =>
+  Effect.flatMap(Subscriptions, (subscriptions) => subscriptions.resendConfirmation(account, email, { via: "link" })).pipe(
+    Effect.map(({ confirmationSent }) => (confirmationSent ? "sent" : "paused") as "sent" | "paused" | "nothing"),
+    Effect.catchTags({
+      NoPendingConfirmation: () => Effect.succeed("nothing" as const),
+      ContactNotFound: () => Effect.succeed("nothing" as const),
+    }),
+  )

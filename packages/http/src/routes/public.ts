@@ -25,7 +25,7 @@ import {
   nothingToConfirmPage, staleConfirmationPage, unsubscribedPage, unsubscribePage,
 } from "../pages/consent-pages.js"
 import { decodeInput, readJson } from "../validation.js"
-import { confirmByToken, resendConfirmation, unsubscribeRecipient } from "./consent-actions.js"
+import { type ConfirmationState, confirmationLink, resendConfirmation, unsubscribeRecipient } from "./consent-actions.js"
 
 /** Form bodies of one-click POSTs are a single short field; anything larger is not read. */
 const formBodyLimitBytes = 64 * 1024
@@ -132,6 +132,25 @@ const leavingOf = (resolved: Resolved) =>
 /** A page for a link whose token failed, or whose list or topic is gone. */
 const brokenLink = (kind: "confirm" | "unsubscribe") => () => Effect.succeed(invalidLinkPage(kind))
 
+/** The page of a confirmation link in `state`; an expired or replaced link offers a new one through `<token>/resend`. */
+const confirmationPage = (state: ConfirmationState, token: string) => {
+  switch (state.kind) {
+    case "pending":
+      return confirmPage(state.email)
+    case "confirmed":
+      return confirmedPage(state.email, false)
+    case "already":
+      return confirmedPage(state.email, true)
+    case "expired":
+    case "replaced":
+      return staleConfirmationPage(state.email, state.kind, `${token}/resend`)
+    case "none":
+      return nothingToConfirmPage()
+    case "invalid":
+      return invalidLinkPage("confirm")
+  }
+}
+
 /** Reads a one-click POST body, `List-Unsubscribe=One-Click` as application/x-www-form-urlencoded or multipart/form-data
  *  (RFC 8058 names the first; mailbox providers send both). The answer does not depend on it: a POST is a deliberate
  *  act that link scanners do not make, so a provider that sends another body or none still unsubscribes the
@@ -228,39 +247,16 @@ export const publicRoutes = new Hono<MailroomEnv>()
       Effect.map((answer) => answer instanceof Response ? answer : pageResponse(answer)),
     )))
   .get("/c/:token", (c) =>
-    c.get("run")(Effect.gen(function* () {
-      const token = c.req.param("token")
-      const { claims, expired } = yield* (yield* Tokens).inspect("confirm", token)
-      const resolved = yield* resolveClaims(claims)
-      if (expired) return staleConfirmationPage(resolved.email, "expired", `${token}/resend`)
-      return confirmPage(resolved.email)
-    }).pipe(
-      Effect.catchTags({ InvalidToken: brokenLink("confirm") }),
-      Effect.map(pageResponse),
-    )))
+    c.get("run")(Effect.map(confirmationLink(c.req.param("token"), false), (state) =>
+      pageResponse(confirmationPage(state, c.req.param("token"))))))
   .post("/c/:token", (c) =>
     c.get("run")(Effect.gen(function* () {
-      const token = c.req.param("token")
       yield* readOneClickBody(c.req.raw)
-      const { claims, expired } = yield* (yield* Tokens).inspect("confirm", token)
-      const resolved = yield* resolveClaims(claims)
-      if (expired) return pageResponse(staleConfirmationPage(resolved.email, "expired", `${token}/resend`))
-      const outcome = yield* confirmByToken(token)
-      switch (outcome.kind) {
-        case "confirmed":
-          return outcome.redirectUrl === null
-            ? pageResponse(confirmedPage(resolved.email, false))
-            : c.redirect(outcome.redirectUrl, 303)
-        case "already":
-          return pageResponse(confirmedPage(resolved.email, true))
-        case "replaced":
-          return pageResponse(staleConfirmationPage(resolved.email, "replaced", `${token}/resend`))
-        case "none":
-          return pageResponse(nothingToConfirmPage())
-      }
-    }).pipe(
-      Effect.catchTags({ InvalidToken: () => Effect.succeed(pageResponse(invalidLinkPage("confirm"))) }),
-    )))
+      const state = yield* confirmationLink(c.req.param("token"), true)
+      return state.kind === "confirmed" && state.redirectUrl !== null
+        ? c.redirect(state.redirectUrl, 303)
+        : pageResponse(confirmationPage(state, c.req.param("token")))
+    })))
   .post("/c/:token/resend", (c) =>
     c.get("run")(Effect.gen(function* () {
       yield* readOneClickBody(c.req.raw)
