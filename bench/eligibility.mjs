@@ -20,7 +20,6 @@ const topicId = "grp_bench_eligibility"
 
 /** Contact i's address; every 20th is suppressed, every 33rd (from the first) opted out of the topic. */
 const addressOf = (i) => `e${String(i).padStart(7, "0")}@example.com`
-const reasons = ["Bounce", "Complaint", "Unsubscribe", "Manual"]
 
 /** The floor's query: each candidate left-joined to its suppression, contact and opt-out, keeping the blocked ones. */
 const floorSql = {

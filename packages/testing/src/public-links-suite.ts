@@ -355,7 +355,7 @@ export const publicLinksSuite = (name: string, makeTarget: () => Promise<PublicL
       const subscribePending = async (accountId: string, body: Record<string, unknown> = {}) => {
         const email = freshEmail("pending")
         const subscribed = await subscriptions(accountId, (service, account) =>
-          service.subscribe(account, { email, doubleOptIn: true, ...body } as never))
+          service.subscribe(account, { email, doubleOptIn: true, ...body }))
         expect(subscribed).toMatchObject({ status: "PENDING", requiresConfirmation: true, confirmationSent: true })
         return { email, contactId: subscribed.contactId as string, path: await linkPath(email, 1) }
       }

@@ -15,14 +15,14 @@ export interface PageContent {
 
 /** What an unsubscribe link makes the recipient leave. */
 export type Leaving =
-  | { readonly kind: "all"; readonly sender: string }
+  | { readonly kind: "all"; readonly sender: string | null }
   | { readonly kind: "list"; readonly name: string }
   | { readonly kind: "topic"; readonly name: string; readonly description: string | null }
 
 const leavingText = (leaving: Leaving): SafeHtml => {
   switch (leaving.kind) {
     case "all":
-      return html`all mail from <strong>${leaving.sender}</strong>`
+      return leaving.sender === null ? html`all mail from this sender` : html`all mail from <strong>${leaving.sender}</strong>`
     case "list":
       return html`the list <strong>${leaving.name}</strong>`
     case "topic":

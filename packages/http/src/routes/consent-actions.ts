@@ -35,26 +35,28 @@ export type ConfirmationState =
   | { readonly kind: "none" | "invalid" }
 
 /** Reads (`apply` false) or follows (`apply` true) a confirmation link through the service. */
+const state = (value: ConfirmationState): ConfirmationState => value
+
 export const confirmationLink = (token: string, apply: boolean) =>
   Effect.gen(function* () {
     const tokens = yield* Tokens
     const inspected = yield* Effect.either(tokens.inspect("confirm", token))
-    if (inspected._tag === "Left") return { kind: "invalid" } as ConfirmationState
+    if (inspected._tag === "Left") return state({ kind: "invalid" })
     const subscriptions = yield* Subscriptions
     const link = yield* (apply ? subscriptions.confirm(token) : subscriptions.confirmation(token))
     const email = link.email ?? inspected.right.claims.r
     switch (link.state) {
       case "pending":
-        return { kind: "pending", email } as ConfirmationState
+        return state({ kind: "pending", email })
       case "confirmed":
-        return { kind: "confirmed", email, redirectUrl: link.redirectUrl } as ConfirmationState
+        return state({ kind: "confirmed", email, redirectUrl: link.redirectUrl })
       case "already_confirmed":
-        return { kind: "already", email } as ConfirmationState
+        return state({ kind: "already", email })
       case "expired":
         // The service says "expired" for both; a token still within its 7 days was replaced by a newer one.
-        return { kind: inspected.right.expired ? "expired" : "replaced", email } as ConfirmationState
+        return state({ kind: inspected.right.expired ? "expired" : "replaced", email })
       case "invalid":
-        return { kind: "none" } as ConfirmationState
+        return state({ kind: "none" })
     }
   })
 

@@ -117,16 +117,18 @@ const linkScope = (claims: TokenClaims) =>
   : claims.l !== undefined ? { scope: "list" as const, listId: claims.l, topicId: null }
   : { scope: "all" as const, listId: null, topicId: null }
 
+const leaving = (value: Leaving): Leaving => value
+
 /** How the unsubscribe page names what the link leaves; the topic's public label when it has one. */
 const leavingOf = (resolved: Resolved) =>
   Effect.gen(function* () {
     const { scope, listId, topicId } = linkScope(resolved.claims)
     if (scope === "topic") {
-      const { topic } = yield* (yield* Topics).get(resolved.account, topicId!)
-      return { kind: "topic", name: topic.publicLabel ?? topic.name, description: topic.publicDescription } as Leaving
+      const { topic } = yield* (yield* Topics).get(resolved.account, topicId)
+      return leaving({ kind: "topic", name: topic.publicLabel ?? topic.name, description: topic.publicDescription })
     }
-    if (scope === "list") return { kind: "list", name: (yield* (yield* Lists).get(resolved.account, listId!)).list.name } as Leaving
-    return { kind: "all", sender: resolved.account.name } as Leaving
+    if (scope === "list") return leaving({ kind: "list", name: (yield* (yield* Lists).get(resolved.account, listId)).list.name })
+    return leaving({ kind: "all", sender: resolved.account.name })
   })
 
 /** A page for a link whose token failed, or whose list or topic is gone. */
@@ -162,7 +164,7 @@ export const readOneClickBody = (request: Request): Effect.Effect<boolean> =>
     if (bytes.length === 0) return false
     if (type.startsWith("multipart/form-data")) {
       const form = yield* Effect.tryPromise(() =>
-        new Request("http://body.invalid/", { method: "POST", headers: { "content-type": type }, body: new Blob([bytes.slice().buffer as ArrayBuffer]) }).formData())
+        new Request("http://body.invalid/", { method: "POST", headers: { "content-type": type }, body: new Blob([bytes.slice().buffer]) }).formData())
       return form.get("List-Unsubscribe") === "One-Click"
     }
     return new URLSearchParams(new TextDecoder().decode(bytes)).get("List-Unsubscribe") === "One-Click"
