@@ -7,6 +7,7 @@ import { Layer } from "effect"
 import { eligibilityTests } from "./consent-suite/eligibility.js"
 import { suppressionTopicServiceTests } from "./consent-suite/service-suppressions-topics.js"
 import { storeConsentTests } from "./consent-suite/store-consent.js"
+import { tokenInputTests } from "./consent-suite/token-input.js"
 import { tokenTests } from "./consent-suite/tokens.js"
 
 /** Declares the suite for `backend` (a name for the report) over one shared instance of `storeLayer`. */
@@ -18,5 +19,6 @@ export const consentSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, 
       eligibilityTests(it)
       suppressionTopicServiceTests(it)
       tokenTests(it)
+      tokenInputTests(it)
     },
   )
