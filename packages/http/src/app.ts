@@ -16,6 +16,7 @@ import { exportRoutes } from "./routes/export.js"
 import { healthRoutes } from "./routes/health.js"
 import { importRoutes } from "./routes/import.js"
 import { listRoutes } from "./routes/lists.js"
+import { subscriptionRoutes } from "./routes/subscriptions.js"
 import { suppressionRoutes } from "./routes/suppressions.js"
 import { topicRoutes } from "./routes/topics.js"
 import { webhookRoutes } from "./routes/webhooks.js"
@@ -29,6 +30,7 @@ const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   exportRoutes,
   importRoutes,
   listRoutes,
+  subscriptionRoutes,
   suppressionRoutes,
   topicRoutes,
   webhookRoutes,
