@@ -202,7 +202,7 @@ export type { MailroomServices } from "./services/layer.js"
 export {
   subscribeLimits, RedirectUrl, SubscribeInput, UnsubscribeInput, UpdateSubscriptionInput, defaultConfirmationTemplate,
 } from "./domain/subscription-input.js"
-export { Subscriptions, SubscriptionsConfig } from "./services/subscriptions.js"
+export { Subscriptions, SubscriptionsConfig, defaultConfirmationFrom } from "./services/subscriptions.js"
 export type {
   SignupForm, SubscribeContext, SubscribeResult, UnsubscribeContext, UnsubscribeResult, UpdateChannel, UpdateContext,
   ConsentView, SubscriptionStatus, ResendResult, ConfirmationLink,

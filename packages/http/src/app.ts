@@ -17,6 +17,7 @@ import { healthRoutes } from "./routes/health.js"
 import { importRoutes } from "./routes/import.js"
 import { listRoutes } from "./routes/lists.js"
 import { publicRoutes } from "./routes/public.js"
+import { subscriptionRoutes } from "./routes/subscriptions.js"
 import { suppressionRoutes } from "./routes/suppressions.js"
 import { topicRoutes } from "./routes/topics.js"
 import { webhookRoutes } from "./routes/webhooks.js"
@@ -30,6 +31,7 @@ const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   exportRoutes,
   importRoutes,
   listRoutes,
+  subscriptionRoutes,
   suppressionRoutes,
   topicRoutes,
   webhookRoutes,
