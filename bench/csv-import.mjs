@@ -5,14 +5,13 @@
 // in this process, one after the other, so that the longest event-loop stall during Mailroom's imports is measured
 // (perf_hooks monitorEventLoopDelay) and printed: it must stay under 100 ms.
 // Run alone with `npm run bench -- csv-import` (MAILROOM_BENCH_BACKENDS=sqlite to skip Postgres).
-import { randomUUID } from "node:crypto"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { serve } from "@hono/node-server"
 import { mountMailroom } from "@mailroom/hono"
 import { parse } from "csv-parse/sync"
 import { Hono } from "hono"
 import { createMailroom } from "mailroom"
-import { freshPostgresUrl, freshSqliteFile, interleave, report } from "./lib.mjs"
+import { freshPostgresUrl, freshSqliteFile, interleave, report, timeOrderedId } from "./lib.mjs"
 
 const target = 0.4
 const stallLimitMs = 100
@@ -171,7 +170,7 @@ const startFloor = async (database) => {
   const { account } = await setup.accounts.create({ name: "floor", plan: "pro" })
   await setup.close()
   const driver = await openDriver(database)
-  const listId = `lst_${randomUUID()}`
+  const listId = timeOrderedId("lst")
   const now = Date.now()
   await driver.insertMany(
     "contact_lists",
@@ -194,7 +193,7 @@ const startFloor = async (database) => {
       const firstName = record[1] || null
       const lastName = record[2] || null
       return [
-        `ct_${randomUUID()}`, account.id, record[email].trim().toLowerCase(), firstName, firstName?.toLowerCase() ?? null,
+        timeOrderedId("ct"), account.id, record[email].trim().toLowerCase(), firstName, firstName?.toLowerCase() ?? null,
         lastName, lastName?.toLowerCase() ?? null, "CSV_IMPORT", "ACTIVE", at, "import", at, at, at,
       ]
     })
@@ -202,7 +201,7 @@ const startFloor = async (database) => {
     await driver.transaction(async () => {
       await driver.insertMany("contacts", contactColumns, contacts)
       if (list !== null) {
-        await driver.insertMany("list_members", memberColumns, contacts.map((row) => [`mem_${randomUUID()}`, account.id, list, row[0], at]))
+        await driver.insertMany("list_members", memberColumns, contacts.map((row) => [timeOrderedId("mem"), account.id, list, row[0], at]))
       }
     })
     return c.json({ imported: contacts.length, skipped: 0, addedToList: list === null ? 0 : contacts.length, errors: [] })

@@ -113,3 +113,20 @@ export const report = (name, label, mailroom, floor, target, extra = "") => {
 let counter = 0
 /** A unique address per call, across the whole run. */
 export const uniqueEmail = (prefix = "bench") => `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter++}@example.com`
+
+const crockford = "0123456789abcdefghjkmnpqrstvwxyz"
+const base32 = (n, width) => {
+  let out = ""
+  for (let i = 0; i < width; i++) {
+    out = crockford[n % 32] + out
+    n = Math.floor(n / 32)
+  }
+  return out
+}
+const idSalt = base32(Math.floor(Math.random() * 32 ** 6), 6)
+let idCounter = 0
+/** An id shaped as Mailroom's: `<prefix>_`, the time in 9 base-32 characters, then 16 more that grow with each id, so
+ *  that ids sort in the order they were made. Floors write ids like these rather than random UUIDs: a primary key
+ *  index fed random keys dirties a page per row once the table outgrows the cache, which is other work than
+ *  Mailroom's (its ids arrive in order and append). */
+export const timeOrderedId = (prefix) => `${prefix}_${base32(Date.now(), 9)}${idSalt}${base32(idCounter++, 10)}`

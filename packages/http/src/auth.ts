@@ -4,7 +4,7 @@
 import {
   Accounts, hasScope, InvalidCredentials, type Scope, ScopeInsufficient, Unauthorized,
 } from "@mailroom/core"
-import { Effect, Exit } from "effect"
+import { type Clock, Effect, Exit } from "effect"
 import type { Context } from "hono"
 import { createMiddleware } from "hono/factory"
 import type { MailroomEnv } from "./env.js"
@@ -65,10 +65,14 @@ export const guardAttempt = async (
  *  every other attempt first checks the address's failed authentications, and a key that cannot be one Mailroom
  *  issued (prefix, length, alphabet) is refused by Accounts.authenticate without a lookup. */
 export const authenticate = () => {
-  let known: Accounts | undefined
+  /** The Accounts service and the Clock of the runtime, from the first lookup on: the cache is read against the same
+   *  clock that stamped its entries (Effect's Clock, a TestClock under test), read synchronously. */
+  let known: { readonly accounts: Accounts; readonly clock: Clock.Clock } | undefined
   return createMiddleware<MailroomEnv>(async (c, next) => {
     const credential = credentialOf(c.req.header("authorization"))
-    const cached = credential.kind === "bearer" ? known?.cachedAuthentication(credential.token, Date.now()) : undefined
+    const cached = credential.kind === "bearer" && known !== undefined
+      ? known.accounts.cachedAuthentication(credential.token, known.clock.unsafeCurrentTimeMillis())
+      : undefined
     if (cached !== undefined) {
       c.set("account", cached.account)
       c.set("apiKey", cached.apiKey)
@@ -77,9 +81,10 @@ export const authenticate = () => {
     const outcome = await guardAttempt(c, async () => {
       if (credential.kind !== "bearer") return errorResponse(refusalOf(credential, "API_KEY"))
       // Accounts.authenticate refuses a token that is no key Mailroom could have issued before any lookup.
-      const exit = await c.get("runExit")(Effect.flatMap(Accounts, (accounts) => {
-        known = accounts
-        return accounts.authenticate(credential.token)
+      const exit = await c.get("runExit")(Effect.gen(function* () {
+        const accounts = yield* Accounts
+        known = { accounts, clock: yield* Effect.clock }
+        return yield* accounts.authenticate(credential.token)
       }))
       if (Exit.isFailure(exit)) return c.get("answerFailure")(exit.cause)
       c.set("account", exit.value.account)

@@ -1,6 +1,6 @@
 import { Store, StoreError } from "@mailroom/core"
 import { MemoryStore } from "@mailroom/memory"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, TestClock } from "effect"
 import { describe, expect, it } from "vitest"
 import { call, makeTestApp, newAccount } from "./support.js"
 
@@ -90,6 +90,17 @@ describe("GET /api/health", () => {
   it("needs no API key", async () => {
     const app = makeTestApp({ adminToken: undefined })
     expect((await call(app, "GET", "/api/health")).status).toBe(200)
+  })
+
+  it("stamps its answer with Mailroom's Clock (a TestClock here), connected or not", async () => {
+    const at = Date.UTC(2039, 6, 14, 12, 30, 5, 250)
+    const up = makeTestApp({}, undefined, { testClock: true })
+    await up.runtime.runPromise(TestClock.setTime(at))
+    expect((await call(up, "GET", "/api/health")).json).toEqual({ status: "ok", database: "connected", timestamp: "2039-07-14T12:30:05.250Z" })
+    const down = makeTestApp({}, storeWithPing(Effect.fail(new StoreError({ operation: "ping", cause: new Error("ECONNREFUSED") }))),
+      { testClock: true })
+    await down.runtime.runPromise(TestClock.setTime(at))
+    expect((await call(down, "GET", "/api/health")).json).toEqual({ status: "error", database: "disconnected", timestamp: "2039-07-14T12:30:05.250Z" })
   })
 })
 

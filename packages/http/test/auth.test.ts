@@ -1,6 +1,6 @@
 import { Store } from "@mailroom/core"
 import { MemoryStore } from "@mailroom/memory"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, TestClock } from "effect"
 import { RateLimiterMemory } from "rate-limiter-flexible"
 import { describe, expect, it } from "vitest"
 import { credentialOf } from "../src/index.js"
@@ -103,5 +103,25 @@ describe("a key lookup that fails on the database's side", () => {
       expect((await call(app, "GET", "/v1/contacts", { key: `svc_live_${"a".repeat(48)}` })).status).toBe(500)
     }
     expect((await call(app, "GET", "/v1/contacts", { key: "nope" })).status).toBe(401)
+  })
+})
+
+describe("the cache of recent authentications", () => {
+  it("expires by Mailroom's Clock: under a TestClock, a key is looked up again once the clock passes its lifetime", async () => {
+    const { layer, lookups } = countingStore()
+    const app = makeTestApp({}, layer, { testClock: true })
+    // Far from the system's time, so that a cache read against the system clock could not agree with this one.
+    await app.runtime.runPromise(TestClock.setTime(Date.UTC(2040, 0, 1)))
+    const { key } = await newAccount(app)
+    expect((await call(app, "GET", "/v1/contacts", { key })).status).toBe(200)
+    expect((await call(app, "GET", "/v1/contacts", { key })).status).toBe(200)
+    expect(lookups.count).toBe(1)
+    await app.runtime.runPromise(TestClock.adjust("1 second"))
+    expect((await call(app, "GET", "/v1/contacts", { key })).status).toBe(200)
+    expect(lookups.count).toBe(1)
+    // Past the cache's lifetime (two seconds) by the TestClock alone: no real time has passed.
+    await app.runtime.runPromise(TestClock.adjust("2 seconds"))
+    expect((await call(app, "GET", "/v1/contacts", { key })).status).toBe(200)
+    expect(lookups.count).toBe(2)
   })
 })

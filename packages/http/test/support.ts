@@ -2,7 +2,7 @@
 import { IdsLive, servicesLayer, type Store } from "@mailroom/core"
 import { MemoryStore } from "@mailroom/memory"
 import { makeCaptureMailer } from "@mailroom/testing"
-import { HashMap, Layer, Logger, ManagedRuntime } from "effect"
+import { HashMap, Layer, Logger, ManagedRuntime, TestContext } from "effect"
 import { afterAll } from "vitest"
 import { type HttpApp, type HttpAppOptions, type HttpRuntime, makeHttpApp } from "../src/index.js"
 
@@ -34,16 +34,19 @@ export interface TestApp {
   readonly runtime: HttpRuntime
 }
 
-/** A router over a fresh memory store (or `store`, to replace the backend), disposed after the file's tests. */
+/** A router over a fresh memory store (or `store`, to replace the backend), disposed after the file's tests. With
+ *  `testClock`, the runtime's Clock is a TestClock (at 0 until a test moves it with `runtime.runPromise(TestClock…)`). */
 export const makeTestApp = (
   options: Omit<HttpAppOptions, "runtime"> = {},
   store: Layer.Layer<Store> = MemoryStore.layer,
+  { testClock = false }: { readonly testClock?: boolean } = {},
 ): TestApp => {
   const logs: Array<LoggedLine> = []
   const runtime = ManagedRuntime.make(
     servicesLayer.pipe(
       Layer.provideMerge(Layer.mergeAll(store, IdsLive, makeCaptureMailer().layer)),
       Layer.provide(recordingLogger(logs)),
+      Layer.provideMerge(testClock ? TestContext.TestContext : Layer.empty),
     ),
   )
   afterAll(() => runtime.dispose())

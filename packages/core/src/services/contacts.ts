@@ -163,47 +163,63 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
       return counts.map(({ name, count }) => ({ name, count, color: null, definitionId: null }))
     })
 
-    /** POST /contacts/bulk: creates new addresses, never updates existing ones; one transaction, set-based writes. */
+    /** POST /contacts/bulk: creates new addresses, never updates existing ones; set-based writes. */
     const bulkCreate = method("Contacts.bulkCreate")(function* (account: Account, fields: typeof BulkCreateInput.Encoded) {
       const input = yield* decodeInput(BulkCreateInput, fields)
       const at = yield* now
       const errors: Array<{ email: string; error: string }> = []
       let skipped = 0
+      /** An address sent twice, or already taken: skipped, or an error when the caller asked for them. */
+      const duplicate = (email: string) => {
+        if (input.skipDuplicates) skipped++
+        else errors.push({ email, error: new DuplicateContact({ email }).message })
+      }
       const seen = new Set<string>()
       const fresh: Array<CreateContactInput> = []
       for (const item of input.contacts) {
-        if (seen.has(item.email)) {
-          if (input.skipDuplicates) skipped++
-          else errors.push({ email: item.email, error: new DuplicateContact({ email: item.email }).message })
-          continue
+        if (seen.has(item.email)) duplicate(item.email)
+        else {
+          seen.add(item.email)
+          fresh.push(item)
         }
-        seen.add(item.email)
-        fresh.push(item)
       }
-      const existing = new Set((yield* store.contacts.findByEmails(account.id, fresh.map((c) => c.email))).map((c) => c.email))
-      let room = yield* roomFor(account)
-      const toInsert: Array<Contact> = []
-      for (const item of fresh) {
-        if (existing.has(item.email)) {
-          if (input.skipDuplicates) skipped++
-          else errors.push({ email: item.email, error: new DuplicateContact({ email: item.email }).message })
-          continue
-        }
-        const contact = contactFrom(account, item, at)
-        if (contact.status === "ACTIVE") {
-          if (room < 1) {
-            errors.push({ email: item.email, error: freeTierLimit(account).message })
+      /** Inserts `candidates`; the store skips the addresses already taken (by an earlier contact or a concurrent
+       *  writer) and answers the contacts it wrote. */
+      const insert = (candidates: ReadonlyArray<Contact>) =>
+        Effect.map(store.contacts.insertMany(candidates), (inserted): BulkCreateResult => {
+          const written = new Set(inserted.map((contact) => contact.email))
+          for (const contact of candidates) if (!written.has(contact.email)) duplicate(contact.email)
+          return { created: inserted.length, skipped, errors }
+        })
+      // Without a cap on ACTIVE contacts the insert alone tells the taken addresses apart: one statement, atomic on its
+      // own (the store makes its chunks and child rows one transaction), with no read before it.
+      if (planLimits[account.plan].activeContacts === null) {
+        return yield* insert(fresh.map((item) => contactFrom(account, item, at)))
+      }
+      // With a cap, the addresses already taken are read first so that only new ACTIVE contacts use up the room, in one
+      // transaction with the account locked.
+      return yield* store.transaction(Effect.gen(function* () {
+        const existing = new Set((yield* store.contacts.findByEmails(account.id, fresh.map((c) => c.email))).map((c) => c.email))
+        let room = yield* roomFor(account)
+        const candidates: Array<Contact> = []
+        for (const item of fresh) {
+          if (existing.has(item.email)) {
+            duplicate(item.email)
             continue
           }
-          room--
+          const contact = contactFrom(account, item, at)
+          if (contact.status === "ACTIVE") {
+            if (room < 1) {
+              errors.push({ email: item.email, error: freeTierLimit(account).message })
+              continue
+            }
+            room--
+          }
+          candidates.push(contact)
         }
-        toInsert.push(contact)
-      }
-      const inserted = yield* store.contacts.insertMany(toInsert)
-      // A concurrent writer may have taken an address between the read and the insert: that row counts as skipped.
-      skipped += toInsert.length - inserted.length
-      return { created: inserted.length, skipped, errors } satisfies BulkCreateResult
-    }, store.transaction)
+        return yield* insert(candidates)
+      }))
+    })
 
     const bulkDelete = method("Contacts.bulkDelete")(function* (account: Account, ids: ReadonlyArray<string>) {
       const { contactIds } = yield* decodeInput(BulkDeleteInput, { contactIds: ids })
