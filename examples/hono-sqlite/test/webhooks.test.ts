@@ -48,9 +48,9 @@ const boot = async (variables: Record<string, string>): Promise<string> => {
   child = started
   let stdout = ""
   let stderr = ""
-  started.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+  started.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
   return new Promise<string>((resolve, reject) => {
-    started.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    started.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       stdout += chunk
       const url = stdout.includes("\n") ? /https?:\/\/\S+/.exec(stdout.split("\n")[0]!)?.[0] : undefined
       if (url !== undefined) resolve(url)
@@ -75,7 +75,7 @@ it("a local receiver gets a signed event for a real API change and verifies it",
       headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     })
-    return { status: response.status, body: await response.json() as any }
+    return { status: response.status, body: await response.json() }
   }
 
   const account = await call("POST", "/admin/accounts", adminToken, { plan: "pro", ownerEmail: "owner@example.com" })
