@@ -6,6 +6,8 @@ import { Effect, Either, Exit, FiberRef, type Scope } from "effect"
 /** Undo steps of the running transaction, newest last; undefined while no transaction runs. */
 export interface Journal {
   steps: Array<() => void> | undefined
+  /** What runs once the running transaction commits (dropped when it rolls back). */
+  committed: Array<() => void>
 }
 
 /** A keyed table. Rows are immutable values: a change replaces the row, and every replacement is journaled so that a
@@ -69,6 +71,8 @@ export interface MemoryDb {
   /** Runs `effect` alone and atomically: on failure, defect or interruption every table is put back as it was at the
    *  start. A transaction started inside another (including from fibers it forks) joins it. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** Runs `f` once the transaction in progress commits, or at once outside a transaction; dropped on rollback. */
+  readonly onCommit: (f: () => void) => void
   /** Registers `hook` to run whenever rows of `resource` are deleted. */
   readonly onDelete: (resource: string, hook: DeleteHook) => void
   /** Runs the hooks registered for `resource`; call it inside the atomic step that deletes the rows. */
@@ -78,7 +82,7 @@ export interface MemoryDb {
 /** A fresh database with no tables. Rollback replays an undo journal rather than copying every table at the start,
  *  so a transaction costs in proportion to its writes, not to the size of the store. */
 export const makeMemoryDb: Effect.Effect<MemoryDb, never, Scope.Scope> = Effect.gen(function* () {
-  const journal: Journal = { steps: undefined }
+  const journal: Journal = { steps: undefined, committed: [] }
   const writer = yield* Effect.makeSemaphore(1)
   const inside = yield* FiberRef.make(false)
   const hooks = new Map<string, Array<DeleteHook>>()
@@ -94,6 +98,8 @@ export const makeMemoryDb: Effect.Effect<MemoryDb, never, Scope.Scope> = Effect.
   const end = (exit: Exit.Exit<unknown, unknown>) => Effect.sync(() => {
     if (Exit.isFailure(exit)) undoTo(0)
     journal.steps = undefined
+    const committed = journal.committed.splice(0)
+    if (Exit.isSuccess(exit)) for (const f of committed) f()
   })
 
   const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
@@ -114,6 +120,10 @@ export const makeMemoryDb: Effect.Effect<MemoryDb, never, Scope.Scope> = Effect.
       return result
     })),
     transaction,
+    onCommit: (f) => {
+      if (journal.steps === undefined) f()
+      else journal.committed.push(f)
+    },
     onDelete: (resource, hook) => {
       hooks.set(resource, [...(hooks.get(resource) ?? []), hook])
     },

@@ -126,6 +126,14 @@ export const makeWebhookRepository = (db: MemoryDb): WebhookRepository => {
         if (endpoint !== undefined) endpoints.set(endpointId, { ...endpoint, streak: { ...streak } })
       }),
 
+    pendingDeliveries: (afterId, limit) =>
+      db.atomic(() =>
+        [...deliveries.values()]
+          .filter((d) => d.status === "pending" && (afterId === undefined || d.id > afterId) && endpoints.get(d.endpointId)?.active === true)
+          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          .slice(0, limit)
+          .map((d) => ({ id: d.id, accountId: d.accountId }))),
+
     purgeAttempts: (before) =>
       db.atomic(() => {
         let purged = 0

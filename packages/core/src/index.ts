@@ -86,6 +86,8 @@ export {
   decodeImportRequest, planColumns, readRow, planImport,
 } from "./domain/csv-import.js"
 export { readCsvFile } from "./internal/csv-reader.js"
+export { makeWakeSignal } from "./internal/wake-signal.js"
+export type { WakeSignal } from "./internal/wake-signal.js"
 export type {
   CsvSource, ImportRequest, ImportOptions, ImportRow, RowRejection, CsvFile, ColumnPlan, ImportPlan,
 } from "./domain/csv-import.js"
@@ -177,7 +179,7 @@ export { attemptDelivery, maxAttempts } from "./services/webhook-sender.js"
 export type { AttemptResult } from "./services/webhook-sender.js"
 export {
   webhookDeliveryJob, webhookPurgeJob, DeliveryAttemptFailed, enqueueDelivery, fanOutEvents, runDeliveryJob,
-  purgeWebhookHistory, defaultNotificationFrom,
+  purgeWebhookHistory, defaultNotificationFrom, requeuePendingDeliveries, schedulePurge,
 } from "./services/webhook-queue.js"
 export { Suppressions } from "./services/suppressions.js"
 export type { BulkSuppressionResult } from "./services/suppressions.js"
@@ -194,7 +196,7 @@ export { Messages } from "./services/messages.js"
 export type { MessageDetails } from "./services/messages.js"
 export { servicesLayer } from "./services/layer.js"
 export { Background, BackgroundConfig } from "./services/background.js"
-export type { EventConsumer } from "./services/background.js"
+export type { EventConsumer, BackgroundContext } from "./services/background.js"
 export { runJobWorker, retryDelay } from "./services/job-runner.js"
 export type { ClaimedJob, JobSource, JobWorkerOptions } from "./services/job-runner.js"
 export { Tracing } from "./services/tracing.js"

@@ -5,6 +5,7 @@ import { AccountId, type DomainEvent, type EventOutbox, EventType } from "@mailr
 import { Clock, Effect, Schema } from "effect"
 import { insertRows } from "./internal/batch.js"
 import { EpochMillis, IntegerColumn, JsonColumn, toJson, toMillis } from "./internal/columns.js"
+import type { CommitSignal } from "./internal/commit-signal.js"
 import { isSqlError, orStoreError, storeError } from "./internal/errors.js"
 
 const EventRow = Schema.Struct({
@@ -73,7 +74,7 @@ const lockCursor = (sql: SqlClient.SqlClient, consumer: string) =>
       : Effect.succeed([])),
   )
 
-export const makeEventOutbox = (sql: SqlClient.SqlClient): EventOutbox => {
+export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal): EventOutbox => {
   /** Consumers whose cursor row this process has seen exist (rows are never deleted). */
   const knownCursors = new Set<string>()
   const ensureCursor = (consumer: string) =>
@@ -85,7 +86,11 @@ export const makeEventOutbox = (sql: SqlClient.SqlClient): EventOutbox => {
         orStoreError("events.relay"),
       )
   return {
-    append: (events) => insertRows(sql, "events", events.map(eventRow)).pipe(Effect.asVoid, orStoreError("events.append")),
+    append: (events) =>
+      insertRows(sql, "events", events.map(eventRow)).pipe(
+        Effect.zipRight(events.length > 0 ? commits.appended : Effect.void),
+        orStoreError("events.append"),
+      ),
 
     // Oldest first; events of the same millisecond keep the order they were appended in.
     list: (accountId, options) =>
@@ -103,7 +108,7 @@ export const makeEventOutbox = (sql: SqlClient.SqlClient): EventOutbox => {
       Effect.gen(function* () {
         // Outside the transaction: on Postgres, a write would give the relay's transaction an xid of its own.
         yield* ensureCursor(consumer)
-        return yield* sql.withTransaction(Effect.gen(function* () {
+        return yield* commits.track(sql.withTransaction(Effect.gen(function* () {
           const [cursor] = yield* lockCursor(sql, consumer).pipe(orStoreError("events.relay"))
           if (cursor === undefined) return 0
           const rows = yield* eventsAfter(sql, cursor, limit).pipe(orStoreError("events.relay"))
@@ -114,7 +119,9 @@ export const makeEventOutbox = (sql: SqlClient.SqlClient): EventOutbox => {
           yield* sql`UPDATE event_relay_cursors SET xid = ${Number(last.xid)}, seq = ${last.seq}, updated_at = ${updatedAt}
             WHERE consumer = ${consumer}`.pipe(orStoreError("events.relay"))
           return rows.length
-        })).pipe(Effect.catchIf(isSqlError, (cause) => Effect.fail(storeError("events.relay")(cause))))
+        }))).pipe(Effect.catchIf(isSqlError, (cause) => Effect.fail(storeError("events.relay")(cause))))
       }),
+
+    appended: commits.next,
   }
 }

@@ -15,6 +15,7 @@ import { makeMemberRepository } from "./members.js"
 import { makeMessageRepository } from "./messages.js"
 import { makeQuotaRepository } from "./quota.js"
 import { makeIdempotencyRepository } from "./idempotency.js"
+import { makeCommitSignal } from "./internal/commit-signal.js"
 import { isSqlError, orStoreError, storeError } from "./internal/errors.js"
 import { makeSettingRepository } from "./settings.js"
 import { makeWebhookRepository } from "./webhooks.js"
@@ -28,8 +29,9 @@ import { makeTopicRepository } from "./topics.js"
 export const makeSqlStore = (
   sql: SqlClient.SqlClient,
   direct: Option.Option<DirectStatementsService> = Option.none(),
-): Store["Type"] =>
-  Store.of({
+): Store["Type"] => {
+  const commits = makeCommitSignal()
+  return Store.of({
     accounts: makeAccountRepository(sql),
     apiKeys: makeApiKeyRepository(sql),
     appCredentials: makeAppCredentialRepository(sql),
@@ -37,7 +39,7 @@ export const makeSqlStore = (
     contacts: makeContactRepository(sql, direct),
     lists: makeListRepository(sql),
     members: makeMemberRepository(sql),
-    events: makeEventOutbox(sql),
+    events: makeEventOutbox(sql, commits),
     suppressions: makeSuppressionRepository(sql),
     topics: makeTopicRepository(sql),
     confirmations: makeConfirmationRepository(sql),
@@ -49,9 +51,10 @@ export const makeSqlStore = (
     // Nested calls become savepoints of the outer transaction. Only the client's own failures (BEGIN) turn into
     // StoreError; the effect's errors pass through unchanged.
     transaction: (effect) =>
-      sql.withTransaction(effect).pipe(Effect.catchIf(isSqlError, (cause) => Effect.fail(storeError("transaction")(cause)))),
+      commits.track(sql.withTransaction(effect)).pipe(Effect.catchIf(isSqlError, (cause) => Effect.fail(storeError("transaction")(cause)))),
     ping: sql`SELECT 1`.pipe(Effect.asVoid, orStoreError("ping")),
   })
+}
 
 export const SqlStore = {
   /** The Store over the SqlClient in context. It does not migrate: adapters run `migrate` (or `migrationsLayer`)

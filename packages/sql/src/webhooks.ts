@@ -322,6 +322,15 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
           streak_notified = ${bool(streak.notified)}
         WHERE account_id = ${accountId} AND id = ${endpointId}`.pipe(Effect.asVoid, orStoreError("webhooks.setStreak")),
 
+    pendingDeliveries: (afterId, limit) =>
+      sql<{ readonly id: string; readonly account_id: string }>`SELECT d.id, d.account_id FROM webhook_deliveries d
+        JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.active = ${bool(true)}
+        WHERE d.status = 'pending' ${afterId === undefined ? sql.literal("") : sql`AND d.id > ${afterId}`}
+        ORDER BY d.id LIMIT ${limit}`.pipe(
+        Effect.map((rows) => rows.map((row) => ({ id: row.id as DeliveryId, accountId: row.account_id as AccountId }))),
+        orStoreError("webhooks.pendingDeliveries"),
+      ),
+
     purgeAttempts: (before) =>
       sql`DELETE FROM webhook_attempts WHERE started_at < ${toMillis(before)} RETURNING id`.pipe(
         Effect.map((rows) => rows.length),

@@ -2,8 +2,8 @@
  *  a database of its own, since a consumer sees the events of every account. Each test starts its consumer at the
  *  head of the outbox, so events of earlier tests do not reach it. */
 import { expect, it } from "@effect/vitest"
-import { Background, type DomainEvent, IdsLive, JobQueue, Store, StoreError } from "@mailroom/core"
-import { Effect, Exit, Layer, Queue, Ref, Scope, TestServices } from "effect"
+import { Background, BackgroundConfig, type DomainEvent, IdsLive, JobQueue, Mailer, Store, StoreError } from "@mailroom/core"
+import { Deferred, Duration, Effect, Exit, Layer, Queue, Ref, Scope, TestServices } from "effect"
 import { makeAccount, makeContact, makeEvent, uniqueText } from "./fixtures.js"
 
 const noop = () => Effect.void
@@ -30,6 +30,8 @@ const noJobs = Layer.succeed(JobQueue, {
   enqueue: () => Effect.die(new Error("not implemented")),
   work: () => Effect.die(new Error("not implemented")),
 })
+/** A Mailer that refuses every call: the relay tests send nothing. */
+const noMail = Layer.succeed(Mailer, { send: () => Effect.die(new Error("not implemented")) })
 
 export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>) =>
   it.layer(storeLayer, { timeout: "60 seconds" })(`Event relay (${backend})`, (it) => {
@@ -150,5 +152,56 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
         const seen: Array<string> = []
         expect(yield* store.events.relay(name, 10, (events) => Effect.sync(() => { seen.push(...ids(events)) }))).toBe(1)
         expect(seen).toEqual([later.id])
-      }).pipe(Effect.provide(Layer.mergeAll(Background.Default, noJobs, IdsLive)))))
+      }).pipe(Effect.provide(Layer.mergeAll(Background.Default, noJobs, noMail, IdsLive)))))
+
+    it.effect("the wait for new events completes when a transaction that appended events commits, not before", () =>
+      TestServices.provideLive(Effect.scoped(Effect.gen(function* () {
+        const store = yield* Store
+        const accountId = yield* insertAccount
+        const wait = yield* store.events.appended
+        const done = yield* Deferred.make<void>()
+        yield* Effect.forkScoped(Effect.zipRight(wait, Deferred.succeed(done, undefined)))
+        // A rolled-back append, and a transaction that appends nothing, do not wake it.
+        yield* Effect.exit(store.transaction(Effect.zipRight(store.events.append([makeEvent({ accountId })]), Effect.fail("rolled back"))))
+        yield* store.transaction(store.events.list(accountId))
+        yield* Effect.sleep("100 millis")
+        expect(yield* Deferred.isDone(done)).toBe(false)
+        // Inside the transaction the event is not committed yet: the wait goes on until the commit.
+        yield* store.transaction(Effect.gen(function* () {
+          yield* store.events.append([makeEvent({ accountId })])
+          yield* Effect.sleep("50 millis")
+          expect(yield* Deferred.isDone(done)).toBe(false)
+        }))
+        yield* Deferred.await(done).pipe(Effect.timeout("2 seconds"))
+        // An append outside a transaction wakes a wait taken before it.
+        const next = yield* store.events.appended
+        yield* store.events.append([makeEvent({ accountId })])
+        yield* next.pipe(Effect.timeout("2 seconds"))
+      }))))
+
+    it.effect("a commit of events wakes the Background relay at once, long before its poll", () =>
+      TestServices.provideLive(Effect.gen(function* () {
+        const store = yield* Store
+        const background = yield* Background
+        const accountId = yield* insertAccount
+        const name = yield* freshConsumer
+        const received = yield* Queue.unbounded<string>()
+        yield* background.consume({ name, handle: (events) => Queue.offerAll(received, ids(events)) })
+        const scope = yield* Scope.make()
+        yield* Scope.extend(background.start, scope)
+        // Let the relay catch up and start waiting.
+        yield* Effect.sleep("300 millis")
+        for (let round = 0; round < 3; round++) {
+          const event = makeEvent({ accountId })
+          const started = Date.now()
+          yield* store.transaction(store.events.append([event]))
+          expect(yield* Queue.take(received).pipe(Effect.timeout("5 seconds"))).toBe(event.id)
+          // The poll is a minute: only the wake-up can have brought it this soon.
+          expect(Date.now() - started).toBeLessThan(5_000)
+        }
+        yield* Scope.close(scope, Exit.void)
+      }).pipe(
+        Effect.provide(Layer.mergeAll(Background.Default, noJobs, noMail, IdsLive)),
+        Effect.provideService(BackgroundConfig, { relayBatchSize: 100, relayPollInterval: Duration.minutes(1), relayMaxBackoff: Duration.seconds(30) }),
+      )))
   })

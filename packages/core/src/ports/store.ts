@@ -120,6 +120,11 @@ export interface EventOutbox {
     limit: number,
     handle: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, E, R>,
   ) => Effect.Effect<number, E | StoreError, R>
+  /** The wait for new events: answers an effect that completes once a transaction of this process that appended
+   *  events commits after the call (an append outside a transaction counts on its own). The relay takes it before it
+   *  reads, so an event committed while it reads still wakes it. A hint only: events of other processes are found by
+   *  polling. */
+  readonly appended: Effect.Effect<Effect.Effect<void>>
 }
 
 export interface ListPage {
@@ -316,6 +321,9 @@ export interface WebhookRepository {
   readonly attemptStats: (accountId: AccountId, endpointId: WebhookId, since: Date) => Effect.Effect<DeliveryStats, StoreError>
   /** Sets the endpoint's failure streak. */
   readonly setStreak: (accountId: AccountId, endpointId: WebhookId, streak: FailureStreak) => Effect.Effect<void, StoreError>
+  /** Pending deliveries of every account whose endpoint is active, by id, after `afterId` (from the first when
+   *  undefined), at most `limit`: the work to queue again when delivery starts. */
+  readonly pendingDeliveries: (afterId: string | undefined, limit: number) => Effect.Effect<ReadonlyArray<Pick<WebhookDelivery, "id" | "accountId">>, StoreError>
   /** Deletes attempts of every account started before `before`; answers how many. */
   readonly purgeAttempts: (before: Date) => Effect.Effect<number, StoreError>
 }

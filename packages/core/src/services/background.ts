@@ -5,7 +5,12 @@ import { Context, Duration, Effect, Option, Ref, Scope } from "effect"
 import type { DomainEvent } from "../domain/event.js"
 import type { StoreError } from "../errors.js"
 import { type JobDefinition, JobQueue, type JobRun } from "../ports/job-queue.js"
+import type { Mailer } from "../ports/mailer.js"
 import { Store } from "../ports/store.js"
+
+/** What background handlers may use beside the services they were registered by: the ports the host provides when it
+ *  starts the work (the facade's runtime provides them all; Dns and HttpTransport are references with defaults). */
+export type BackgroundContext = Store | JobQueue | Mailer
 
 /** A consumer of the outbox: it receives every committed event, in order, in batches. */
 export interface EventConsumer {
@@ -15,7 +20,7 @@ export interface EventConsumer {
    *  of the cursor, or not at all. It must be idempotent: a batch whose handler fails is offered again (after a
    *  pause), and so is a batch that was handled when the process died before the commit; anything done outside the
    *  Store (a job enqueued on Postgres) may then happen twice. */
-  readonly handle: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, StoreError>
+  readonly handle: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, StoreError, BackgroundContext>
 }
 
 /** Settings of the background work. */
@@ -30,7 +35,7 @@ export class BackgroundConfig extends Context.Reference<BackgroundConfig>()("@ma
   }),
 }) {}
 
-type Task = Effect.Effect<void, StoreError, Scope.Scope | Store | JobQueue>
+type Task = Effect.Effect<void, StoreError, Scope.Scope | BackgroundContext>
 
 /** Relays committed events to one consumer until interrupted. A batch in progress finishes before the relay stops. */
 const relayTo = (consumer: EventConsumer) =>
@@ -41,6 +46,8 @@ const relayTo = (consumer: EventConsumer) =>
     let backoff = 1000
     const batch = Effect.uninterruptible(store.events.relay(consumer.name, config.relayBatchSize, consumer.handle))
     while (true) {
+      // Taken before the batch reads, so that events committed while it runs wake the relay at once.
+      const appended = yield* store.events.appended
       const handled = yield* Effect.either(batch)
       if (handled._tag === "Left") {
         yield* Effect.logError(`event relay: consumer ${consumer.name} failed; its batch is offered again`, handled.left)
@@ -49,7 +56,8 @@ const relayTo = (consumer: EventConsumer) =>
         continue
       }
       backoff = 1000
-      if (handled.right < config.relayBatchSize) yield* Effect.sleep(config.relayPollInterval)
+      // Caught up: wait for this process's next commit of events, or the poll (events of other processes).
+      if (handled.right < config.relayBatchSize) yield* Effect.race(appended, Effect.sleep(config.relayPollInterval))
     }
   })
 
@@ -57,7 +65,7 @@ export class Background extends Effect.Service<Background>()("@mailroom/core/Bac
   effect: Effect.gen(function* () {
     const tasks: Array<Task> = []
     /** Where tasks registered after `start` go, once it ran. */
-    const running = yield* Ref.make(Option.none<{ readonly scope: Scope.Scope; readonly context: Context.Context<Store | JobQueue> }>())
+    const running = yield* Ref.make(Option.none<{ readonly scope: Scope.Scope; readonly context: Context.Context<BackgroundContext> }>())
 
     const add = (task: Task) =>
       Effect.flatMap(Ref.get(running), Option.match({
@@ -73,19 +81,26 @@ export class Background extends Effect.Service<Background>()("@mailroom/core/Bac
      *  a time in this process). */
     const work = <A, I, E>(
       job: JobDefinition<A, I>,
-      handler: (payload: A, run: JobRun) => Effect.Effect<void, E>,
+      handler: (payload: A, run: JobRun) => Effect.Effect<void, E, BackgroundContext>,
       options?: { readonly concurrency?: number },
     ): Effect.Effect<void> => add(Effect.flatMap(JobQueue, (queue) => queue.work(job, handler, options)))
 
+    /** Registers a task run once each time the work starts, beside the consumers and workers (re-queueing work that
+     *  a previous process left behind, say). A failure is logged; it does not stop the rest. */
+    const atStart = (name: string, task: Effect.Effect<void, StoreError, BackgroundContext>): Effect.Effect<void> =>
+      add(Effect.asVoid(Effect.forkScoped(task.pipe(
+        Effect.catchAllCause((cause) => Effect.logError(`background: ${name} failed at start`, cause)),
+      ))))
+
     /** Starts every registered consumer and worker in the current scope (and those registered later, in the same
      *  scope). Closing the scope stops them: relays after their batch in progress, workers as JobQueue.work says. */
-    const start: Effect.Effect<void, StoreError, Scope.Scope | Store | JobQueue> = Effect.gen(function* () {
+    const start: Effect.Effect<void, StoreError, Scope.Scope | BackgroundContext> = Effect.gen(function* () {
       const scope = yield* Effect.scope
-      const context = yield* Effect.context<Store | JobQueue>()
+      const context = yield* Effect.context<BackgroundContext>()
       yield* Ref.set(running, Option.some({ scope, context }))
       for (const task of tasks.splice(0)) yield* task
     })
 
-    return { consume, work, start } as const
+    return { consume, work, atStart, start } as const
   }),
 }) {}

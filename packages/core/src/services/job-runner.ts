@@ -1,7 +1,7 @@
 /** The worker loop every JobQueue engine shares: claims due jobs up to the concurrency, runs each handler with the
  *  job's timeout, settles the run (done, retry after the policy's delay, or give up), and on shutdown stops claiming
  *  and waits a bounded time for the runs in flight. Engines supply how jobs are claimed, settled and waited for. */
-import { Cause, Deferred, Duration, Effect, Exit, FiberSet, Queue, Schema, type Scope } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, FiberSet, Queue, Schedule, Schema, type Scope } from "effect"
 import type { StoreError } from "../errors.js"
 import type { JobDefinition, JobRun, RetryPolicy } from "../ports/job-queue.js"
 
@@ -43,8 +43,11 @@ const describe = (cause: Cause.Cause<unknown>): string => {
   return text.length > 2000 ? `${text.slice(0, 2000)}…` : text
 }
 
-/** Runs one claimed job to its settlement. A settlement that fails (the database is down) is logged: the job stays
- *  marked running, and the engine's recovery of interrupted runs brings it back. */
+/** How long a settlement is tried again while the database is down (about 16 seconds in all). */
+const settleRetry = Schedule.exponential("250 millis").pipe(Schedule.intersect(Schedule.recurs(6)))
+
+/** Runs one claimed job to its settlement. A settlement that fails (the database is down) is tried again for a while,
+ *  then logged: the job stays marked running, and the engine's recovery of interrupted runs brings it back. */
 const runOne = <A, I, E, R>(
   job: JobDefinition<A, I>,
   handler: (payload: A, run: JobRun) => Effect.Effect<void, E, R>,
@@ -70,6 +73,7 @@ const runOne = <A, I, E, R>(
             Effect.annotateLogs("cause", describe(exit.cause))),
           source.fail(claimed, retryDelay(job.retry, claimed.attempt), describe(exit.cause)),
         )),
+      Effect.retry(settleRetry),
       Effect.catchAll((error) => Effect.logError(`job ${job.name} ${claimed.id} could not be settled`, error)),
     ))
 }

@@ -14,15 +14,51 @@ import { Accounts } from "./accounts.js"
 import { type AttemptResult, attemptDelivery, maxAttempts } from "./webhook-sender.js"
 import { WebhooksConfig } from "./webhook-target.js"
 
-/** One delivery to attempt. The queue retries a failed run on the spec's schedule and gives up after five retries. */
+/** One delivery to attempt. The queue retries a failed run on the spec's schedule and gives up after five retries.
+ *  A run is one attempt (at most 10 seconds of HTTP, plus the URL check and the record), so it times out after a
+ *  minute: a run whose process died is retried that soon (plus the engine's margin). */
 export const webhookDeliveryJob = defineJob(
   "webhook.deliver",
   Schema.Struct({ accountId: Schema.String, deliveryId: Schema.String }),
-  { retry: webhookRetryPolicy },
+  { retry: webhookRetryPolicy, timeout: Duration.minutes(1) },
 )
 
-/** Deletes attempts older than 90 days. Enqueue it daily (the worker does at start and after each run). */
+/** Deletes attempts older than 90 days. Runs daily: `schedulePurge` queues today's run when the work starts, and each
+ *  run queues the next day's. */
 export const webhookPurgeJob = defineJob("webhook.purge", Schema.Struct({}), { retry: { delays: [Duration.minutes(5)] } })
+
+const dayMs = 24 * 60 * 60 * 1000
+
+/** Queues today's purge (to run now) or tomorrow's (at the start of the day, UTC). One run waits per day whatever the
+ *  number of processes (the day is the dedupe key). */
+export const schedulePurge = (which: "today" | "tomorrow") =>
+  Effect.gen(function* () {
+    const queue = yield* JobQueue
+    const now = yield* Clock.currentTimeMillis
+    const day = Math.floor(now / dayMs) + (which === "today" ? 0 : 1)
+    yield* queue.enqueue(webhookPurgeJob, {}, {
+      dedupeKey: `day-${day}`,
+      ...(which === "today" ? {} : { runAt: new Date(day * dayMs) }),
+    })
+  })
+
+/** Queues every pending delivery of an active endpoint again (those already queued are left alone: the job's dedupe
+ *  key is the delivery's id). Run when the work starts, for deliveries whose job a previous process lost (the memory
+ *  queue keeps nothing, say). A delivery queued again starts its engine's retry schedule over, but never makes more
+ *  than the spec's six attempts. Answers how many were offered to the queue. */
+export const requeuePendingDeliveries = Effect.gen(function* () {
+  const store = yield* Store
+  const page = 500
+  let after: string | undefined
+  let offered = 0
+  while (true) {
+    const pending = yield* store.webhooks.pendingDeliveries(after, page)
+    yield* Effect.forEach(pending, (delivery) => enqueueDelivery(delivery), { discard: true })
+    offered += pending.length
+    if (pending.length < page) return offered
+    after = pending.at(-1)!.id
+  }
+})
 
 /** A delivery attempt failed and the queue should run it again (or give up, on the last attempt). */
 export class DeliveryAttemptFailed extends Schema.TaggedError<DeliveryAttemptFailed>()("DeliveryAttemptFailed", {

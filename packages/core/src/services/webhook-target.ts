@@ -11,6 +11,8 @@ export interface WebhooksOptions {
   readonly urlRules: UrlRules
   /** The From address of failure notices. */
   readonly notificationFrom?: string | undefined
+  /** Delivery attempts one process makes at once (default 16). */
+  readonly deliveryConcurrency?: number | undefined
 }
 
 export class WebhooksConfig extends Context.Reference<WebhooksConfig>()("@mailroom/core/WebhooksConfig", {

@@ -17,9 +17,16 @@ import { Accounts } from "./accounts.js"
 import { serviceMethod } from "./tracing.js"
 import { attemptDelivery, sealSecret } from "./webhook-sender.js"
 import { checkWebhookTarget, WebhooksConfig } from "./webhook-target.js"
-import { enqueueDelivery } from "./webhook-queue.js"
+import { Background } from "./background.js"
+import {
+  enqueueDelivery, fanOutEvents, purgeWebhookHistory, requeuePendingDeliveries, runDeliveryJob, schedulePurge,
+  webhookDeliveryJob, webhookPurgeJob,
+} from "./webhook-queue.js"
 
 const day = 24 * 60 * 60 * 1000
+
+/** Delivery attempts made at once by one process, unless WebhooksConfig says otherwise. */
+export const defaultDeliveryConcurrency = 16
 
 export interface TestResult {
   readonly success: boolean
@@ -46,6 +53,23 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
     const accounts = yield* Accounts
     const method = yield* serviceMethod
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    // Automatic delivery, for every host that builds the services (the host starts it with Background.start):
+    // committed events fan out to deliveries, the queue makes each delivery's attempts, deliveries left pending
+    // without a job are queued again at start, and the purge runs daily.
+    const background = yield* Background
+    const withServices = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      effect.pipe(Effect.provideService(Accounts, accounts), Effect.provideService(Ids, ids))
+    yield* background.consume({ name: "webhooks", handle: (events) => Effect.asVoid(fanOutEvents(events)) })
+    yield* background.work(webhookDeliveryJob, (payload, run) => withServices(runDeliveryJob(payload, run)), {
+      concurrency: (yield* WebhooksConfig).deliveryConcurrency ?? defaultDeliveryConcurrency,
+    })
+    yield* background.work(webhookPurgeJob, () => Effect.zipRight(purgeWebhookHistory, schedulePurge("tomorrow")))
+    yield* background.atStart("webhook delivery", Effect.zipRight(
+      Effect.flatMap(requeuePendingDeliveries, (offered) =>
+        offered > 0 ? Effect.logInfo(`webhooks: ${offered} pending deliveries queued again`) : Effect.void),
+      schedulePurge("today"),
+    ))
 
     const find = (account: Account, id: string) =>
       store.webhooks.findEndpoint(account.id, id).pipe(Effect.flatMap(Option.match({

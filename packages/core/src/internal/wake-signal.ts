@@ -1,0 +1,23 @@
+/** A wake-up call between fibers: waiters take the current wait, and `wake` completes every wait taken so far. A wait
+ *  taken after a wake waits for the next one, so a waiter that takes its wait before looking for work never misses
+ *  work that arrives while it looks. */
+import { Deferred, Effect, Exit, FiberId } from "effect"
+
+export interface WakeSignal {
+  /** The wait for the next wake after this call. */
+  readonly next: Effect.Effect<Effect.Effect<void>>
+  /** Completes every wait taken so far. Safe to call from plain code (commit hooks). */
+  readonly wake: () => void
+}
+
+export const makeWakeSignal = (): WakeSignal => {
+  let current = Deferred.unsafeMake<void>(FiberId.none)
+  return {
+    next: Effect.sync(() => Deferred.await(current)),
+    wake: () => {
+      const previous = current
+      current = Deferred.unsafeMake<void>(FiberId.none)
+      Deferred.unsafeDone(previous, Exit.void)
+    },
+  }
+}
