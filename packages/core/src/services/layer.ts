@@ -13,9 +13,10 @@ import { Webhooks } from "./webhooks.js"
 import { Idempotency } from "./idempotency.js"
 import { Messages } from "./messages.js"
 import { Quota } from "./quota.js"
+import { Sending } from "./sending.js"
 
 // Webhooks and Tokens read the platform secret through Accounts, so they are built over the same Accounts instance.
-export const servicesLayer = Layer.mergeAll(Webhooks.Default, Tokens.DefaultWithoutDependencies).pipe(
+export const servicesLayer = Layer.mergeAll(Webhooks.Default, Tokens.DefaultWithoutDependencies, Sending.Default).pipe(
   Layer.provideMerge(Layer.mergeAll(
     Accounts.Default, Contacts.Default, Lists.Default, Imports.Default, Suppressions.Default, Topics.Default,
     Quota.Default, Idempotency.Default, Messages.Default,
@@ -24,4 +25,4 @@ export const servicesLayer = Layer.mergeAll(Webhooks.Default, Tokens.DefaultWith
 )
 export type MailroomServices =
   | Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens | Webhooks | Background | Quota | Idempotency
-  | Messages
+  | Messages | Sending
