@@ -30,3 +30,4 @@ export type { WebhookReceiver, ReceivedRequest, ReceiverAnswer, ReceiverOptions,
 export { webhooksSuite } from "./webhooks-suite.js"
 export { webhookDeliverySuite } from "./webhook-delivery-suite.js"
 export { sendingSuite } from "./sending-suite.js"
+export { sendingAcceptSuite } from "./sending-accept-suite.js"
