@@ -14,6 +14,7 @@ import { mailerLayer, sendsToDevOutbox } from "./mail.js"
 import { backendLayer, defaultShutdownGrace } from "./backend.js"
 import { defaultDatabase, type MailroomSettings, parseDatabase } from "./config.js"
 import { type ContactsApi, makeContactsApi } from "./contacts-api.js"
+import { type EmailsApi, makeEmailsApi } from "./emails-api.js"
 import { makeRunPromise } from "./promise-runner.js"
 import { makeSubscriptionsApi, type SubscriptionsApi } from "./subscriptions-api.js"
 
@@ -42,6 +43,8 @@ export interface Mailroom {
   readonly accounts: AccountsApi
   readonly contacts: ContactsApi
   readonly subscriptions: SubscriptionsApi
+  /** Sending: send, batch, schedule, cancel, and reading a message back. */
+  readonly emails: EmailsApi
   /** Every service, the Store, Ids, the Mailer and the JobQueue, for Effect hosts. It shares this Mailroom's instances
    *  (same database, same connections): building it does not open a second backend. */
   readonly layer: Layer.Layer<MailroomContext, unknown>
@@ -129,6 +132,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
     accounts: makeAccountsApi(run),
     contacts: makeContactsApi(run, runtime),
     subscriptions: makeSubscriptionsApi(run),
+    emails: makeEmailsApi(run),
     layer: Layer.effectContext(Effect.map(runtime, (rt) => rt.context)),
     runtime,
     app,

@@ -15,9 +15,10 @@ import { Messages } from "./messages.js"
 import { Quota } from "./quota.js"
 import { SendingPause } from "./sending-pause.js"
 import { Subscriptions } from "./subscriptions.js"
+import { Sending } from "./sending.js"
 
 // Webhooks and Tokens read the platform secret through Accounts, so they are built over the same Accounts instance.
-export const servicesLayer = Layer.mergeAll(Webhooks.Default, Subscriptions.DefaultWithoutDependencies).pipe(
+export const servicesLayer = Layer.mergeAll(Webhooks.Default, Subscriptions.DefaultWithoutDependencies, Sending.Default).pipe(
   Layer.provideMerge(Tokens.DefaultWithoutDependencies),
   Layer.provideMerge(Layer.mergeAll(
     Accounts.Default, Contacts.Default, Lists.Default, Imports.Default, Suppressions.Default, Topics.Default,
@@ -27,4 +28,4 @@ export const servicesLayer = Layer.mergeAll(Webhooks.Default, Subscriptions.Defa
 )
 export type MailroomServices =
   | Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens | Webhooks | Background | Quota | Idempotency
-  | Messages | Subscriptions | SendingPause
+  | Messages | Subscriptions | SendingPause | Sending
