@@ -199,3 +199,10 @@ export { runJobWorker, retryDelay } from "./services/job-runner.js"
 export type { ClaimedJob, JobSource, JobWorkerOptions } from "./services/job-runner.js"
 export { Tracing } from "./services/tracing.js"
 export type { MailroomServices } from "./services/layer.js"
+export {
+  MessageDelivery, DeliveryConfig, DeliveryDeferred, messageDeliveryJob, dispatchQueuedMessages, deliverMessage,
+  deliveryDispatchConsumer, submissionInProgress, heldResolutions, recordResolutions,
+} from "./services/message-delivery.js"
+export type { DeliveryOptions, HeldResolution, HeldRecipient } from "./services/message-delivery.js"
+export { Feedback } from "./services/feedback.js"
+export type { DeliveryReportInput, ComplaintReportInput, DsnRecipientReport, ReportOutcome } from "./services/feedback.js"

@@ -1,7 +1,7 @@
 /** createMailroom: wires the chosen backend, ids, every service, one ManagedRuntime and the router, and hands the host
  *  a web-standard `fetch`, Promise methods and the layer for Effect code. */
 import {
-  AccountsConfig, Background, IdsLive, type JobQueue, LinksConfig, servicesLayer, strictUrlRules, Tracing, WebhooksConfig,
+  AccountsConfig, Background, DeliveryConfig, IdsLive, type JobQueue, LinksConfig, servicesLayer, strictUrlRules, Tracing, WebhooksConfig,
 } from "@mailroom/core"
 import {
   type FetchOptions, type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions, type TrustProxy,
@@ -80,6 +80,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
       UndiciTransport.layer(),
       Layer.succeed(LinksConfig, { appUrl: config.appUrl ?? "http://localhost:3000", trackUrl: config.trackUrl }),
       Layer.succeed(Tracing, tracing),
+      Layer.succeed(DeliveryConfig, config.delivery ?? {}),
     )))),
   )
   const runtime = ManagedRuntime.make(Layer.mergeAll(

@@ -13,15 +13,18 @@ import { Webhooks } from "./webhooks.js"
 import { Idempotency } from "./idempotency.js"
 import { Messages } from "./messages.js"
 import { Quota } from "./quota.js"
+import { MessageDelivery } from "./message-delivery.js"
+import { Feedback } from "./feedback.js"
 
 // Webhooks and Tokens read the platform secret through Accounts, so they are built over the same Accounts instance.
-export const servicesLayer = Layer.mergeAll(Webhooks.Default, Tokens.DefaultWithoutDependencies).pipe(
+// MessageDelivery renders with Tokens' links, so it is built over them.
+export const servicesLayer = MessageDelivery.Default.pipe(Layer.provideMerge(Layer.mergeAll(Webhooks.Default, Tokens.DefaultWithoutDependencies).pipe(
   Layer.provideMerge(Layer.mergeAll(
     Accounts.Default, Contacts.Default, Lists.Default, Imports.Default, Suppressions.Default, Topics.Default,
-    Quota.Default, Idempotency.Default, Messages.Default,
+    Quota.Default, Idempotency.Default, Messages.Default, Feedback.Default,
   )),
   Layer.provideMerge(Background.Default),
-)
+)))
 export type MailroomServices =
   | Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens | Webhooks | Background | Quota | Idempotency
-  | Messages
+  | Messages | MessageDelivery | Feedback
