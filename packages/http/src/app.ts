@@ -15,6 +15,7 @@ import { emailRoutes } from "./routes/emails.js"
 import { exportRoutes } from "./routes/export.js"
 import { healthRoutes } from "./routes/health.js"
 import { importRoutes } from "./routes/import.js"
+import { inboundRoutes } from "./routes/inbound.js"
 import { listRoutes } from "./routes/lists.js"
 import { suppressionRoutes } from "./routes/suppressions.js"
 import { topicRoutes } from "./routes/topics.js"
@@ -28,6 +29,7 @@ const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   emailRoutes,
   exportRoutes,
   importRoutes,
+  inboundRoutes,
   listRoutes,
   suppressionRoutes,
   topicRoutes,
