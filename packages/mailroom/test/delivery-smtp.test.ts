@@ -207,3 +207,125 @@ describe("a relay that is down, and a Mailroom stopped between acceptance and de
     }
   })
 })
+
+const dsn = (recipient: string, messageId: string) => [
+  "From: Mail Delivery System <MAILER-DAEMON@mx.example.org>",
+  "To: bounces@mail.example.com",
+  "Subject: Undelivered Mail Returned to Sender",
+  "Message-ID: <20261123100005.ABC123@mx.example.org>",
+  "MIME-Version: 1.0",
+  "Content-Type: multipart/report; report-type=delivery-status; boundary=\"B1\"",
+  "",
+  "--B1",
+  "Content-Type: text/plain; charset=us-ascii",
+  "",
+  "Your message could not be delivered.",
+  "",
+  "--B1",
+  "Content-Type: message/delivery-status",
+  "",
+  "Reporting-MTA: dns; mx.example.org",
+  "",
+  `Final-Recipient: rfc822; ${recipient}`,
+  "Action: failed",
+  "Status: 5.1.1",
+  "Diagnostic-Code: smtp; 550 5.1.1 User unknown",
+  "",
+  "--B1",
+  "Content-Type: text/rfc822-headers",
+  "",
+  "From: Example News <news@example.com>",
+  `Message-ID: ${messageId}`,
+  "",
+  "--B1--",
+  "",
+].join("\r\n")
+
+const arf = (messageId: string) => [
+  "From: Feedback Loop <fbl@fbl.mailbox.example>",
+  "To: fbl@example.com",
+  "Subject: Email Feedback Report",
+  "Message-ID: <1764194531.99123@fbl.mailbox.example>",
+  "MIME-Version: 1.0",
+  "Content-Type: multipart/report; report-type=\"feedback-report\"; boundary=\"P1\"",
+  "",
+  "--P1",
+  "Content-Type: text/plain; charset=UTF-8",
+  "",
+  "This is an email abuse report.",
+  "",
+  "--P1",
+  "Content-Type: message/feedback-report",
+  "",
+  "Feedback-Type: abuse",
+  "User-Agent: MailboxFBL/2.4",
+  "Version: 1",
+  "",
+  "--P1",
+  "Content-Type: text/rfc822-headers",
+  "",
+  "From: Example News <news@example.com>",
+  "To: redacted",
+  `Message-ID: ${messageId}`,
+  "",
+  "--P1--",
+  "",
+].join("\r\n")
+
+describe("reports that arrive later: POST /v1/inbound/bounces and /v1/inbound/complaints", () => {
+  it("a DSN bounces the recipient its Message-ID names; an ARF report suppresses and unsubscribes the complainer", async () => {
+    const sink = await startSmtpSink()
+    const running = await start("memory:", sink.url)
+    try {
+      const post = (path: string, body: string, key = running.apiKey) => running.mailroom.fetch(new Request(`http://host.test/v1${path}`, {
+        method: "POST", body, headers: { authorization: `Bearer ${key}`, "content-type": "message/rfc822" },
+      }))
+      const contact = await running.mailroom.fetch(new Request("http://host.test/v1/contacts", {
+        method: "POST", body: JSON.stringify({ email: "bob@example.org" }),
+        headers: { authorization: `Bearer ${running.apiKey}`, "content-type": "application/json" },
+      }))
+      expect(contact.status).toBe(201)
+      const message = await accept(running, ["ada@example.org", "bob@example.org"])
+      await waitFor(running, message.id, (m) => m.status === "delivered")
+
+      const bounced = await post("/inbound/bounces", dsn("ada@example.org", `<${message.id}-0@example.com>`))
+      expect(bounced.status).toBe(200)
+      expect(await bounced.json()).toEqual({
+        success: true,
+        data: { type: "delivery_status", recipients: [{ recipient: "ada@example.org", messageId: message.id, result: "bounced", bounceType: "hard" }] },
+      })
+      const after = await getMessage(running, message.id)
+      expect(after.status).toBe("partially_delivered")
+      expect(after.events.find((e) => e.type === "email.bounced")).toMatchObject({ recipient: "ada@example.org", bounceCode: "5.1.1" })
+
+      const complained = await post("/inbound/complaints", arf(`<${message.id}-1@example.com>`))
+      expect(complained.status).toBe(200)
+      expect(await complained.json()).toMatchObject({
+        data: { type: "complaint", feedbackType: "abuse", recipients: [{ recipient: "bob@example.org", messageId: message.id, result: "complained" }] },
+      })
+      const suppression = await running.mailroom.fetch(new Request("http://host.test/v1/suppressions/bob@example.org", {
+        headers: { authorization: `Bearer ${running.apiKey}` },
+      }))
+      expect(JSON.stringify(await suppression.json())).toContain("Complaint")
+      const bob = await running.mailroom.fetch(new Request("http://host.test/v1/contacts?search=bob@example.org", {
+        headers: { authorization: `Bearer ${running.apiKey}` },
+      }))
+      expect(JSON.stringify(await bob.json())).toContain("COMPLAINED")
+
+      // Not a report, no credentials, a key without suppressions:write: refused, nothing recorded.
+      const notReport = await post("/inbound/bounces", "From: a@example.com\r\nSubject: hi\r\n\r\nhello\r\n")
+      expect(notReport.status).toBe(400)
+      expect(await notReport.json()).toMatchObject({ error: { code: "VALIDATION_ERROR" } })
+      expect((await post("/inbound/complaints", arf(`<${message.id}-0@example.com>`), "svc_live_wrong")).status).toBe(401)
+      const { key } = await running.mailroom.accounts.createApiKey(running.accountId, { scopes: ["emails:send"] })
+      expect((await post("/inbound/complaints", arf(`<${message.id}-0@example.com>`), key)).status).toBe(403)
+      const ada = await running.mailroom.fetch(new Request("http://host.test/v1/suppressions/ada@example.org", {
+        headers: { authorization: `Bearer ${running.apiKey}` },
+      }))
+      expect(JSON.stringify(await ada.json())).not.toContain("Complaint")
+    } finally {
+      await running.mailroom.close()
+      await sink.close()
+    }
+  })
+})
