@@ -239,7 +239,7 @@ export const deliverMessage = (payload: { readonly accountId: string; readonly m
 
     const accepted = toAcceptedMessage(message)
     const from = message.content.from.email
-    const compiled = compileContent(accepted)
+    const compiled = compileContent(accepted, "content.", { checked: true })
     const dkim = config.dkimKeys?.find((key) => key.domainName.toLowerCase() === domainOf(from))
     const lastAttempt = run.lastAttempt
 
