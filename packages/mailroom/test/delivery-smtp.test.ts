@@ -3,10 +3,12 @@
  *  GET /v1/emails/{id} shows the outcome: delivered (also through a slow relay), deferred (421, 452), bounced (550,
  *  with its suppression), held (the connection dropped after DATA), and nothing sent while the relay is down. A
  *  Mailroom that stops between acceptance and delivery leaves the message to the next one on the same database. */
+import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { type AccountId, submissionInProgress } from "@mailroom/core"
 import { findTestPostgres, sendBodyTo, type SmtpSink, startSmtpSink, storeAcceptedMessage } from "@mailroom/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -328,4 +330,76 @@ describe("reports that arrive later: POST /v1/inbound/bounces and /v1/inbound/co
       await sink.close()
     }
   })
+})
+
+/** Starts the crash fixture (a Mailroom in its own process) and answers what it stored, with a way to SIGKILL it. */
+const startProcess = (env: Record<string, string>) =>
+  new Promise<{ readonly accountId: AccountId; readonly apiKey: string; readonly messageId: string; readonly kill: () => Promise<void> }>((resolve, reject) => {
+    const child = spawn(process.execPath, [fileURLToPath(new URL("./fixtures/accept-then-wait.mjs", import.meta.url))], {
+      env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"],
+    })
+    let output = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString()
+      if (!output.includes("\n")) return
+      const stored = JSON.parse(output.split("\n")[0]!) as { accountId: AccountId; apiKey: string; messageId: string }
+      resolve({
+        ...stored,
+        kill: () => new Promise<void>((done) => {
+          if (child.exitCode !== null || child.signalCode !== null) return done()
+          child.once("exit", () => done())
+          child.kill("SIGKILL")
+        }),
+      })
+    })
+    child.once("exit", (code, signal) => reject(new Error(`the Mailroom process exited (${code ?? signal}) before it stored its message`)))
+  })
+
+describe("a Mailroom process killed with SIGKILL (SQLite file)", () => {
+  it("killed between acceptance and delivery: the next process delivers the message, once", async () => {
+    const sink = await startSmtpSink()
+    const database = `sqlite:${join(directory, "killed-before.sqlite")}`
+    try {
+      const first = await startProcess({ DATABASE: database, SMTP_URL: sink.url, BACKGROUND: "0", RECIPIENT: "ada@example.org" })
+      await first.kill()
+      expect(sink.messages).toHaveLength(0)
+      const second = createMailroom({ database, smtpUrl: sink.url, shutdownGraceMillis: 2_000 })
+      await second.ready()
+      try {
+        const done = await waitFor({ mailroom: second, accountId: first.accountId, apiKey: first.apiKey }, first.messageId, settled, 40_000)
+        expect(done.status).toBe("delivered")
+        await new Promise((resolve) => setTimeout(resolve, 500))
+        expect(sink.messagesTo("ada@example.org")).toHaveLength(1)
+      } finally {
+        await second.close()
+      }
+    } finally {
+      await sink.close()
+    }
+  }, 90_000)
+
+  it("killed while the relay holds its answer to DATA: the recipient is held in the next process, never sent again", async () => {
+    const sink = await startSmtpSink({ behaviour: { data: () => ({ code: 250, message: "2.0.0 late", delayMs: 10_000 }) } })
+    const database = `sqlite:${join(directory, "killed-during.sqlite")}`
+    try {
+      const first = await startProcess({ DATABASE: database, SMTP_URL: sink.url, BACKGROUND: "1", RECIPIENT: "ada@example.org" })
+      await sink.waitForMessages(1, 15_000)
+      await first.kill()
+      sink.behave({})
+      const second = createMailroom({ database, smtpUrl: sink.url, shutdownGraceMillis: 2_000 })
+      await second.ready()
+      try {
+        const running: Running = { mailroom: second, accountId: first.accountId, apiKey: first.apiKey }
+        await new Promise((resolve) => setTimeout(resolve, 1_500))
+        const message = await getMessage(running, first.messageId)
+        expect(message.status).toBe("held")
+        expect(message.recipients[0]!.lastResponse).toBe(submissionInProgress)
+        expect(sink.messages).toHaveLength(1)
+      } finally {
+        await second.close()
+      }
+    } finally {
+      await sink.close()
+    }
+  }, 90_000)
 })
