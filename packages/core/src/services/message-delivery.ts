@@ -286,13 +286,14 @@ export const deliverMessage = (payload: { readonly accountId: string; readonly m
         switch (result.kind) {
           case "verdict": {
             const resolution = resolveRecipient(result.verdict, attemptNumber)
-            if (resolution.retry) retry ??= `${recipient.email}: ${result.verdict.smtpResponse}`
+            // No address in the detail: the job runner logs it.
+            if (resolution.retry) retry ??= "a recipient was deferred"
             resolutions.push({ recipient, subject, resolution, addAttempts: 1 })
             break
           }
           case "not-sent": {
             if (!lastAttempt) {
-              retry ??= result.detail
+              retry ??= "the message could not be submitted"
               restored.push({ position: recipient.position, status: outcome.before, addAttempts: 0, lastResponse: result.detail, at })
             } else {
               const verdict = gaveUp(recipient.attempts, result.detail)
