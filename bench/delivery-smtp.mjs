@@ -93,7 +93,7 @@ const startSink = () =>
 const render = (template, variables) => template.replace(/\{\{(\w+)\}\}/g, (_, name) => variables[name] ?? "")
 
 const databaseFor = async (backend, name) =>
-  backend === "sqlite" ? `sqlite:${freshSqliteFile(name)}` : await freshPostgresUrl(name)
+  backend === "memory" ? "memory:" : backend === "sqlite" ? `sqlite:${freshSqliteFile(name)}` : await freshPostgresUrl(name)
 
 export const run = async ({ backends }) => {
   for (const backend of backends) {

@@ -144,7 +144,7 @@ export class Feedback extends Effect.Service<Feedback>()("@mailroom/core/Feedbac
       const at = yield* now
       return yield* store.transaction(Effect.gen(function* () {
         const matched = yield* matchMessages(account, report.originalMessageIds)
-        const fromIds = matched.flatMap((m) => m.recipient === undefined ? [] : [{ email: m.recipient.email, messageId: m.message.id as string }])
+        const fromIds = matched.flatMap((m) => m.recipient === undefined ? [] : [{ email: m.recipient.email, messageId: m.message.id }])
         const named = fromIds.length > 0
           ? fromIds
           : [...new Set(report.originalRcptTo.map((e) => e.trim().toLowerCase()))].map((email) => ({ email, messageId: null as string | null }))
