@@ -213,3 +213,10 @@ export type {
 } from "./services/subscriptions.js"
 export { SendingPause } from "./services/sending-pause.js"
 export type { PauseScope } from "./services/sending-pause.js"
+export {
+  MessageDelivery, DeliveryConfig, DeliveryDeferred, messageDeliveryJob, dispatchQueuedMessages, deliverMessage,
+  deliveryDispatchConsumer, submissionInProgress, heldResolutions, recordResolutions,
+} from "./services/message-delivery.js"
+export type { DeliveryOptions, HeldResolution, HeldRecipient } from "./services/message-delivery.js"
+export { Feedback } from "./services/feedback.js"
+export type { DeliveryReportInput, ComplaintReportInput, DsnRecipientReport, ReportOutcome } from "./services/feedback.js"

@@ -15,6 +15,7 @@ import { emailRoutes } from "./routes/emails.js"
 import { exportRoutes } from "./routes/export.js"
 import { healthRoutes } from "./routes/health.js"
 import { importRoutes } from "./routes/import.js"
+import { inboundRoutes } from "./routes/inbound.js"
 import { listRoutes } from "./routes/lists.js"
 import { publicRoutes } from "./routes/public.js"
 import { subscriptionRoutes } from "./routes/subscriptions.js"
@@ -30,6 +31,7 @@ const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   emailRoutes,
   exportRoutes,
   importRoutes,
+  inboundRoutes,
   listRoutes,
   subscriptionRoutes,
   suppressionRoutes,

@@ -1,7 +1,7 @@
 /** The settings of createMailroom, and the choice of backend its `database` URL makes. CONTRACT.md lists the
  *  environment variables a starter maps onto these fields. The HTTP layer's own options (request rates, trusted
  *  proxies) join them in create-mailroom.ts, the one module of the facade that builds on @mailroom/http. */
-import type { Ids, Mailer, Store } from "@mailroom/core"
+import type { DeliveryOptions, Ids, Mailer, Store } from "@mailroom/core"
 import type { Layer } from "effect"
 
 export interface MailroomSettings {
@@ -39,6 +39,9 @@ export interface MailroomSettings {
   /** How long close() waits for running jobs to finish before interrupting them (they are retried later). Default
    *  30 000. */
   readonly shutdownGraceMillis?: number
+  /** How sent messages are delivered: DKIM keys per sender domain, the envelope sender (bounce address), the
+   *  List-Unsubscribe mailbox, jobs at once. See docs/sending.md, "Delivery". */
+  readonly delivery?: DeliveryOptions
   /** Largest JSON request body in bytes. Default 8 MiB. */
   readonly bodyLimitBytes?: number
 }

@@ -1,8 +1,8 @@
 /** createMailroom: wires the chosen backend, ids, every service, one ManagedRuntime and the router, and hands the host
  *  a web-standard `fetch`, Promise methods and the layer for Effect code. */
 import {
-  AccountsConfig, Background, defaultConfirmationFrom, IdsLive, type JobQueue, LinksConfig, servicesLayer, strictUrlRules, SubscriptionsConfig,
-  Tracing, WebhooksConfig,
+  AccountsConfig, Background, defaultConfirmationFrom, DeliveryConfig, IdsLive, type JobQueue, LinksConfig, servicesLayer,
+  strictUrlRules, SubscriptionsConfig, Tracing, WebhooksConfig,
 } from "@mailroom/core"
 import {
   type FetchOptions, type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions, type TrustProxy,
@@ -87,6 +87,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
       Layer.succeed(LinksConfig, { appUrl: config.appUrl ?? "http://localhost:3000", trackUrl: config.trackUrl }),
       Layer.succeed(Tracing, tracing),
       Layer.succeed(SubscriptionsConfig, { confirmationFrom: config.confirmationFrom ?? defaultConfirmationFrom }),
+      Layer.succeed(DeliveryConfig, config.delivery ?? {}),
     )))),
   )
   const runtime = ManagedRuntime.make(Layer.mergeAll(

@@ -16,16 +16,21 @@ import { Quota } from "./quota.js"
 import { SendingPause } from "./sending-pause.js"
 import { Subscriptions } from "./subscriptions.js"
 import { Sending } from "./sending.js"
+import { MessageDelivery } from "./message-delivery.js"
+import { Feedback } from "./feedback.js"
 
 // Webhooks and Tokens read the platform secret through Accounts, so they are built over the same Accounts instance.
-export const servicesLayer = Layer.mergeAll(Webhooks.Default, Subscriptions.DefaultWithoutDependencies, Sending.Default).pipe(
+// MessageDelivery renders with Tokens' links, so it is built over them.
+export const servicesLayer = MessageDelivery.Default.pipe(Layer.provideMerge(Layer.mergeAll(
+  Webhooks.Default, Subscriptions.DefaultWithoutDependencies, Sending.Default,
+).pipe(
   Layer.provideMerge(Tokens.DefaultWithoutDependencies),
   Layer.provideMerge(Layer.mergeAll(
     Accounts.Default, Contacts.Default, Lists.Default, Imports.Default, Suppressions.Default, Topics.Default,
-    Quota.Default, Idempotency.Default, Messages.Default, SendingPause.Default,
+    Quota.Default, Idempotency.Default, Messages.Default, SendingPause.Default, Feedback.Default,
   )),
   Layer.provideMerge(Background.Default),
-)
+)))
 export type MailroomServices =
   | Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens | Webhooks | Background | Quota | Idempotency
-  | Messages | Subscriptions | SendingPause | Sending
+  | Messages | Subscriptions | SendingPause | Sending | MessageDelivery | Feedback

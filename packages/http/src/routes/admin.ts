@@ -3,7 +3,8 @@
 import { createHash, timingSafeEqual } from "node:crypto"
 import {
   type Account, Accounts, CreateAccountBody, CreateApiKeyBody, CreateAppCredentialBody, type DevOutboxEntry,
-  devOutboxLimits, EmailAddress, InvalidCredentials, limitParam, SendingPause, Store, UpdateAccountBody,
+  devOutboxLimits, EmailAddress, type HeldRecipient, heldResolutions, InvalidCredentials, limitParam, MessageDelivery,
+  SendingPause, Store, UpdateAccountBody,
 } from "@mailroom/core"
 import { Effect, Schema } from "effect"
 import { Hono } from "hono"
@@ -20,6 +21,23 @@ export const OutboxParams = Schema.Struct({
 
 /** Body of PUT /admin/sending and PUT /admin/accounts/{id}/sending. */
 export const SendingPauseBody = Schema.Struct({ paused: Schema.Boolean })
+
+export const HeldParams = Schema.Struct({
+  limit: Schema.optionalWith(limitParam(100), { default: () => 25 }),
+})
+
+/** Body of POST /admin/accounts/{id}/messages/{messageId}/recipients/{email}/resolve. */
+export const ResolveHeldBody = Schema.Struct({ action: Schema.Literal(...heldResolutions) })
+
+const heldJson = ({ messageId, recipient }: HeldRecipient) => ({
+  messageId,
+  email: recipient.email,
+  field: recipient.field,
+  status: recipient.status,
+  attempts: recipient.attempts,
+  lastResponse: recipient.lastResponse,
+  updatedAt: recipient.updatedAt.toISOString(),
+})
 
 const digest = (text: string) => createHash("sha256").update(text).digest()
 
@@ -133,6 +151,21 @@ export const adminRoutes = (options: AdminOptions) => {
         const account = yield* (yield* Accounts).get(c.req.param("id"))
         const pause = yield* SendingPause
         return c.json({ accountId: account.id, paused: yield* pause.set({ accountId: account.id }, body.paused) })
+      })))
+    // Review of held recipients: submissions whose outcome is unknown (docs/sending.md, "Held recipients").
+    .get("/accounts/:id/held-recipients", (c) =>
+      c.get("run")(Effect.gen(function* () {
+        const query = yield* decodeQuery(c, HeldParams)
+        const account = yield* (yield* Accounts).get(c.req.param("id"))
+        const held = yield* (yield* MessageDelivery).listHeld(account.id, query.limit)
+        return c.json({ data: held.map(heldJson) })
+      })))
+    .post("/accounts/:id/messages/:messageId/recipients/:email/resolve", (c) =>
+      c.get("run")(Effect.gen(function* () {
+        const body = yield* decodeJson(c, ResolveHeldBody)
+        const account = yield* (yield* Accounts).get(c.req.param("id"))
+        const resolved = yield* (yield* MessageDelivery).resolveHeld(account.id, c.req.param("messageId"), c.req.param("email"), body.action)
+        return c.json(heldJson(resolved))
       })))
   if (!options.devOutbox) return routes
   return routes.get("/outbox", (c) =>

@@ -1,0 +1,403 @@
+/** Delivery of accepted messages: an outbox consumer turns each email.queued message into one delivery job; the job
+ *  renders the message for each recipient that still waits (queued or deferred), sends it through the Mailer, and
+ *  records in one transaction what the relay answered: email.delivered, email.deferred (tried again on the
+ *  deferralDelays schedule, with the quota reserved at acceptance), email.bounced with a Bounce suppression for a
+ *  hard bounce, or held when the outcome is unknown. Also the operator's review of held recipients. Spec: sending
+ *  "Sending" rules 2-4 and 6, "Events"; audience "Suppression reasons", the email.* events. */
+import { Clock, Context, Effect, type Either, Option, Schema } from "effect"
+import type { AccountId } from "../domain/account.js"
+import {
+  classifyOutcome, type DeliveryVerdict, deferralDelays, gaveUp, type RecipientResolution, resolveRecipient,
+} from "../domain/delivery-outcome.js"
+import type { EmailAddress } from "../domain/email.js"
+import { emailEvent, type EmailEventType } from "../domain/email-event.js"
+import type { DomainEvent } from "../domain/event.js"
+import type { MessageId } from "../domain/message.js"
+import {
+  type MessageEvent, type MessageRecipient, type RecipientUpdate, type StoredMessage, toAcceptedMessage,
+} from "../domain/message-record.js"
+import { buildOutgoing, type UnsubscribeLinks } from "../domain/outgoing.js"
+import { compileContent } from "../domain/render.js"
+import type { Suppression, SuppressionId } from "../domain/suppression.js"
+import { ResourceNotFound, type StoreError, ValidationFailed } from "../errors.js"
+import { Ids } from "../ports/ids.js"
+import { defineJob, JobQueue, type JobRun } from "../ports/job-queue.js"
+import { type DkimKey, Mailer, type MailerError, type MailResult, type OutgoingMessage } from "../ports/mailer.js"
+import { Store } from "../ports/store.js"
+import { Background } from "./background.js"
+import { Tokens } from "./tokens.js"
+
+export interface DeliveryOptions {
+  /** DKIM keys by domain: a message whose From: address is at `domainName` is signed with that key. Until the domains
+   *  work picks keys from verified sending domains, hosts configure them here. */
+  readonly dkimKeys?: ReadonlyArray<DkimKey> | undefined
+  /** SMTP MAIL FROM of every message (where asynchronous bounces go). Default: the message's From: address. */
+  readonly envelopeFrom?: string | undefined
+  /** The mailbox of the `mailto:` entry of List-Unsubscribe. Default: `unsubscribe@<the From: address's domain>`. */
+  readonly unsubscribeMailbox?: string | undefined
+  /** Delivery jobs run at once in this process. Default 8. */
+  readonly concurrency?: number | undefined
+}
+
+/** How messages are delivered; the facade provides it from its `delivery` option. */
+export class DeliveryConfig extends Context.Reference<DeliveryConfig>()("@mailroom/core/DeliveryConfig", {
+  defaultValue: (): DeliveryOptions => ({}),
+}) {}
+
+/** One message to deliver. Every attempt sends to the recipients still queued or deferred; the queue runs it again
+ *  on the deferral schedule while one of them is deferred (or the relay could not be reached). */
+export const messageDeliveryJob = defineJob(
+  "message.deliver",
+  Schema.Struct({ accountId: Schema.String, messageId: Schema.String }),
+  { retry: { delays: deferralDelays }, timeout: "10 minutes" },
+)
+
+/** A run that left recipients to try again: the queue runs the job again after the next deferral delay. */
+export class DeliveryDeferred extends Schema.TaggedError<DeliveryDeferred>()("DeliveryDeferred", {
+  messageId: Schema.String,
+  detail: Schema.String,
+}) {}
+
+/** Name of the outbox consumer that dispatches queued messages (its cursor is kept under it). */
+export const deliveryDispatchConsumer = "message-delivery"
+
+/** What a recipient shows while its submission is under way. Should the process die before the outcome is recorded,
+ *  the recipient stays held: it may have received the message, so it is never sent again without an operator. */
+export const submissionInProgress = "submission started; the outcome was not recorded (the process stopped?)"
+
+const waiting = (r: MessageRecipient) => r.status === "queued" || r.status === "deferred"
+
+const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLowerCase()
+
+/** Enqueues the delivery of each message named by email.queued events (one job per message, keyed by its id so a
+ *  repeat while it is pending makes nothing new). Without a JobQueue nothing happens: the events wait for a worker. */
+export const dispatchQueuedMessages = (events: ReadonlyArray<DomainEvent>): Effect.Effect<void, StoreError> =>
+  Effect.gen(function* () {
+    const queue = yield* Effect.serviceOption(JobQueue)
+    if (Option.isNone(queue)) return
+    const messages = new Map<string, { readonly accountId: string; readonly messageId: string }>()
+    for (const event of events) {
+      const messageId = event.details["messageId"]
+      if (event.type !== "email.queued" || typeof messageId !== "string") continue
+      messages.set(messageId, { accountId: event.accountId, messageId })
+    }
+    yield* Effect.forEach(messages.values(), (payload) =>
+      queue.value.enqueue(messageDeliveryJob, payload, { dedupeKey: payload.messageId }), { discard: true })
+  })
+
+interface Outcome {
+  readonly recipient: MessageRecipient
+  /** The status before this run, restored when nothing was submitted. */
+  readonly before: MessageRecipient["status"]
+  readonly subject: string
+  readonly result:
+    | { readonly kind: "verdict"; readonly verdict: DeliveryVerdict }
+    | { readonly kind: "not-sent"; readonly detail: string }
+    | { readonly kind: "dropped"; readonly detail: string }
+}
+
+/** The email.* outbox event and the message event of one recipient's verdict. */
+const eventsOf = (
+  ids: { readonly make: (kind: "event" | "messageEvent", at: Date) => string },
+  message: StoredMessage,
+  recipient: string,
+  subject: string,
+  type: EmailEventType,
+  verdict: DeliveryVerdict | undefined,
+  at: Date,
+  extra: { readonly reason?: string } = {},
+): { readonly outbox: DomainEvent; readonly record: MessageEvent } => {
+  const bounce = verdict?.status === "bounced" ? verdict : undefined
+  return {
+    outbox: emailEvent({
+      id: ids.make("event", at),
+      accountId: message.accountId,
+      type,
+      messageId: message.id,
+      recipient,
+      sender: message.content.from.email,
+      subject,
+      occurredAt: at,
+      smtpResponse: verdict?.smtpResponse,
+      bounceType: bounce?.bounceType,
+      bounceReason: bounce?.bounceReason,
+      reason: extra.reason,
+      metadata: message.content.metadata,
+    }),
+    record: {
+      id: ids.make("messageEvent", at),
+      accountId: message.accountId,
+      messageId: message.id,
+      recipient,
+      type,
+      occurredAt: at,
+      smtpResponse: verdict?.smtpResponse ?? null,
+      bounceType: bounce?.bounceType ?? null,
+      bounceCode: bounce?.bounceCode ?? null,
+      bounceReason: bounce?.bounceReason ?? null,
+    },
+  }
+}
+
+/** Adds the Bounce suppression of a hard bounce, unless the address carries a Complaint suppression (which stays). */
+const suppressBounce = (
+  accountId: AccountId,
+  email: string,
+  details: { readonly bounceCode: string; readonly bounceReason: string; readonly messageId: string },
+  at: Date,
+) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    const ids = yield* Ids
+    const existing = yield* store.suppressions.findByEmail(accountId, email as EmailAddress)
+    if (Option.isSome(existing) && existing.value.reason === "Complaint") return
+    const suppression: Suppression = {
+      id: ids.make("suppression", at) as SuppressionId,
+      accountId,
+      email: email as EmailAddress,
+      reason: "Bounce",
+      details: { ...details, recordedAt: at.toISOString() },
+      createdAt: at,
+      updatedAt: at,
+    }
+    yield* store.suppressions.put(suppression)
+  })
+
+/** Records what one report or attempt decided for recipients of a message: their new status, the message events, the
+ *  outbox events and the Bounce suppressions of hard bounces. To run inside a Store transaction. */
+export const recordResolutions = (
+  message: StoredMessage,
+  resolutions: ReadonlyArray<{
+    readonly recipient: MessageRecipient
+    readonly subject: string
+    readonly resolution: RecipientResolution
+    readonly addAttempts: number
+    /** Record the event only: the recipient keeps its status (a delay reported by a later hop). */
+    readonly keepStatus?: boolean
+  }>,
+  at: Date,
+) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    const ids = yield* Ids
+    const updates: Array<RecipientUpdate> = []
+    const outbox: Array<DomainEvent> = []
+    const records: Array<MessageEvent> = []
+    for (const { recipient, subject, resolution, addAttempts, keepStatus } of resolutions) {
+      updates.push({
+        position: recipient.position,
+        status: keepStatus === true ? recipient.status : resolution.status,
+        addAttempts,
+        lastResponse: resolution.verdict.smtpResponse,
+        at,
+      })
+      if (resolution.event !== null) {
+        const made = eventsOf(ids, message, recipient.email, subject, resolution.event, resolution.verdict, at)
+        outbox.push(made.outbox)
+        records.push(made.record)
+      }
+      if (resolution.suppression !== null) {
+        yield* suppressBounce(message.accountId, recipient.email, { ...resolution.suppression, messageId: message.id }, at)
+      }
+    }
+    yield* store.messages.updateRecipients(message.accountId, message.id, updates)
+    if (records.length > 0) yield* store.messages.appendEvents(records)
+    if (outbox.length > 0) yield* store.events.append(outbox)
+  })
+
+/** The handler of messageDeliveryJob: one attempt for every recipient of the message still waiting. Recipients are
+ *  marked held while their submission is under way (in a transaction that also makes sure no other run took them), so
+ *  a crash between sending and recording never leads to a second submission. Fails with DeliveryDeferred, so that the
+ *  queue runs it again later, while a recipient was deferred or the relay could not be reached; on the last attempt
+ *  those recipients bounce softly instead. */
+export const deliverMessage = (payload: { readonly accountId: string; readonly messageId: string }, run: JobRun) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    const ids = yield* Ids
+    const tokens = yield* Tokens
+    const config = yield* DeliveryConfig
+    const mailer = yield* Effect.serviceOption(Mailer)
+    if (Option.isNone(mailer)) return yield* Effect.dieMessage("message delivery needs a Mailer")
+    const accountId = payload.accountId as AccountId
+    const messageId = payload.messageId as MessageId
+
+    // Take the waiting recipients: serialised per account (a row lock on Postgres), so two runs never take the same.
+    const taken = yield* store.transaction(Effect.gen(function* () {
+      yield* store.accounts.lock(accountId)
+      const found = yield* store.messages.findById(accountId, messageId)
+      if (Option.isNone(found) || found.value.state !== "queued") return Option.none()
+      const recipients = found.value.recipients.filter(waiting)
+      if (recipients.length === 0) return Option.none()
+      const at = new Date(yield* Clock.currentTimeMillis)
+      yield* store.messages.updateRecipients(accountId, messageId, recipients.map((r) => ({
+        position: r.position, status: "held", addAttempts: 0, lastResponse: submissionInProgress, at,
+      })))
+      return Option.some({ message: found.value, recipients })
+    }))
+    if (Option.isNone(taken)) return
+    const { message, recipients } = taken.value
+
+    const accepted = toAcceptedMessage(message)
+    const from = message.content.from.email
+    const compiled = compileContent(accepted, "content.", { checked: true })
+    const dkim = config.dkimKeys?.find((key) => key.domainName.toLowerCase() === domainOf(from))
+    const lastAttempt = run.lastAttempt
+
+    const attempt = (recipient: MessageRecipient) =>
+      Effect.gen(function* () {
+        const base = { recipient, before: recipient.status, subject: message.content.subject }
+        let unsubscribe: UnsubscribeLinks | undefined
+        if (accepted.stream === "marketing") {
+          const subject = { accountId, recipient: recipient.email, topicId: accepted.topicId ?? undefined }
+          unsubscribe = {
+            unsubscribeUrl: yield* tokens.unsubscribeUrl(subject),
+            preferencesUrl: yield* tokens.preferencesUrl(subject),
+            mailto: config.unsubscribeMailbox ?? `unsubscribe@${domainOf(from)}`,
+          }
+        }
+        const built = compiled._tag === "Left" ? compiled : buildOutgoing({
+          messageId: message.id,
+          message: accepted,
+          recipient: recipient.email,
+          envelopeFrom: config.envelopeFrom ?? from,
+          unsubscribe,
+          compiled: compiled.right,
+        })
+        if (built._tag === "Left") {
+          return { ...base, result: { kind: "dropped", detail: built.left.message } } satisfies Outcome
+        }
+        const outgoing: OutgoingMessage = dkim === undefined ? built.right : { ...built.right, dkim }
+        const sent = yield* Effect.either(mailer.value.send(outgoing))
+        return { ...base, subject: outgoing.subject, result: resultOf(recipient.email, sent) } satisfies Outcome
+      })
+
+    const outcomes: ReadonlyArray<Outcome> = yield* Effect.forEach(recipients, attempt, { concurrency: 10 })
+    const at = new Date(yield* Clock.currentTimeMillis)
+    // A deferral on the last run gives up; otherwise resolveRecipient decides from the run's number.
+    const attemptNumber = lastAttempt ? deferralDelays.length + 1 : Math.min(run.attempt, deferralDelays.length)
+
+    let retry: string | undefined
+    yield* store.transaction(Effect.gen(function* () {
+      const resolutions: Array<Parameters<typeof recordResolutions>[1][number]> = []
+      const restored: Array<RecipientUpdate> = []
+      const dropped: Array<ReturnType<typeof eventsOf>> = []
+      for (const outcome of outcomes) {
+        const { recipient, subject, result } = outcome
+        switch (result.kind) {
+          case "verdict": {
+            const resolution = resolveRecipient(result.verdict, attemptNumber)
+            // No address in the detail: the job runner logs it.
+            if (resolution.retry) retry ??= "a recipient was deferred"
+            resolutions.push({ recipient, subject, resolution, addAttempts: 1 })
+            break
+          }
+          case "not-sent": {
+            if (!lastAttempt) {
+              retry ??= "the message could not be submitted"
+              restored.push({ position: recipient.position, status: outcome.before, addAttempts: 0, lastResponse: result.detail, at })
+            } else {
+              const verdict = gaveUp(recipient.attempts, result.detail)
+              resolutions.push({ recipient, subject, resolution: resolveRecipient(verdict, attemptNumber), addAttempts: 0 })
+            }
+            break
+          }
+          case "dropped": {
+            restored.push({ position: recipient.position, status: "dropped", addAttempts: 0, lastResponse: result.detail, at })
+            dropped.push(eventsOf(ids, message, recipient.email, subject, "email.dropped", undefined, at, { reason: "RENDER_FAILED" }))
+            break
+          }
+        }
+      }
+      yield* recordResolutions(message, resolutions, at)
+      if (restored.length > 0) yield* store.messages.updateRecipients(accountId, messageId, restored)
+      if (dropped.length > 0) {
+        yield* store.messages.appendEvents(dropped.map((d) => d.record))
+        yield* store.events.append(dropped.map((d) => d.outbox))
+      }
+    }))
+    if (retry !== undefined) return yield* Effect.fail(new DeliveryDeferred({ messageId, detail: retry }))
+  })
+
+const resultOf = (recipient: string, sent: Either.Either<MailResult, MailerError>): Outcome["result"] => {
+  if (sent._tag === "Left") return { kind: "not-sent", detail: `not sent: ${sent.left.detail}` }
+  const outcome = sent.right.recipients.find((r) => r.recipient.toLowerCase() === recipient.toLowerCase())
+    ?? sent.right.recipients[0]
+  if (outcome === undefined) return { kind: "not-sent", detail: "not sent: the mailer reported no recipient" }
+  return { kind: "verdict", verdict: classifyOutcome(outcome) }
+}
+
+/** What an operator decides for a held recipient: it arrived, it did not (a soft bounce: nothing is suppressed), or
+ *  send it again. */
+export const heldResolutions = ["delivered", "bounced", "resend"] as const
+export type HeldResolution = (typeof heldResolutions)[number]
+
+export interface HeldRecipient {
+  readonly messageId: MessageId
+  readonly recipient: MessageRecipient
+}
+
+/** Registers the dispatching consumer and the delivery worker with Background, and answers the operator's review of
+ *  held recipients. */
+export class MessageDelivery extends Effect.Service<MessageDelivery>()("@mailroom/core/MessageDelivery", {
+  effect: Effect.gen(function* () {
+    const store = yield* Store
+    const ids = yield* Ids
+    const tokens = yield* Tokens
+    const background = yield* Background
+    const config = yield* DeliveryConfig
+    const context = Context.make(Store, store).pipe(
+      Context.add(Ids, ids), Context.add(Tokens, tokens), Context.add(DeliveryConfig, config))
+
+    yield* background.consume({ name: deliveryDispatchConsumer, handle: dispatchQueuedMessages })
+    yield* background.work(
+      messageDeliveryJob,
+      (payload, run) => Effect.provide(deliverMessage(payload, run), context),
+      { concurrency: config.concurrency ?? 8 },
+    )
+
+    /** Held recipients of the account, least recently updated first. */
+    const listHeld = (accountId: AccountId, limit: number) => store.messages.recipientsWithStatus(accountId, "held", limit)
+
+    /** Resolves one held recipient of the account's message. RESOURCE_NOT_FOUND when the message or the recipient is
+     *  unknown; VALIDATION_ERROR when the recipient is not held. `resend` queues it again and enqueues the delivery. */
+    const resolveHeld = (accountId: AccountId, messageId: string, email: string, resolution: HeldResolution) =>
+      Effect.gen(function* () {
+        const at = new Date(yield* Clock.currentTimeMillis)
+        const updated = yield* store.transaction(Effect.gen(function* () {
+          yield* store.accounts.lock(accountId)
+          const found = yield* store.messages.findById(accountId, messageId as MessageId)
+          if (Option.isNone(found)) return yield* Effect.fail(new ResourceNotFound({ resource: "message", id: messageId }))
+          const message = found.value
+          const recipient = message.recipients.find((r) => r.email === email.trim().toLowerCase())
+          if (recipient === undefined) return yield* Effect.fail(new ResourceNotFound({ resource: "recipient", id: email }))
+          if (recipient.status !== "held") {
+            return yield* Effect.fail(new ValidationFailed({ field: "email", detail: `is not held (its status is ${recipient.status})` }))
+          }
+          if (resolution === "resend") {
+            yield* store.messages.updateRecipients(accountId, message.id, [{
+              position: recipient.position, status: "queued", addAttempts: 0, lastResponse: "queued again by an operator", at,
+            }])
+            return { message, recipient: { ...recipient, status: "queued" as const } }
+          }
+          const verdict: DeliveryVerdict = resolution === "delivered"
+            ? { status: "delivered", smtpResponse: "marked delivered by an operator" }
+            : {
+              status: "bounced", bounceType: "soft", bounceCode: "5.0.0",
+              bounceReason: "marked not delivered by an operator", smtpResponse: "marked bounced by an operator",
+            }
+          const resolved = resolveRecipient(verdict, 1)
+          yield* recordResolutions(message, [{ recipient, subject: message.content.subject, resolution: { ...resolved, suppression: null }, addAttempts: 0 }], at)
+          return { message, recipient: { ...recipient, status: resolved.status } }
+        }))
+        if (resolution === "resend") {
+          const queue = yield* Effect.serviceOption(JobQueue)
+          if (Option.isSome(queue)) {
+            yield* queue.value.enqueue(messageDeliveryJob, { accountId, messageId: updated.message.id }, { dedupeKey: updated.message.id })
+          }
+        }
+        return { messageId: updated.message.id, recipient: updated.recipient }
+      })
+
+    return { listHeld, resolveHeld } as const
+  }),
+}) {}

@@ -1,0 +1,340 @@
+/** The message delivery suite, run by every backend against its own Store: dispatch of email.queued messages to one
+ *  delivery job each, the job's rendering and submissions through a capture Mailer, the outcomes it records (delivered,
+ *  deferred and retried, bounced with a Bounce suppression, held and never re-sent), the operator's review of held
+ *  recipients, and reports that arrive later (DSN bounces, ARF complaints). The JobQueue is a recording double: the
+ *  test runs the job itself with the attempt number the queue would give it. */
+import { describe, expect, it } from "@effect/vitest"
+import {
+  Accounts, type AccountId, DeliveryConfig, DeliveryDeferred, deliverMessage, dispatchQueuedMessages, deferralDelays,
+  Feedback, IdsLive, JobQueue, type JobRun, Mailer, MailerError, MessageDelivery, Messages, messageDeliveryJob,
+  type OutgoingMessage, recipientMessageId, servicesLayer, Store, type StoredMessage, Tokens,
+} from "@mailroom/core"
+import { Effect, Either, Layer, Option } from "effect"
+import { sendBodyTo, storeAcceptedMessage } from "./accepted-message.js"
+import { type CaptureAnswer, makeCaptureMailer } from "./capture-mailer.js"
+import { makeContact } from "./fixtures.js"
+
+interface Enqueued {
+  readonly name: string
+  readonly payload: unknown
+  readonly dedupeKey: string | undefined
+}
+
+const dkimKey = { domainName: "example.com", keySelector: "s1", privateKey: "-----BEGIN PRIVATE KEY-----\nstand-in\n-----END PRIVATE KEY-----" }
+
+export const deliverySuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>) =>
+  describe(`message delivery (${backend})`, () => {
+    const enqueued: Array<Enqueued> = []
+    const queue = Layer.succeed(JobQueue, {
+      enqueue: (job, payload, options) =>
+        Effect.sync(() => {
+          enqueued.push({ name: job.name, payload, dedupeKey: options?.dedupeKey })
+          return `job_${enqueued.length}`
+        }),
+      work: () => Effect.void,
+    })
+    const mailer = makeCaptureMailer()
+    const layer = Layer.mergeAll(
+      Layer.fresh(servicesLayer).pipe(Layer.provideMerge(Layer.mergeAll(storeLayer, IdsLive))),
+      queue,
+      mailer.layer,
+      Layer.succeed(DeliveryConfig, { dkimKeys: [dkimKey], envelopeFrom: "bounces@mail.example.com" }),
+    )
+
+    const accepted: CaptureAnswer = () => ({ status: "accepted", code: 250, reply: "250 2.0.0 OK: queued" })
+    const answerBy = (answers: Record<string, ReturnType<CaptureAnswer>>): CaptureAnswer => (recipient, message) =>
+      answers[recipient] ?? accepted(recipient, message)
+
+    const setup = Effect.gen(function* () {
+      mailer.answerWith(accepted)
+      const { account } = yield* (yield* Accounts).create({ name: "delivery suite", plan: "pro" })
+      return account
+    })
+    const run = (attempt: number): JobRun => ({ jobId: "job", attempt, lastAttempt: attempt === deferralDelays.length + 1 })
+    const deliver = (message: StoredMessage, attempt = 1) =>
+      Effect.either(deliverMessage({ accountId: message.accountId, messageId: message.id }, run(attempt)))
+    const reload = (message: StoredMessage) =>
+      Effect.flatMap(Store, (store) => Effect.map(store.messages.findById(message.accountId, message.id), Option.getOrThrow))
+    const statuses = (message: StoredMessage) =>
+      Effect.map(reload(message), (m) => Object.fromEntries(m.recipients.map((r) => [r.email, r.status])))
+    const outboxEvents = (accountId: AccountId, type: "email.delivered" | "email.deferred" | "email.bounced") =>
+      Effect.flatMap(Store, (store) => store.events.list(accountId, { type }))
+    const sentTo = (message: StoredMessage, email: string): ReadonlyArray<OutgoingMessage> =>
+      mailer.sentTo(email).filter((m) => m.messageId?.includes(message.id) === true)
+
+    it.layer(layer, { timeout: "120 seconds" })((it) => {
+      it.effect("email.queued events dispatch one delivery job per message, keyed by the message, however often they come", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const store = yield* Store
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["ada@example.org", "bob@example.org"]))
+          const events = yield* store.events.list(account.id, { type: "email.queued" })
+          const mine = events.filter((e) => e.details["messageId"] === message.id)
+          expect(mine).toHaveLength(2)
+          const before = enqueued.length
+          yield* dispatchQueuedMessages(mine)
+          yield* dispatchQueuedMessages(mine)
+          const jobs = enqueued.slice(before)
+          expect(jobs).toEqual([
+            { name: messageDeliveryJob.name, payload: { accountId: account.id, messageId: message.id }, dedupeKey: message.id },
+            { name: messageDeliveryJob.name, payload: { accountId: account.id, messageId: message.id }, dedupeKey: message.id },
+          ])
+        }))
+
+      it.effect("2xx: each recipient gets its own rendered submission and email.delivered with the envelope fields and metadata", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["ada@example.org"], {
+            cc: [{ email: "bob@example.org" }], bcc: [{ email: "carol@example.org" }],
+          }))
+          expect(Either.isRight(yield* deliver(message))).toBe(true)
+          expect(yield* statuses(message)).toEqual({ "ada@example.org": "delivered", "bob@example.org": "delivered", "carol@example.org": "delivered" })
+          const ada = sentTo(message, "ada@example.org")
+          expect(ada).toHaveLength(1)
+          expect(ada[0]).toMatchObject({
+            envelopeFrom: "bounces@mail.example.com",
+            envelopeTo: ["ada@example.org"],
+            subject: "Hello Ada <3",
+            html: "<p>Hi Ada &lt;3</p>",
+            text: "Hi Ada <3",
+            messageId: recipientMessageId(message.id, 0, "example.com"),
+            dkim: dkimKey,
+          })
+          expect(ada[0]!.headers).toBeUndefined()
+          expect(sentTo(message, "carol@example.org")[0]!.envelopeTo).toEqual(["carol@example.org"])
+          expect(sentTo(message, "carol@example.org")[0]!.to.map((a) => a.email)).toEqual(["ada@example.org"])
+          const delivered = (yield* outboxEvents(account.id, "email.delivered")).filter((e) => e.details["messageId"] === message.id)
+          expect(delivered.map((e) => e.recipient).sort()).toEqual(["ada@example.org", "bob@example.org", "carol@example.org"])
+          expect(delivered[0]!.details).toEqual({
+            messageId: message.id, sender: "news@example.com", subject: "Hello Ada <3", status: "delivered",
+            smtpResponse: "250 2.0.0 OK: queued", metadata: { orderId: 42 },
+          })
+          const details = yield* (yield* Messages).get(account, message.id)
+          expect(details.status).toBe("delivered")
+          expect(details.message.recipients.map((r) => r.attempts)).toEqual([1, 1, 1])
+          expect(details.events.filter((e) => e.type === "email.delivered")).toHaveLength(3)
+          // A run again (at least once) sends nothing more.
+          const sent = mailer.sent.length
+          expect(Either.isRight(yield* deliver(message, 2))).toBe(true)
+          expect(mailer.sent.length).toBe(sent)
+        }))
+
+      it.effect("marketing mail carries one-click List-Unsubscribe headers and {{unsubscribe_url}} with a working token", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["ada@example.org"], {
+            from: { email: "news@other.example" },
+            content: { subject: "News", html: "<a href=\"{{unsubscribe_url}}\">unsubscribe</a> <a href=\"{{preferences_url}}\">prefs</a>" },
+            suppressionGroupId: "grp_news",
+          }))
+          expect(Either.isRight(yield* deliver(message))).toBe(true)
+          const sent = sentTo(message, "ada@example.org")[0]!
+          const header = sent.headers?.["List-Unsubscribe"] ?? ""
+          const url = /^<(http[^>]+\/u\/([^>]+))>, <mailto:unsubscribe@other\.example\?subject=unsubscribe>$/.exec(header)
+          expect(url).not.toBeNull()
+          expect(sent.headers?.["List-Unsubscribe-Post"]).toBe("List-Unsubscribe=One-Click")
+          expect(sent.html).toContain(`href="${url![1]}"`)
+          expect(sent.html).toMatch(/href="http[^"]+\/p\/[^"]+">prefs/)
+          expect(sent.dkim).toBeUndefined()
+          const claims = yield* (yield* Tokens).verify("unsubscribe", url![2]!)
+          expect(claims).toMatchObject({ a: account.id, r: "ada@example.org", t: "grp_news" })
+        }))
+
+      it.effect("4xx: email.deferred, the run fails so the queue retries it, and a later attempt delivers; others are not re-sent", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["ada@example.org", "bob@example.org"]))
+          mailer.answerWith(answerBy({ "ada@example.org": { status: "deferred", code: 421, reply: "421 4.7.0 Try again later" } }))
+          const first = yield* deliver(message)
+          expect(Either.isLeft(first) && first.left).toBeInstanceOf(DeliveryDeferred)
+          expect(yield* statuses(message)).toEqual({ "ada@example.org": "deferred", "bob@example.org": "delivered" })
+          const deferred = (yield* outboxEvents(account.id, "email.deferred")).filter((e) => e.details["messageId"] === message.id)
+          expect(deferred.map((e) => [e.recipient, e.details["smtpResponse"], e.details["status"]])).toEqual([
+            ["ada@example.org", "421 4.7.0 Try again later", "deferred"],
+          ])
+          mailer.answerWith(accepted)
+          expect(Either.isRight(yield* deliver(message, 2))).toBe(true)
+          expect(yield* statuses(message)).toEqual({ "ada@example.org": "delivered", "bob@example.org": "delivered" })
+          expect(sentTo(message, "ada@example.org")).toHaveLength(2)
+          expect(sentTo(message, "bob@example.org")).toHaveLength(1)
+          expect((yield* reload(message)).recipients[0]!.attempts).toBe(2)
+        }))
+
+      it.effect("a recipient still deferred on the queue's last attempt bounces softly, with no suppression", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const store = yield* Store
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["full@example.org"]))
+          mailer.answerWith(() => ({ status: "deferred", code: 452, reply: "452 4.2.2 Mailbox full" }))
+          expect(Either.isRight(yield* deliver(message, deferralDelays.length + 1))).toBe(true)
+          expect(yield* statuses(message)).toEqual({ "full@example.org": "bounced" })
+          const bounced = (yield* outboxEvents(account.id, "email.bounced")).find((e) => e.details["messageId"] === message.id)
+          expect(bounced?.details).toMatchObject({ bounceType: "soft", status: "bounced", smtpResponse: "452 4.2.2 Mailbox full" })
+          expect(Option.isNone(yield* store.suppressions.findByEmail(account.id, "full@example.org" as never))).toBe(true)
+        }))
+
+      it.effect("5xx: email.bounced, hard, with a Bounce suppression carrying code, reason, message id and time; 5.x.x is hard on any reply", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const store = yield* Store
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["gone@example.org", "odd@example.org", "full@example.org"]))
+          mailer.answerWith(answerBy({
+            "gone@example.org": { status: "bounced", code: 550, reply: "550 5.1.1 No such user" },
+            "odd@example.org": { status: "deferred", code: 450, reply: "450 5.7.1 Blocked by policy" },
+            "full@example.org": { status: "bounced", code: 552, reply: "552 4.2.2 Mailbox full" },
+          }))
+          expect(Either.isRight(yield* deliver(message))).toBe(true)
+          expect(yield* statuses(message)).toEqual({ "gone@example.org": "bounced", "odd@example.org": "bounced", "full@example.org": "bounced" })
+          const gone = Option.getOrThrow(yield* store.suppressions.findByEmail(account.id, "gone@example.org" as never))
+          expect(gone.reason).toBe("Bounce")
+          expect(gone.details).toEqual({
+            bounceCode: "5.1.1", bounceReason: "550 5.1.1 No such user", messageId: message.id, recordedAt: expect.any(String),
+          })
+          expect(Option.getOrThrow(yield* store.suppressions.findByEmail(account.id, "odd@example.org" as never)).reason).toBe("Bounce")
+          expect(Option.isNone(yield* store.suppressions.findByEmail(account.id, "full@example.org" as never))).toBe(true)
+          const events = (yield* outboxEvents(account.id, "email.bounced")).filter((e) => e.details["messageId"] === message.id)
+          expect(Object.fromEntries(events.map((e) => [e.recipient, e.details["bounceType"]]))).toEqual({
+            "gone@example.org": "hard", "odd@example.org": "hard", "full@example.org": "soft",
+          })
+          const details = yield* (yield* Messages).get(account, message.id)
+          expect(details.events.find((e) => e.recipient === "gone@example.org" && e.type === "email.bounced")).toMatchObject({
+            bounceType: "hard", bounceCode: "5.1.1", smtpResponse: "550 5.1.1 No such user",
+          })
+        }))
+
+      it.effect("unknown outcome: the recipient is held, no event fires, and no later run sends it again", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const delivery = yield* MessageDelivery
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["ada@example.org", "bob@example.org"]))
+          mailer.answerWith(answerBy({ "ada@example.org": { status: "unknown", reply: "connection closed after DATA" } }))
+          expect(Either.isRight(yield* deliver(message))).toBe(true)
+          expect(yield* statuses(message)).toEqual({ "ada@example.org": "held", "bob@example.org": "delivered" })
+          expect((yield* (yield* Messages).get(account, message.id)).status).toBe("held")
+          mailer.answerWith(accepted)
+          yield* deliver(message, 2)
+          expect(sentTo(message, "ada@example.org")).toHaveLength(1)
+          const held = yield* delivery.listHeld(account.id, 100)
+          expect(held.filter((h) => h.messageId === message.id).map((h) => [h.recipient.email, h.recipient.lastResponse])).toEqual([
+            ["ada@example.org", "connection closed after DATA"],
+          ])
+        }))
+
+      it.effect("an operator resolves held recipients: delivered and bounced record their event; resend queues a job that sends it", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const store = yield* Store
+          const delivery = yield* MessageDelivery
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["a@example.org", "b@example.org", "c@example.org"]))
+          mailer.answerWith(() => ({ status: "unknown", reply: "connection lost" }))
+          yield* deliver(message)
+          expect(Object.values(yield* statuses(message))).toEqual(["held", "held", "held"])
+          yield* delivery.resolveHeld(account.id, message.id, "a@example.org", "delivered")
+          yield* delivery.resolveHeld(account.id, message.id, "B@example.org", "bounced")
+          const before = enqueued.length
+          yield* delivery.resolveHeld(account.id, message.id, "c@example.org", "resend")
+          expect(enqueued.slice(before)).toEqual([
+            { name: messageDeliveryJob.name, payload: { accountId: account.id, messageId: message.id }, dedupeKey: message.id },
+          ])
+          expect(yield* statuses(message)).toEqual({ "a@example.org": "delivered", "b@example.org": "bounced", "c@example.org": "queued" })
+          expect(Option.isNone(yield* store.suppressions.findByEmail(account.id, "b@example.org" as never))).toBe(true)
+          mailer.answerWith(accepted)
+          yield* deliver(message, 2)
+          expect(yield* statuses(message)).toEqual({ "a@example.org": "delivered", "b@example.org": "bounced", "c@example.org": "delivered" })
+          expect(sentTo(message, "a@example.org")).toHaveLength(1)
+          expect(sentTo(message, "c@example.org")).toHaveLength(2)
+          // Not held any more, unknown recipient, foreign message: refused, nothing changes.
+          expect((yield* Effect.flip(delivery.resolveHeld(account.id, message.id, "a@example.org", "resend")))._tag).toBe("ValidationFailed")
+          expect((yield* Effect.flip(delivery.resolveHeld(account.id, message.id, "z@example.org", "resend")))._tag).toBe("ResourceNotFound")
+          const other = yield* setup
+          expect((yield* Effect.flip(delivery.resolveHeld(other.id, message.id, "a@example.org", "resend")))._tag).toBe("ResourceNotFound")
+          expect(yield* statuses(message)).toEqual({ "a@example.org": "delivered", "b@example.org": "bounced", "c@example.org": "delivered" })
+        }))
+
+      it.effect("a relay that cannot be reached sends nothing: recipients stay queued and the run fails to be retried", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["ada@example.org"]))
+          const failing = Layer.succeed(Mailer, {
+            send: () => Effect.fail(new MailerError({ detail: "connect ECONNREFUSED 127.0.0.1:1", cause: null })),
+          })
+          const result = yield* Effect.provide(deliver(message), failing)
+          expect(Either.isLeft(result)).toBe(true)
+          const stored = yield* reload(message)
+          expect(stored.recipients[0]).toMatchObject({ status: "queued", attempts: 0 })
+          expect(stored.recipients[0]!.lastResponse).toContain("ECONNREFUSED")
+          expect(Either.isRight(yield* deliver(message, 2))).toBe(true)
+          expect(yield* statuses(message)).toEqual({ "ada@example.org": "delivered" })
+        }))
+
+      it.effect("a run that dies during submission leaves its recipients held: the retry never sends them twice", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["ada@example.org"]))
+          const dying = Layer.succeed(Mailer, { send: () => Effect.die(new Error("process killed")) })
+          const result = yield* Effect.exit(Effect.provide(deliver(message), dying))
+          expect(result._tag).toBe("Failure")
+          expect(yield* statuses(message)).toEqual({ "ada@example.org": "held" })
+          const sent = mailer.sent.length
+          yield* deliver(message, 2)
+          expect(mailer.sent.length).toBe(sent)
+          expect(yield* statuses(message)).toEqual({ "ada@example.org": "held" })
+        }))
+
+      it.effect("a DSN bounces the recipient its Message-ID names, with a Bounce suppression; a delay only adds email.deferred", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const store = yield* Store
+          const feedback = yield* Feedback
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["ada@example.org", "bob@example.org"]))
+          yield* deliver(message)
+          const outcomes = yield* feedback.recordDeliveryReport(account, {
+            originalMessageIds: [recipientMessageId(message.id, 1, "example.com")],
+            recipients: [{ recipient: "bob@example.org", action: "failed", status: "5.1.1", diagnosticCode: "smtp; 550 5.1.1 user unknown" }],
+          })
+          expect(outcomes).toEqual([{ recipient: "bob@example.org", messageId: message.id, result: "bounced", bounceType: "hard" }])
+          expect(yield* statuses(message)).toEqual({ "ada@example.org": "delivered", "bob@example.org": "bounced" })
+          expect(Option.getOrThrow(yield* store.suppressions.findByEmail(account.id, "bob@example.org" as never)).details).toMatchObject({
+            bounceCode: "5.1.1", bounceReason: "550 5.1.1 user unknown", messageId: message.id,
+          })
+          yield* feedback.recordDeliveryReport(account, {
+            originalMessageIds: [recipientMessageId(message.id, 0, "example.com")],
+            recipients: [{ recipient: undefined, action: "delayed", status: "4.4.1" }],
+          })
+          expect((yield* statuses(message))["ada@example.org"]).toBe("delivered")
+          const deferred = (yield* outboxEvents(account.id, "email.deferred")).filter((e) => e.details["messageId"] === message.id)
+          expect(deferred.map((e) => e.recipient)).toEqual(["ada@example.org"])
+          // Another account's report about this message changes nothing of it.
+          const other = yield* setup
+          const foreign = yield* feedback.recordDeliveryReport(other, {
+            originalMessageIds: [recipientMessageId(message.id, 0, "example.com")],
+            recipients: [{ recipient: "ada@example.org", action: "failed", status: "5.0.0" }],
+          })
+          expect(foreign).toEqual([{ recipient: "ada@example.org", messageId: null, result: "bounced", bounceType: "hard" }])
+          expect((yield* statuses(message))["ada@example.org"]).toBe("delivered")
+          expect(Option.isNone(yield* store.suppressions.findByEmail(account.id, "ada@example.org" as never))).toBe(true)
+        }))
+
+      it.effect("an ARF complaint adds a Complaint suppression, sets the contact COMPLAINED and fires contact.unsubscribed (complaint), together", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const store = yield* Store
+          const feedback = yield* Feedback
+          yield* store.contacts.insert(makeContact({ accountId: account.id, email: "ada@example.org" }))
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["ada@example.org"]))
+          yield* deliver(message)
+          const outcomes = yield* feedback.recordComplaint(account, {
+            feedbackType: "abuse", originalMessageIds: [recipientMessageId(message.id, 0, "example.com")], originalRcptTo: [],
+          })
+          expect(outcomes).toEqual([{ recipient: "ada@example.org", messageId: message.id, result: "complained" }])
+          expect(Option.getOrThrow(yield* store.suppressions.findByEmail(account.id, "ada@example.org" as never)).reason).toBe("Complaint")
+          expect(Option.getOrThrow(yield* store.contacts.findByEmail(account.id, "ada@example.org" as never)).status).toBe("COMPLAINED")
+          const unsubscribed = yield* store.events.list(account.id, { type: "contact.unsubscribed" })
+          expect(unsubscribed.map((e) => [e.recipient, e.details["method"], e.details["scope"]])).toEqual([["ada@example.org", "complaint", "all"]])
+          // not-spam records nothing; a report naming no recipient is refused.
+          expect((yield* feedback.recordComplaint(account, { feedbackType: "not-spam", originalMessageIds: [], originalRcptTo: ["bob@example.org"] }))[0]!.result).toBe("ignored")
+          expect(Option.isNone(yield* store.suppressions.findByEmail(account.id, "bob@example.org" as never))).toBe(true)
+          expect((yield* Effect.flip(feedback.recordComplaint(account, { feedbackType: "abuse", originalMessageIds: [], originalRcptTo: [] })))._tag).toBe("ValidationFailed")
+        }))
+    })
+  })
