@@ -36,3 +36,10 @@ export {
 export { parseDeliveryStatusNotification, parseFeedbackReport, parseFieldBlocks, addressOf } from "./feedback-reports.js"
 export type { FieldBlock, DsnRecipient, DeliveryStatusReport, FeedbackReport } from "./feedback-reports.js"
 export { emailRoutes, MessageResponse } from "./routes/emails.js"
+export { escapeHtml, html, raw, joinHtml, safeUrl, isSafeHtml } from "./pages/html.js"
+export type { SafeHtml, HtmlValue } from "./pages/html.js"
+export {
+  defaultPageTheme, makePageTheme, renderPage, pageResponse, notice, textField, checkboxField, fieldset, submitButton,
+  linkButton, postForm,
+} from "./pages/layout.js"
+export type { PageTheme, PageColors, PageOptions, PageResponseOptions } from "./pages/layout.js"
