@@ -4,7 +4,7 @@ export {
   ResourceNotFound, RouteNotFound, DuplicateContact, InvalidStatusTransition, TagLimitExceeded, FreeTierContactLimit,
   ListNotFound, TopicNotFound, DuplicateTopic, NotAMember, ContactNotFound, RecipientUnsubscribed, RecipientSuppressed,
   ContactBlocked, NoPendingConfirmation, InvalidToken, ImportRejected, WebhookEventUnknown, WebhookNotFound,
-  WebhookLimitReached, QuotaExceeded, IdempotencyKeyReused, StoreError,
+  WebhookLimitReached, QuotaExceeded, IdempotencyKeyReused, StoreError, OriginNotAllowed,
 } from "./errors.js"
 export { importRejectionReasons } from "./errors.js"
 export type { MailroomError, ErrorCode, ImportRejectionReason } from "./errors.js"
@@ -147,7 +147,7 @@ export type {
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage,
   EventOutbox, ListPage, ListRepository, MemberRepository, DevOutboxRepository, WebhookRepository, FanOutEvent,
   DeliveryOutcome, SuppressionPage, SuppressionRepository, TopicPage, TopicRepository, ConfirmationRepository,
-  MessageRepository, QuotaRepository, IdempotencyRepository,
+  MessageRepository, QuotaRepository, IdempotencyRepository, FormRepository,
 } from "./ports/store.js"
 export { Ids, IdsLive, IdsSequential, idTime, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
 export type { IdsService } from "./ports/ids.js"
@@ -199,3 +199,9 @@ export { runJobWorker, retryDelay } from "./services/job-runner.js"
 export type { ClaimedJob, JobSource, JobWorkerOptions } from "./services/job-runner.js"
 export { Tracing } from "./services/tracing.js"
 export type { MailroomServices } from "./services/layer.js"
+export {
+  FormId, formLimits, formFieldTypes, FormFieldType, contactFieldNames, reservedFieldNames, consentTextOf, parseOrigin,
+  parseRedirectUrl, FormFieldInput, FormName, CreateFormInput, UpdateFormInput, canonicalOrigin, originAllowed,
+} from "./domain/form.js"
+export type { Form, FormField } from "./domain/form.js"
+export { Forms } from "./services/forms.js"

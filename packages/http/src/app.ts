@@ -13,6 +13,7 @@ import { adminRoutes } from "./routes/admin.js"
 import { contactRoutes } from "./routes/contacts.js"
 import { emailRoutes } from "./routes/emails.js"
 import { exportRoutes } from "./routes/export.js"
+import { formRoutes } from "./routes/forms.js"
 import { healthRoutes } from "./routes/health.js"
 import { importRoutes } from "./routes/import.js"
 import { listRoutes } from "./routes/lists.js"
@@ -27,6 +28,7 @@ const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   contactRoutes,
   emailRoutes,
   exportRoutes,
+  formRoutes,
   importRoutes,
   listRoutes,
   suppressionRoutes,

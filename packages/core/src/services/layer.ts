@@ -13,15 +13,16 @@ import { Webhooks } from "./webhooks.js"
 import { Idempotency } from "./idempotency.js"
 import { Messages } from "./messages.js"
 import { Quota } from "./quota.js"
+import { Forms } from "./forms.js"
 
 // Webhooks and Tokens read the platform secret through Accounts, so they are built over the same Accounts instance.
 export const servicesLayer = Layer.mergeAll(Webhooks.Default, Tokens.DefaultWithoutDependencies).pipe(
   Layer.provideMerge(Layer.mergeAll(
     Accounts.Default, Contacts.Default, Lists.Default, Imports.Default, Suppressions.Default, Topics.Default,
-    Quota.Default, Idempotency.Default, Messages.Default,
+    Quota.Default, Idempotency.Default, Messages.Default, Forms.Default,
   )),
   Layer.provideMerge(Background.Default),
 )
 export type MailroomServices =
   | Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens | Webhooks | Background | Quota | Idempotency
-  | Messages
+  | Messages | Forms
