@@ -2,7 +2,7 @@
  *  accounts. Submissions are tested over HTTP (the form routes) and in the browser. */
 import { describe, expect, it } from "@effect/vitest"
 import {
-  Accounts, type AccountId, CreateFormInput, type Form, type FormId, Forms, IdsLive, Lists, servicesLayer, Store,
+  Accounts, CreateFormInput, type Form, type FormId, Forms, IdsLive, Lists, servicesLayer, Store,
   Topics, UpdateFormInput,
 } from "@mailroom/core"
 import { Effect, Either, Layer, Option, Schema } from "effect"
