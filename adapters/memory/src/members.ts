@@ -2,7 +2,7 @@
  *  and order come from core's suppression rules (isSuppressedMember), matchesSegment, compareMembers and slicePage, the rules the SQL
  *  backends translate. Memberships of a deleted contact go in the same step as the contact. */
 import {
-  type AccountId, compareMembers, dynamicMemberId, type Contact, type ContactId, type ListMembership, matchesSegment,
+  type AccountId, compareContactMemberships, compareMembers, type ContactMembership, dynamicMemberId, type Contact, type ContactId, type ListMembership, matchesSegment,
   type MemberPage, type MemberQuery, type MemberRecord, type MemberRepository, isSuppressedMember,
   type SegmentRules, slicePage,
 } from "@mailroom/core"
@@ -153,6 +153,15 @@ export const makeMemberRepository = (
           ? Option.none()
           : Option.some(copyMembership(membership))
       }),
+
+    ofContact: (accountId, contactId) =>
+      db.atomic(() =>
+        lists.rowsOf(accountId).flatMap((list): ReadonlyArray<ContactMembership> => {
+          const membership = memberships.find(list.id, contactId)
+          return membership === undefined || membership.accountId !== accountId
+            ? []
+            : [{ membership: copyMembership(membership), listName: list.name, suppressionGroupId: list.suppressionGroupId }]
+        }).sort(compareContactMemberships)),
 
     addCurrent: (accountId, listId, members, at) =>
       db.atomic(() => {

@@ -99,12 +99,12 @@ export {
   MemberId, memberLimits, suppressionStatuses, memberSuppressionRules, suppressionApplies, suppressionStatusesOf,
   memberFacts, memberSuppressionStatuses, isSuppressedMember, toListMember, newMembers, dynamicMemberId, memberFilters, MemberFilter,
   MemberQueryOptions, MembersParams, compareMembers, AddMembersInput, RemoveMembersInput, blockedReasons,
-  createMissingBlock, memberEventSources, memberEvent,
+  createMissingBlock, memberEventSources, memberEvent, compareContactMemberships,
 } from "./domain/member.js"
 export type {
   ListMembership, MemberContact, MemberRecord, SuppressionStatus, MemberFacts, BooleanMemberFact, EnumeratedMemberFact, SuppressionCondition,
   SuppressionRule, ListMember, NewMember, MemberQueryInput, MemberQuery, MemberCounts, MemberPage,
-  BlockedReason, MemberEventSource, MemberEventInput,
+  BlockedReason, MemberEventSource, MemberEventInput, ContactMembership,
 } from "./domain/member.js"
 export {
   segmentLimits, textFields, dateFields, segmentFields, textOperators, presenceOperators, setOperators, tagOperators,
@@ -202,6 +202,19 @@ export type { MailroomServices } from "./services/layer.js"
 export {
   FormId, formLimits, formFieldTypes, FormFieldType, contactFieldNames, reservedFieldNames, consentTextOf, parseOrigin,
   parseRedirectUrl, FormFieldInput, FormName, CreateFormInput, UpdateFormInput, canonicalOrigin, originAllowed,
+  parseSubmission, submissionControlNames,
 } from "./domain/form.js"
-export type { Form, FormField } from "./domain/form.js"
+export type { Form, FormField, Submission } from "./domain/form.js"
 export { Forms } from "./services/forms.js"
+export {
+  subscribeLimits, RedirectUrl, SubscribeInput, UnsubscribeInput, UpdateSubscriptionInput, defaultConfirmationTemplate,
+} from "./domain/subscription-input.js"
+export { Subscriptions, SubscriptionsConfig } from "./services/subscriptions.js"
+export type {
+  SignupForm, SubscribeContext, SubscribeResult, UnsubscribeContext, UnsubscribeResult, UpdateChannel, UpdateContext,
+  ConsentView, SubscriptionStatus, ResendResult, ConfirmationLink,
+} from "./services/subscriptions.js"
+export { SendingPause } from "./services/sending-pause.js"
+export type { PauseScope } from "./services/sending-pause.js"
+export { BotChallenge, BotChallengeError } from "./ports/bot-challenge.js"
+export type { BotChallengeService, ChallengeWidgetSettings } from "./ports/bot-challenge.js"

@@ -4,7 +4,7 @@
 import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import {
-  AccountId, ContactId, ContactStatus, dynamicMemberId, type ListMembership, ListId, MemberId, type NewMember, type MemberPage,
+  AccountId, type ContactMembership, ContactId, ContactStatus, dynamicMemberId, type ListMembership, ListId, MemberId, type NewMember, type MemberPage,
   type MemberQuery, type MemberRepository, offsetOf, SuppressionReason,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
@@ -48,6 +48,11 @@ const MembershipRow = Schema.Struct({
   removed_at: Schema.NullOr(EpochMillis),
 })
 const decodeMemberships = Schema.decodeUnknown(Schema.Array(MembershipRow))
+const ContactMembershipRow = Schema.extend(MembershipRow, Schema.Struct({
+  list_name: Schema.String,
+  suppression_group_id: Schema.NullOr(Schema.String),
+}))
+const decodeContactMemberships = Schema.decodeUnknown(Schema.Array(ContactMembershipRow))
 const decodeContactIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ contact_id: ContactId })))
 
 /** The facts of core's suppression rules in a member query over contacts `c`, the account's suppression `s` of the
@@ -182,6 +187,27 @@ export const makeMemberRepository = (sql: SqlClient.SqlClient): MemberRepository
         removedAt: row.removed_at,
       }))),
       orStoreError("members.find"),
+    ),
+
+  ofContact: (accountId, contactId) =>
+    sql`SELECT lm.*, l.name AS list_name, l.suppression_group_id FROM list_members lm
+      JOIN contact_lists l ON l.id = lm.list_id AND l.account_id = lm.account_id
+      WHERE lm.account_id = ${accountId} AND lm.contact_id = ${contactId}
+      ORDER BY lm.added_at DESC, lm.id DESC`.pipe(
+      Effect.flatMap(decodeContactMemberships),
+      Effect.map((rows) => rows.map((row): ContactMembership => ({
+        membership: {
+          id: row.id,
+          accountId: row.account_id,
+          listId: row.list_id,
+          contactId: row.contact_id,
+          addedAt: row.added_at,
+          removedAt: row.removed_at,
+        },
+        listName: row.list_name,
+        suppressionGroupId: row.suppression_group_id,
+      }))),
+      orStoreError("members.ofContact"),
     ),
 
   // One upsert: the VALUES list carries the minted id of each contact, used only when the row is new. The joins drop foreign

@@ -31,3 +31,4 @@ export type { WebhookReceiver, ReceivedRequest, ReceiverAnswer, ReceiverOptions,
 export { webhooksSuite } from "./webhooks-suite.js"
 export { webhookDeliverySuite } from "./webhook-delivery-suite.js"
 export { sendingSuite } from "./sending-suite.js"
+export { subscriptionsSuite } from "./subscriptions-suite.js"

@@ -185,3 +185,79 @@ export const canonicalOrigin = (origin: string): string => Either.getOrElse(pars
 /** Whether a request's Origin may submit the form: one of its allowed origins, or the hosted page's own origin. */
 export const originAllowed = (form: Pick<Form, "allowedOrigins">, origin: string | null, ownOrigin: string): boolean =>
   origin !== null && (origin === ownOrigin || form.allowedOrigins.includes(origin))
+
+/** What a submission carries once checked against its form. */
+export interface Submission {
+  readonly email: string
+  readonly firstName?: string | undefined
+  readonly lastName?: string | undefined
+  readonly phone?: string | undefined
+  /** Fields other than the contact's own, as custom fields of the contact. */
+  readonly customFields: Readonly<Record<string, string>>
+  /** Every declared field that was sent, as contact.subscribed reports it (checkboxes as booleans). */
+  readonly fields: Readonly<Record<string, string | boolean>>
+}
+
+/** Names the submit route reads besides the form's fields: the address, the honeypot and a challenge's answer. */
+export const submissionControlNames: ReadonlyArray<string> = reservedFieldNames
+
+const ticked = new Set(["yes", "on", "true", "1"])
+const typeProblems: Record<FormFieldType, (value: string) => string | undefined> = {
+  text: () => undefined,
+  checkbox: () => undefined,
+  tel: (value) => (/^[+0-9 ().-]{3,40}$/.test(value) ? undefined : "must be a phone number"),
+  number: (value) => (/^-?\d+(\.\d+)?$/.test(value) ? undefined : "must be a number"),
+  date: (value) => (/^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)) ? undefined : "must be a date (YYYY-MM-DD)"),
+  url: (value) => (/^https?:\/\/\S+$/i.test(value) && Either.isRight(Either.try(() => new URL(value))) ? undefined : "must be an http(s) URL"),
+}
+
+/** Checks a submission's name/value pairs against its form: no unknown or repeated name, required fields present,
+ *  no value over its length, each value of its field's type. The address is checked by the Subscriptions service. A
+ *  failure names the field and the problem; the value is never repeated in it. */
+export const parseSubmission = (
+  form: Pick<Form, "fields">,
+  entries: ReadonlyArray<readonly [string, string]>,
+): Either.Either<Submission, { readonly field: string; readonly detail: string }> => {
+  const values = new Map<string, string>()
+  for (const [name, value] of entries) {
+    if (values.has(name)) return Either.left({ field: name, detail: "is sent more than once" })
+    values.set(name, value)
+  }
+  const declared = new Map(form.fields.map((field) => [field.name, field]))
+  for (const name of values.keys()) {
+    if (!declared.has(name) && !submissionControlNames.includes(name)) {
+      return Either.left({ field: name.slice(0, formLimits.fieldNameLength), detail: "is not a field of this form" })
+    }
+  }
+  const email = (values.get("email") ?? "").trim()
+  if (email === "") return Either.left({ field: "email", detail: "is required" })
+  if (email.length > 254) return Either.left({ field: "email", detail: "is at most 254 characters" })
+  const fields: Record<string, string | boolean> = {}
+  const customFields: Record<string, string> = {}
+  const own: Record<string, string> = {}
+  for (const field of form.fields) {
+    const raw = values.get(field.name)
+    if (field.type === "checkbox") {
+      const on = raw !== undefined && ticked.has(raw.trim().toLowerCase())
+      if (field.required && !on) return Either.left({ field: field.name, detail: "must be ticked" })
+      if (raw !== undefined) {
+        fields[field.name] = on
+        customFields[field.name] = on ? "true" : "false"
+      }
+      continue
+    }
+    const value = (raw ?? "").trim()
+    if (value === "") {
+      if (field.required) return Either.left({ field: field.name, detail: "is required" })
+      continue
+    }
+    const max = field.maxLength ?? formLimits.fieldValueLength
+    if (value.length > max) return Either.left({ field: field.name, detail: `is at most ${max} characters` })
+    const problem = typeProblems[field.type](value)
+    if (problem !== undefined) return Either.left({ field: field.name, detail: problem })
+    fields[field.name] = value
+    if ((contactFieldNames as ReadonlyArray<string>).includes(field.name)) own[field.name] = value
+    else customFields[field.name] = value
+  }
+  return Either.right({ email, ...own, customFields, fields })
+}

@@ -32,6 +32,21 @@ export interface ListMembership {
   readonly removedAt: Date | null
 }
 
+/** One membership of a contact, current or removed, with what the subscription status and a topic opt-out need of its
+ *  list: its name and its topic. */
+export interface ContactMembership {
+  readonly membership: ListMembership
+  readonly listName: string
+  /** The topic the list is tagged with, or null. */
+  readonly suppressionGroupId: string | null
+}
+
+/** A contact's memberships newest first: most recently added first, ties broken by membership id, also descending. */
+export const compareContactMemberships = (a: ContactMembership, b: ContactMembership): number => {
+  const byAdded = b.membership.addedAt.getTime() - a.membership.addedAt.getTime()
+  return byAdded !== 0 ? byAdded : a.membership.id < b.membership.id ? 1 : a.membership.id > b.membership.id ? -1 : 0
+}
+
 /** A contact to make a member, with the membership id to use if the membership is new. */
 export interface NewMember {
   readonly contactId: ContactId

@@ -7,7 +7,7 @@ import type { DevOutboxEntry, DevOutboxQuery } from "../domain/dev-outbox.js"
 import type { DomainEvent, EventType } from "../domain/event.js"
 import type { DuplicateContact, StoreError } from "../errors.js"
 import type { ContactList, ListQuery, ListWithCount } from "../domain/list.js"
-import type { ListMembership, MemberPage, MemberQuery, NewMember } from "../domain/member.js"
+import type { ContactMembership, ListMembership, MemberPage, MemberQuery, NewMember } from "../domain/member.js"
 import type { SegmentRules } from "../domain/segment.js"
 import type {
   DeliveryId, DeliveryQuery, DeliveryStats, FailureStreak, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
@@ -158,6 +158,10 @@ export interface MemberRepository {
   readonly pageMatching: (accountId: AccountId, listId: string, rules: SegmentRules, query: MemberQuery, now: Date) => Effect.Effect<MemberPage, StoreError>
   /** The membership of this contact in the account's list, current or removed, or none. */
   readonly find: (accountId: AccountId, listId: string, contactId: ContactId) => Effect.Effect<Option.Option<ListMembership>, StoreError>
+  /** Every membership of the account's contact in the account's STATIC lists, current and removed, archived lists
+   *  included, each with its list's name and topic, in core's compareContactMemberships order (newest first). Empty
+   *  for an unknown or foreign contact. One query. */
+  readonly ofContact: (accountId: AccountId, contactId: ContactId) => Effect.Effect<ReadonlyArray<ContactMembership>, StoreError>
   /** Makes each of the account's contacts among `members` a current member of the account's list: inserts a
    *  membership with the id given beside the contact (the service mints it), or restores a removed one (removedAt
    *  cleared, addedAt = `at`, its id kept; the id given is then unused). Current members stay as they are; unknown and

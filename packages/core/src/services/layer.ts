@@ -14,15 +14,18 @@ import { Idempotency } from "./idempotency.js"
 import { Messages } from "./messages.js"
 import { Quota } from "./quota.js"
 import { Forms } from "./forms.js"
+import { SendingPause } from "./sending-pause.js"
+import { Subscriptions } from "./subscriptions.js"
 
 // Webhooks and Tokens read the platform secret through Accounts, so they are built over the same Accounts instance.
-export const servicesLayer = Layer.mergeAll(Webhooks.Default, Tokens.DefaultWithoutDependencies).pipe(
+export const servicesLayer = Layer.mergeAll(Webhooks.Default, Subscriptions.DefaultWithoutDependencies).pipe(
+  Layer.provideMerge(Tokens.DefaultWithoutDependencies),
   Layer.provideMerge(Layer.mergeAll(
     Accounts.Default, Contacts.Default, Lists.Default, Imports.Default, Suppressions.Default, Topics.Default,
-    Quota.Default, Idempotency.Default, Messages.Default, Forms.Default,
+    Quota.Default, Idempotency.Default, Messages.Default, SendingPause.Default, Forms.Default,
   )),
   Layer.provideMerge(Background.Default),
 )
 export type MailroomServices =
   | Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens | Webhooks | Background | Quota | Idempotency
-  | Messages | Forms
+  | Messages | Subscriptions | SendingPause | Forms

@@ -62,6 +62,13 @@ export class Tokens extends Effect.Service<Tokens>()("@mailroom/core/Tokens", {
     const verify = (purpose: TokenPurpose, token: string) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => verifyToken(keys[purpose], purpose, token, now))
 
+    /** The claims of a genuine token of `purpose` whether or not it has expired, with `expired` telling which: for a page
+     *  that explains an expired link and offers a new one. INVALID_TOKEN when forged, malformed or of another purpose. */
+    const inspect = (purpose: TokenPurpose, token: string) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.map(verifyToken(keys[purpose], purpose, token, Number.NEGATIVE_INFINITY), (claims) =>
+          ({ claims, expired: claims.e <= now })))
+
     const confirmationUrl = (subject: LinkSubject) =>
       Effect.map(make("confirm", subject), ({ token, expiresAt }) => ({ url: `${appUrl}/c/${token}`, expiresAt }))
     const unsubscribeUrl = (subject: LinkSubject) =>
@@ -69,7 +76,7 @@ export class Tokens extends Effect.Service<Tokens>()("@mailroom/core/Tokens", {
     const preferencesUrl = (subject: LinkSubject) =>
       Effect.map(make("preferences", subject), ({ token }) => `${appUrl}/p/${token}`)
 
-    return { make, verify, confirmationUrl, unsubscribeUrl, preferencesUrl } as const
+    return { make, verify, inspect, confirmationUrl, unsubscribeUrl, preferencesUrl } as const
   }),
   dependencies: [Accounts.Default],
 }) {}
