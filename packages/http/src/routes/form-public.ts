@@ -162,6 +162,50 @@ export const publicFormRoutes = (options: PublicFormOptions) => {
       return { form, links, origin }
     })
 
+  /** A plain post that was refused: the form again with the problem (and what was typed, escaped), or a short page. */
+  const refusalPage = async (
+    c: Ctx,
+    id: string,
+    error: AnswerableError,
+    origin: string | null,
+    received: ReadonlyArray<readonly [string, string]>,
+  ): Promise<Response> => {
+    if (error._tag === "ValidationFailed" || error._tag === "PayloadTooLarge") {
+      const exit = await c.get("runExit")(Effect.gen(function* () {
+        const { form, links, ownOrigin } = yield* loadForm(id)
+        // Only the hosted page shows the form again; a post from a host's page gets a short page.
+        if (origin !== ownOrigin) return undefined
+        const values = Object.fromEntries(received.filter(([name]) => name !== honeypotField))
+        return formPage(form, { theme, links, status: 400, error: error.message, values, challenge: yield* challengeWidget })
+      }))
+      if (Exit.isSuccess(exit) && exit.value !== undefined) return exit.value
+    }
+    const status = errorResponse(error).status
+    const text = error._tag === "OriginNotAllowed"
+      ? "This form cannot be submitted from the page you used."
+      : error._tag === "RateLimitExceeded"
+        ? "Too many attempts. Please wait a moment and try again."
+        : error._tag === "ResourceNotFound"
+          ? "This form does not exist (any more)."
+          : `The form could not be sent: ${error.message}`
+    return pageResponse({
+      title: "Signup",
+      status,
+      theme,
+      body: html`<h1>Signup</h1>${notice("error", text)}${error._tag !== "ResourceNotFound" && html`<p><a href="${`/f/${id}`}">Open the signup form</a></p>`}`,
+      ...(error._tag === "RateLimitExceeded" ? { headers: { "retry-after": String(error.retryAfter) } } : {}),
+    })
+  }
+
+  const notFoundPage = (cause: Cause.Cause<unknown>): Response | undefined => {
+    const failure = Cause.failureOption(cause)
+    if (Option.isNone(failure) || !(failure.value instanceof ResourceNotFound)) return undefined
+    return pageResponse({
+      title: "Form not found", status: 404, theme,
+      body: html`<h1>Form not found</h1>${notice("error", "This form does not exist (any more).")}`,
+    })
+  }
+
   return new Hono<MailroomEnv>()
     .get("/f/:id", async (c) => {
       const exit = await c.get("runExit")(Effect.gen(function* () {
@@ -221,50 +265,6 @@ export const publicFormRoutes = (options: PublicFormOptions) => {
       }
       return refusalPage(c, c.req.param("id"), error, origin, received)
     })
-
-  /** A plain post that was refused: the form again with the problem (and what was typed, escaped), or a short page. */
-  const refusalPage = async (
-    c: Ctx,
-    id: string,
-    error: AnswerableError,
-    origin: string | null,
-    received: ReadonlyArray<readonly [string, string]>,
-  ): Promise<Response> => {
-    if (error._tag === "ValidationFailed" || error._tag === "PayloadTooLarge") {
-      const exit = await c.get("runExit")(Effect.gen(function* () {
-        const { form, links, ownOrigin } = yield* loadForm(id)
-        // Only the hosted page shows the form again; a post from a host's page gets a short page.
-        if (origin !== ownOrigin) return undefined
-        const values = Object.fromEntries(received.filter(([name]) => name !== honeypotField))
-        return formPage(form, { theme, links, status: 400, error: error.message, values, challenge: yield* challengeWidget })
-      }))
-      if (Exit.isSuccess(exit) && exit.value !== undefined) return exit.value
-    }
-    const status = errorResponse(error).status
-    const text = error._tag === "OriginNotAllowed"
-      ? "This form cannot be submitted from the page you used."
-      : error._tag === "RateLimitExceeded"
-        ? "Too many attempts. Please wait a moment and try again."
-        : error._tag === "ResourceNotFound"
-          ? "This form does not exist (any more)."
-          : `The form could not be sent: ${error.message}`
-    return pageResponse({
-      title: "Signup",
-      status,
-      theme,
-      body: html`<h1>Signup</h1>${notice("error", text)}${error._tag !== "ResourceNotFound" && html`<p><a href="${`/f/${id}`}">Open the signup form</a></p>`}`,
-      ...(error._tag === "RateLimitExceeded" ? { headers: { "retry-after": String(error.retryAfter) } } : {}),
-    })
-  }
-
-  const notFoundPage = (cause: Cause.Cause<unknown>): Response | undefined => {
-    const failure = Cause.failureOption(cause)
-    if (Option.isNone(failure) || !(failure.value instanceof ResourceNotFound)) return undefined
-    return pageResponse({
-      title: "Form not found", status: 404, theme,
-      body: html`<h1>Form not found</h1>${notice("error", "This form does not exist (any more).")}`,
-    })
-  }
 }
 
 type AnswerableError = MailroomError
