@@ -19,6 +19,7 @@ import { makeTopicRepository, makeTopicTable } from "./topics.js"
 import { makeMessageRepository } from "./messages.js"
 import { makeQuotaRepository } from "./quota.js"
 import { makeIdempotencyRepository } from "./idempotency.js"
+import { makeFormRepository } from "./forms.js"
 
 export const makeMemoryStore = Effect.gen(function* () {
   const db = yield* makeMemoryDb
@@ -50,6 +51,7 @@ export const makeMemoryStore = Effect.gen(function* () {
     messages: makeMessageRepository(db),
     quota: makeQuotaRepository(db),
     idempotency: makeIdempotencyRepository(db),
+    forms: makeFormRepository(db),
     transaction: db.transaction,
     ping: Effect.void,
   })

@@ -275,6 +275,17 @@ export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
   override get message() { return `storage failed during ${this.operation}` }
 }
 
+/** A signup form was submitted from a page whose origin the form does not allow (or that sent no Origin). */
+export class OriginNotAllowed extends Schema.TaggedError<OriginNotAllowed>()("OriginNotAllowed", {
+  origin: Schema.NullOr(Schema.String),
+}) {
+  readonly code = "ORIGIN_NOT_ALLOWED"
+  override get message() {
+    return this.origin === null ? "the request carries no Origin; forms accept submissions from browsers only"
+      : `this form does not accept submissions from ${this.origin}`
+  }
+}
+
 /** Every error a Mailroom service or route can fail with. */
 export type MailroomError =
   | ValidationFailed | PayloadTooLarge | Unauthorized | InvalidCredentials | ScopeInsufficient | RateLimitExceeded
@@ -282,5 +293,6 @@ export type MailroomError =
   | FreeTierContactLimit | ListNotFound | TopicNotFound | DuplicateTopic | NotAMember | ContactNotFound
   | RecipientUnsubscribed | RecipientSuppressed | ContactBlocked | NoPendingConfirmation | InvalidToken | ImportRejected
   | WebhookEventUnknown | WebhookNotFound | WebhookLimitReached | QuotaExceeded | IdempotencyKeyReused | StoreError
+  | OriginNotAllowed
 
 export type ErrorCode = MailroomError["code"]

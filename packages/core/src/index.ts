@@ -4,7 +4,7 @@ export {
   ResourceNotFound, RouteNotFound, DuplicateContact, InvalidStatusTransition, TagLimitExceeded, FreeTierContactLimit,
   ListNotFound, TopicNotFound, DuplicateTopic, NotAMember, ContactNotFound, RecipientUnsubscribed, RecipientSuppressed,
   ContactBlocked, NoPendingConfirmation, InvalidToken, ImportRejected, WebhookEventUnknown, WebhookNotFound,
-  WebhookLimitReached, QuotaExceeded, IdempotencyKeyReused, StoreError,
+  WebhookLimitReached, QuotaExceeded, IdempotencyKeyReused, StoreError, OriginNotAllowed,
 } from "./errors.js"
 export { importRejectionReasons } from "./errors.js"
 export type { MailroomError, ErrorCode, ImportRejectionReason } from "./errors.js"
@@ -149,7 +149,7 @@ export type {
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage,
   EventOutbox, ListPage, ListRepository, MemberRepository, DevOutboxRepository, WebhookRepository, FanOutEvent,
   DeliveryOutcome, SuppressionPage, SuppressionRepository, TopicPage, TopicRepository, ConfirmationRepository,
-  MessageRepository, QuotaRepository, IdempotencyRepository,
+  MessageRepository, QuotaRepository, IdempotencyRepository, FormRepository,
 } from "./ports/store.js"
 export { Ids, IdsLive, IdsSequential, idTime, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
 export type { IdsService } from "./ports/ids.js"
@@ -204,6 +204,13 @@ export type { ClaimedJob, JobSource, JobWorkerOptions } from "./services/job-run
 export { Tracing } from "./services/tracing.js"
 export type { MailroomServices } from "./services/layer.js"
 export {
+  FormId, formLimits, formFieldTypes, FormFieldType, contactFieldNames, reservedFieldNames, consentTextOf, parseOrigin,
+  parseRedirectUrl, FormFieldInput, FormName, CreateFormInput, UpdateFormInput, canonicalOrigin, originAllowed,
+  parseSubmission, submissionControlNames,
+} from "./domain/form.js"
+export type { Form, FormField, Submission } from "./domain/form.js"
+export { Forms } from "./services/forms.js"
+export {
   subscribeLimits, RedirectUrl, SubscribeInput, UnsubscribeInput, UpdateSubscriptionInput, defaultConfirmationTemplate,
 } from "./domain/subscription-input.js"
 export { Subscriptions, SubscriptionsConfig, defaultConfirmationFrom } from "./services/subscriptions.js"
@@ -220,3 +227,5 @@ export {
 export type { DeliveryOptions, HeldResolution, HeldRecipient } from "./services/message-delivery.js"
 export { Feedback } from "./services/feedback.js"
 export type { DeliveryReportInput, ComplaintReportInput, DsnRecipientReport, ReportOutcome } from "./services/feedback.js"
+export { BotChallenge, BotChallengeError } from "./ports/bot-challenge.js"
+export type { BotChallengeService, ChallengeWidgetSettings } from "./ports/bot-challenge.js"

@@ -13,6 +13,9 @@ import { adminRoutes } from "./routes/admin.js"
 import { contactRoutes } from "./routes/contacts.js"
 import { emailRoutes } from "./routes/emails.js"
 import { exportRoutes } from "./routes/export.js"
+import { formRoutes } from "./routes/forms.js"
+import { publicFormRoutes } from "./routes/form-public.js"
+import { defaultPageTheme, type PageTheme } from "./pages/layout.js"
 import { healthRoutes } from "./routes/health.js"
 import { importRoutes } from "./routes/import.js"
 import { inboundRoutes } from "./routes/inbound.js"
@@ -30,6 +33,7 @@ const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   contactRoutes,
   emailRoutes,
   exportRoutes,
+  formRoutes,
   importRoutes,
   inboundRoutes,
   listRoutes,
@@ -51,6 +55,8 @@ export interface HttpAppOptions {
   readonly rateLimits?: RateLimitOptions | undefined
   /** Which proxies are believed when they report the client's address in X-Forwarded-For. Default: none. */
   readonly trustProxy?: TrustProxy | undefined
+  /** The look of the hosted pages (signup forms, confirmation, unsubscribe, preference centre). Default: neutral. */
+  readonly pageTheme?: PageTheme | undefined
 }
 
 /** What a host may pass beside the request (`app.fetch(request, env)`, `mailroom.fetch(request, options)`). */
@@ -120,6 +126,9 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   // The public consent routes (unsubscribe, one-click, the /u and /c pages) take a signed token instead of an API key,
   // so they are registered before the API-key middleware: the first route that answers ends the chain.
   app.route("/", publicRoutes)
+  // Public routes (hosted pages, form submissions): no API key. Registered before /v1's authentication, which they
+  // answer ahead of.
+  app.route("/", publicFormRoutes({ theme: options.pageTheme ?? defaultPageTheme }))
   app.use("/v1/*", authenticate(), rateLimit("requests"))
   for (const routes of v1Routes) app.route("/v1", routes)
 

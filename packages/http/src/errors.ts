@@ -33,6 +33,7 @@ export const statusByCode = {
   QUOTA_EXCEEDED: 429,
   IDEMPOTENCY_KEY_REUSED: 409,
   INTERNAL_ERROR: 500,
+  ORIGIN_NOT_ALLOWED: 403,
 } as const satisfies Record<ErrorCode, number>
 
 /** What the caller can do about each code, answered as `fix_action`. */
@@ -65,6 +66,7 @@ export const fixActionByCode = {
   QUOTA_EXCEEDED: "Wait until error.context.resets_at, or upgrade the plan for a larger monthly quota.",
   IDEMPOTENCY_KEY_REUSED: "Send a new Idempotency-Key with a new request; repeat a key only with the same body.",
   INTERNAL_ERROR: "Retry later; if it persists, report the request id to the operator.",
+  ORIGIN_NOT_ALLOWED: "Add the page's origin to the form's allowedOrigins, or submit from the hosted form page.",
 } as const satisfies Record<ErrorCode, string>
 
 /** Who answers a 401: the API (an API key is asked for) or the operator API under /admin (the admin token is). */

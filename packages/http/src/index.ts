@@ -37,3 +37,10 @@ export { parseDeliveryStatusNotification, parseFeedbackReport, parseFieldBlocks,
 export type { FieldBlock, DsnRecipient, DeliveryStatusReport, FeedbackReport } from "./feedback-reports.js"
 export { emailRoutes, MessageResponse } from "./routes/emails.js"
 export { publicRoutes, PublicUnsubscribeBody, readOneClickBody } from "./routes/public.js"
+export { escapeHtml, html, raw, joinHtml, safeUrl, isSafeHtml } from "./pages/html.js"
+export type { SafeHtml, HtmlValue } from "./pages/html.js"
+export {
+  defaultPageTheme, makePageTheme, renderPage, pageResponse, notice, textField, checkboxField, fieldset, submitButton,
+  linkButton, postForm,
+} from "./pages/layout.js"
+export type { PageTheme, PageColors, PageOptions, PageResponseOptions } from "./pages/layout.js"

@@ -30,13 +30,17 @@ export interface RateLimitOptions {
   readonly emailsSendPerSecond?: number
   /** POST /v1/emails/batch per API key per second. Default 10. */
   readonly emailsBatchPerSecond?: number
+  /** Signup-form submissions per client address (IP) per minute, over every form. Default 10. */
+  readonly formSubmissionsPerIpPerMinute?: number
+  /** Signup-form submissions per email address and account per hour. Default 5. */
+  readonly formSubmissionsPerAddressPerHour?: number
   /** Where counters live. Default: RateLimiterMemory (one process). */
   readonly store?: RateLimiterFactory
 }
 
 export const defaultRateLimits = {
   contactsCreatePerMinute: 60, requestsPerSecond: 200, failedAuthenticationsPerMinute: 30, emailsSendPerSecond: 100,
-  emailsBatchPerSecond: 10,
+  emailsBatchPerSecond: 10, formSubmissionsPerIpPerMinute: 10, formSubmissionsPerAddressPerHour: 5,
 } as const
 
 export interface Limiter {
@@ -56,6 +60,10 @@ export interface RateLimiters {
   readonly emailsSend: Limiter
   /** POST /v1/emails/batch. */
   readonly emailsBatch: Limiter
+  /** POST /v1/forms/{id}/submit per client address. */
+  readonly formSubmissionsPerIp: Limiter
+  /** POST /v1/forms/{id}/submit per account and email address. */
+  readonly formSubmissionsPerAddress: Limiter
 }
 
 const memoryLimiter: RateLimiterFactory = (spec) => new RateLimiterMemory(spec)
@@ -78,6 +86,16 @@ export const makeRateLimiters = (options: RateLimitOptions = {}): RateLimiters =
     ),
     emailsSend: make("mailroom:emails-send", options.emailsSendPerSecond ?? defaultRateLimits.emailsSendPerSecond, 1),
     emailsBatch: make("mailroom:emails-batch", options.emailsBatchPerSecond ?? defaultRateLimits.emailsBatchPerSecond, 1),
+    formSubmissionsPerIp: make(
+      "mailroom:form-submissions-ip",
+      options.formSubmissionsPerIpPerMinute ?? defaultRateLimits.formSubmissionsPerIpPerMinute,
+      60,
+    ),
+    formSubmissionsPerAddress: make(
+      "mailroom:form-submissions-address",
+      options.formSubmissionsPerAddressPerHour ?? defaultRateLimits.formSubmissionsPerAddressPerHour,
+      3600,
+    ),
   }
 }
 
@@ -92,6 +110,12 @@ const consume = async ({ limiter, points, duration }: Limiter, key: string): Pro
     return new RateLimitExceeded({ retryAfter, limit: points, windowSeconds: duration })
   }
 }
+
+/** Consumes one point of `limiter` for `key` as an Effect: RateLimitExceeded when none is left; a failing store is a
+ *  defect (answered 500). For routes whose key is not the API key (signup forms: client address, email address). */
+export const consumeLimit = (limiter: Limiter, key: string): Effect.Effect<void, RateLimitExceeded> =>
+  Effect.flatMap(Effect.promise(() => consume(limiter, key)), (exceeded) =>
+    exceeded === undefined ? Effect.void : Effect.fail(exceeded))
 
 /** Consumes one request of the named limit for the caller's API key (the "client"); 429 RATE_LIMIT_EXCEEDED with
  *  Retry-After when none is left. Runs after the API-key middleware. */

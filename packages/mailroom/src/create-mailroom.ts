@@ -7,7 +7,8 @@ import {
 import {
   type FetchOptions, type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions, type TrustProxy,
 } from "@mailroom/http"
-import { NodeDns, UndiciTransport } from "@mailroom/net"
+import { NodeDns, TurnstileChallenge, type TurnstileOptions, UndiciTransport } from "@mailroom/net"
+import type { PageTheme } from "@mailroom/http"
 import { Cause, Duration, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime, Scope } from "effect"
 import { type AccountsApi, makeAccountsApi } from "./accounts-api.js"
 import { mailerLayer, sendsToDevOutbox } from "./mail.js"
@@ -33,6 +34,11 @@ export interface MailroomConfig extends MailroomSettings {
    *  number of hops, or a list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal. Default: none,
    *  so X-Forwarded-For is ignored. See docs/embedding.md, "Client address behind a proxy". */
   readonly trustProxy?: TrustProxy
+  /** The look of the hosted pages (signup form, confirmation, unsubscribe, preference centre): product name, logo,
+   *  colours. Default: a neutral theme (`makePageTheme` from @mailroom/http builds one from a few fields). */
+  readonly pageTheme?: PageTheme
+  /** A bot challenge on signup forms, verified with the provider's API. Default: none (docs/forms.md). */
+  readonly botChallenge?: { readonly turnstile: TurnstileOptions }
 }
 
 export interface Mailroom {
@@ -88,6 +94,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
       Layer.succeed(Tracing, tracing),
       Layer.succeed(SubscriptionsConfig, { confirmationFrom: config.confirmationFrom ?? defaultConfirmationFrom }),
       Layer.succeed(DeliveryConfig, config.delivery ?? {}),
+      ...(config.botChallenge === undefined ? [] : [TurnstileChallenge.layer(config.botChallenge.turnstile)]),
     )))),
   )
   const runtime = ManagedRuntime.make(Layer.mergeAll(
@@ -105,6 +112,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
     bodyLimitBytes: config.bodyLimitBytes,
     rateLimits: config.rateLimits,
     trustProxy: config.trustProxy,
+    pageTheme: config.pageTheme,
   })
   const run = makeRunPromise(runtime)
   let closing: Promise<void> | undefined

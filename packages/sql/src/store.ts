@@ -22,6 +22,7 @@ import { makeWebhookRepository } from "./webhooks.js"
 import { makeConfirmationRepository } from "./confirmations.js"
 import { makeSuppressionRepository } from "./suppressions.js"
 import { makeTopicRepository } from "./topics.js"
+import { makeFormRepository } from "./forms.js"
 
 /** The Store over `sql`. A SQLite connection must have `PRAGMA foreign_keys = ON`: deleting a contact relies on
  *  ON DELETE CASCADE to remove its tags, custom fields and memberships. `direct` runs hot single statements outside
@@ -48,6 +49,7 @@ export const makeSqlStore = (
     messages: makeMessageRepository(sql),
     quota: makeQuotaRepository(sql),
     idempotency: makeIdempotencyRepository(sql),
+    forms: makeFormRepository(sql),
     // Nested calls become savepoints of the outer transaction. Only the client's own failures (BEGIN) turn into
     // StoreError; the effect's errors pass through unchanged.
     transaction: (effect) =>

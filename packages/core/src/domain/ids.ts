@@ -20,5 +20,6 @@ export const idPrefixes = {
   message: "msg",
   batch: "bat",
   messageEvent: "mev",
+  form: "frm",
 } as const
 export type IdKind = keyof typeof idPrefixes

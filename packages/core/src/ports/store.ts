@@ -18,6 +18,7 @@ import type { Eligibility, SendScope, Suppression, SuppressionQuery } from "../d
 import type { Topic, TopicId, TopicOptOut, TopicQuery, TopicWithCount } from "../domain/topic.js"
 import type { DuplicateTopic } from "../errors.js"
 import type { MessageId } from "../domain/message.js"
+import type { Form, FormId } from "../domain/form.js"
 import type {
   IdempotencyRecord, MessageEvent, MessageRecipient, QuotaReservation, RecipientStatus, RecipientUpdate, StoredMessage,
 } from "../domain/message-record.js"
@@ -369,6 +370,20 @@ export interface IdempotencyRepository {
   readonly save: (record: IdempotencyRecord, notBefore: Date) => Effect.Effect<boolean, StoreError>
 }
 
+export interface FormRepository {
+  readonly insert: (form: Form) => Effect.Effect<void, StoreError>
+  /** Replaces every field but id, accountId and createdAt. False when the form is unknown in the account. */
+  readonly update: (form: Form) => Effect.Effect<boolean, StoreError>
+  /** The account's form, or none (also for another account's id). */
+  readonly findById: (accountId: AccountId, id: string) => Effect.Effect<Option.Option<Form>, StoreError>
+  /** The form with this id in any account: the public routes know only the form id. */
+  readonly findPublic: (id: string) => Effect.Effect<Option.Option<Form>, StoreError>
+  /** One page of the account's forms, oldest first (ties by id), with the total. */
+  readonly list: (accountId: AccountId, page: { readonly page: number; readonly limit: number }) => Effect.Effect<{ readonly forms: ReadonlyArray<Form>; readonly total: number }, StoreError>
+  /** False when the form is unknown in the account. */
+  readonly delete: (accountId: AccountId, id: FormId) => Effect.Effect<boolean, StoreError>
+}
+
 /** Persistence for every resource. An id that belongs to another account is "not found". */
 export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly accounts: AccountRepository
@@ -387,6 +402,7 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly messages: MessageRepository
   readonly quota: QuotaRepository
   readonly idempotency: IdempotencyRepository
+  readonly forms: FormRepository
   /** Runs `effect` atomically: all of its writes and events commit, or none do (on failure, defect or interruption).
    *  Nested calls join the outer transaction. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>

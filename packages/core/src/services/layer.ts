@@ -13,6 +13,7 @@ import { Webhooks } from "./webhooks.js"
 import { Idempotency } from "./idempotency.js"
 import { Messages } from "./messages.js"
 import { Quota } from "./quota.js"
+import { Forms } from "./forms.js"
 import { SendingPause } from "./sending-pause.js"
 import { Subscriptions } from "./subscriptions.js"
 import { Sending } from "./sending.js"
@@ -27,10 +28,10 @@ export const servicesLayer = MessageDelivery.Default.pipe(Layer.provideMerge(Lay
   Layer.provideMerge(Tokens.DefaultWithoutDependencies),
   Layer.provideMerge(Layer.mergeAll(
     Accounts.Default, Contacts.Default, Lists.Default, Imports.Default, Suppressions.Default, Topics.Default,
-    Quota.Default, Idempotency.Default, Messages.Default, SendingPause.Default, Feedback.Default,
+    Quota.Default, Idempotency.Default, Messages.Default, SendingPause.Default, Feedback.Default, Forms.Default,
   )),
   Layer.provideMerge(Background.Default),
 )))
 export type MailroomServices =
   | Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens | Webhooks | Background | Quota | Idempotency
-  | Messages | Subscriptions | SendingPause | Sending | MessageDelivery | Feedback
+  | Messages | Subscriptions | SendingPause | Sending | MessageDelivery | Feedback | Forms

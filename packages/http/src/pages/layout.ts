@@ -158,6 +158,9 @@ export interface PageResponseOptions extends PageOptions {
   readonly frameAncestors?: ReadonlyArray<string>
   /** Origins a form on the page may post or redirect to besides this one (a form's success redirect). */
   readonly formTargets?: ReadonlyArray<string>
+  /** Origins whose scripts and frames the page loads (a bot-challenge widget); none by default. */
+  readonly scriptSources?: ReadonlyArray<string>
+  readonly frameSources?: ReadonlyArray<string>
   readonly headers?: Record<string, string>
 }
 
@@ -165,6 +168,8 @@ export interface PageResponseOptions extends PageOptions {
 export const pageResponse = (options: PageResponseOptions): Response => {
   const ancestors = options.frameAncestors?.length ? options.frameAncestors.join(" ") : "'none'"
   const targets = ["'self'", ...(options.formTargets ?? [])].join(" ")
+  const scripts = options.scriptSources?.length ? `; script-src ${options.scriptSources.join(" ")}` : ""
+  const frames = options.frameSources?.length ? `; frame-src ${options.frameSources.join(" ")}` : ""
   return new Response(renderPage(options), {
     status: options.status ?? 200,
     headers: {
@@ -175,7 +180,7 @@ export const pageResponse = (options: PageResponseOptions): Response => {
       "x-content-type-options": "nosniff",
       "content-security-policy":
         `default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:; form-action ${targets}; ` +
-        `frame-ancestors ${ancestors}; base-uri 'none'`,
+        `frame-ancestors ${ancestors}; base-uri 'none'${scripts}${frames}`,
       ...options.headers,
     },
   })
@@ -191,6 +196,8 @@ export const notice = (tone: NoticeTone, content: HtmlValue): SafeHtml =>
 
 export interface TextFieldOptions {
   readonly name: string
+  /** The element id; `f-<name>` by default. */
+  readonly id?: string | undefined
   readonly label: string
   readonly type?: "text" | "email" | "tel" | "url" | "number" | "date"
   readonly value?: string | undefined
@@ -202,7 +209,7 @@ export interface TextFieldOptions {
 
 /** A labelled input; the hint is tied to it with aria-describedby. */
 export const textField = (o: TextFieldOptions): SafeHtml => {
-  const id = `f-${o.name}`
+  const id = o.id ?? `f-${o.name}`
   return html`<div class="field"><label for="${id}">${o.label}${o.required && html` <span class="required" aria-hidden="true">*</span>`}</label>
 <input id="${id}" name="${o.name}" type="${o.type ?? "text"}"${o.value !== undefined && html` value="${o.value}"`}${o.required && raw(" required")}${o.autocomplete && html` autocomplete="${o.autocomplete}"`}${o.maxLength !== undefined && html` maxlength="${o.maxLength}"`}${o.hint && html` aria-describedby="${id}-hint"`}>
 ${o.hint && html`<p class="hint" id="${id}-hint">${o.hint}</p>`}</div>`

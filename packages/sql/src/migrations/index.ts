@@ -8,6 +8,7 @@ import { eventRelayJobs } from "./0006_event_relay_jobs.js"
 import { webhooks } from "./0007_webhooks.js"
 import { consent } from "./0008_consent.js"
 import { messages } from "./0009_messages.js"
+import { forms } from "./0010_forms.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -20,6 +21,7 @@ export const migrations: ReadonlyArray<Migration> = [
   webhooks,
   consent,
   messages,
+  forms,
 ]
 
 export type { Migration } from "./migration.js"
