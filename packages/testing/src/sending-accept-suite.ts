@@ -5,7 +5,7 @@
  *  rule 7 and the send-time filtering table. */
 import { expect, it } from "@effect/vitest"
 import {
-  type Account, Accounts, Background, Contacts, type EmailAddress, IdsLive, JobQueue, Messages, type Plan, Quota, Sending,
+  type Account, Accounts, Background, Contacts, type EmailAddress, IdsLive, JobQueue, Mailer, Messages, type Plan, Quota, Sending,
   servicesLayer, Store, Suppressions, Topics,
 } from "@mailroom/core"
 import { Effect, Exit, Layer, Scope, TestClock, TestServices } from "effect"
@@ -24,11 +24,12 @@ const countingStore = <E>(storeLayer: Layer.Layer<Store, E>) =>
     },
   }))).pipe(Layer.provide(storeLayer))
 
-/** The scheduled-send task is the only background work these tests start. */
-const noJobs = Layer.succeed(JobQueue, {
-  enqueue: () => Effect.die(new Error("not used")),
-  work: () => Effect.die(new Error("not used")),
-})
+/** The scheduled-send task is the only background work these tests watch: jobs that other services enqueue (the
+ *  delivery of a queued message) are taken and never run, and nothing is mailed. */
+const noJobs = Layer.mergeAll(
+  Layer.succeed(JobQueue, { enqueue: () => Effect.succeed("job_not_run"), work: () => Effect.void }),
+  Layer.succeed(Mailer, { send: () => Effect.die(new Error("these tests send no mail")) }),
+)
 
 const setNow = (iso: string) => TestClock.setTime(new Date(iso).getTime())
 

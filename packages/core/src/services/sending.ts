@@ -30,7 +30,7 @@ import { serviceMethod } from "./tracing.js"
 export class SendingConfig extends Context.Reference<SendingConfig>()("@mailroom/core/SendingConfig", {
   defaultValue: () => ({
     /** How often due scheduled messages are looked for. */
-    scheduledPollInterval: Duration.seconds(1) as Duration.DurationInput,
+    scheduledPollInterval: Duration.seconds(1),
     /** Most scheduled messages queued in one pass (a pass goes on while it finds this many). */
     scheduledBatchSize: 100,
   }),
