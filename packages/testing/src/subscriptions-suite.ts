@@ -199,6 +199,21 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
           expect((yield* eventsOf(account, "contact.subscribed")).length).toBe(2)
         }))
 
+      it.effect("concurrent calls for one new address all succeed and create one contact", () =>
+        Effect.gen(function* () {
+          const subscriptions = yield* Subscriptions
+          const account = yield* freshAccount()
+          const list = yield* makeList(account)
+          const email = someone()
+          const results = yield* Effect.all(
+            Array.from({ length: 4 }, () => subscriptions.subscribe(account, { email, listIds: [list] })),
+            { concurrency: "unbounded" },
+          )
+          expect(results.filter((r) => r.created)).toHaveLength(1)
+          expect(new Set(results.map((r) => r.contactId)).size).toBe(1)
+          expect((yield* eventsOf(account, "list.member_added")).length).toBe(1)
+        }))
+
       it.effect("the Free plan's cap answers FREE_TIER_CONTACT_LIMIT and creates nothing", () =>
         Effect.gen(function* () {
           const subscriptions = yield* Subscriptions
