@@ -382,7 +382,8 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
         }
 
         let mail: string | undefined
-        const pending = Option.getOrUndefined(yield* store.confirmations.find(account.id, contactId))
+        // A contact made by this call has no pending confirmation: no need to ask the store.
+        const pending = created ? undefined : Option.getOrUndefined(yield* store.confirmations.find(account.id, contactId))
         if (decision.requiresConfirmation) {
           const outstanding = existing?.status === "PENDING" && pending !== undefined && pending.expiresAt.getTime() > at.getTime()
           if (!outstanding) {
@@ -448,7 +449,9 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
           detail: "stored templates are not available yet; leave it out to send the default confirmation mail",
         }))
       }
-      const written = yield* store.transaction(subscribeWrite(account, input, context))
+      // Two calls for the same new address at once: the one that loses the insert runs again and finds the contact.
+      const write = store.transaction(subscribeWrite(account, input, context))
+      const written = yield* Effect.catchTag(write, "DuplicateContact", () => write)
       const confirmationSent = written.mail === undefined ? false : yield* sendConfirmation(account, written.contact, written.mail)
       return { ...written.result, confirmationSent } satisfies SubscribeResult
     })
