@@ -382,7 +382,8 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
         }
 
         let mail: string | undefined
-        const pending = Option.getOrUndefined(yield* store.confirmations.find(account.id, contactId))
+        // A contact made by this call has no pending confirmation: no need to ask the store.
+        const pending = created ? undefined : Option.getOrUndefined(yield* store.confirmations.find(account.id, contactId))
         if (decision.requiresConfirmation) {
           const outstanding = existing?.status === "PENDING" && pending !== undefined && pending.expiresAt.getTime() > at.getTime()
           if (!outstanding) {
