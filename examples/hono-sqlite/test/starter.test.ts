@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { fileURLToPath } from "node:url"
+import Database from "better-sqlite3"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
@@ -486,4 +487,85 @@ describe("the starter's lifecycle", () => {
     expect((await call(starter, "GET", "/v1/contacts", { token: account.apiKey })).status).toBe(200)
     expect(await stopStarter(starter)).toEqual({ code: 0, signal: null })
   })
+})
+
+// Double opt-in end to end, as a new user tries it (CONTRACT.md: the dev outbox and the link forms): subscribe with
+// doubleOptIn, find the confirmation mail in GET /admin/outbox, follow its link as a browser does (the page, then its
+// button), and see the contact confirmed and the events in the outbox table of the starter's SQLite file. A GET or HEAD
+// of the link confirms nothing. It lives in this file so that it boots after the first boot has built the packages.
+describe("double opt-in on the starter", () => {
+  let starter: Starter
+  let databaseFile: string
+
+  beforeAll(async () => {
+    const DATABASE_URL = freshDatabaseUrl()
+    databaseFile = DATABASE_URL.slice("sqlite:".length)
+    starter = await bootStarter({ DATABASE_URL, ADMIN_TOKEN: adminToken })
+  }, bootTimeoutMs)
+
+  /** The account's events in the starter's database, oldest first. */
+  const eventsOf = (accountId: string) => {
+    const db = new Database(databaseFile, { readonly: true, fileMustExist: true })
+    try {
+      return (db.prepare("SELECT type, details FROM events WHERE account_id = ? ORDER BY seq").all(accountId) as Array<{ type: string; details: string }>)
+        .map((row) => ({ type: row.type, details: JSON.parse(row.details) as Record<string, unknown> }))
+    } finally {
+      db.close()
+    }
+  }
+  const pressButton = (link: string) =>
+    fetch(link, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "", redirect: "manual" })
+
+  it("subscribe, confirmation mail in the dev outbox, link followed, contact confirmed, events in the outbox", async () => {
+    const account = await createAccount(starter, { name: "Acme News" })
+    const list = await call(starter, "POST", "/v1/contacts/lists", { token: account.apiKey, body: { name: "Weekly" } })
+    expect(list.status).toBe(201)
+    const listId = list.body.data.id as string
+    const email = `new.reader.${process.pid}@example.com`
+
+    const subscribed = await call(starter, "POST", "/v1/subscriptions", {
+      token: account.apiKey, body: { email, doubleOptIn: true, listIds: [listId], firstName: "Ada" },
+    })
+    expect(subscribed.status).toBe(201)
+    expect(subscribed.body.data).toMatchObject({ email, status: "PENDING", requiresConfirmation: true, confirmationSent: true })
+
+    // The confirmation mail, kept in the dev outbox.
+    const outbox = await call(starter, "GET", `/admin/outbox?to=${encodeURIComponent(email)}`, admin)
+    expect(outbox.status).toBe(200)
+    expect(outbox.body.data).toHaveLength(1)
+    const mail = outbox.body.data[0]
+    const link = /https?:\/\/[^\s"'<>]+\/c\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/.exec(`${mail.text ?? ""} ${mail.html ?? ""}`)?.[0]
+    expect(link, JSON.stringify(mail)).toBeDefined()
+
+    // A scanner's HEAD or GET of the link confirms nothing.
+    expect((await fetch(link!, { method: "HEAD" })).status).toBe(200)
+    const page = await fetch(link!)
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain("Confirm subscription")
+    const statusPath = `/v1/subscriptions/${encodeURIComponent(email)}`
+    const pending = await call(starter, "GET", statusPath, { token: account.apiKey })
+    expect(pending.body.data.contact.status).toBe("PENDING")
+    expect(pending.body.data.pendingConfirmation).not.toBeNull()
+
+    // The recipient presses the button: the form posts to the page's own URL.
+    const confirmed = await pressButton(link!)
+    expect(confirmed.status).toBe(200)
+    expect(await confirmed.text()).toContain("Subscription confirmed")
+    const active = await call(starter, "GET", statusPath, { token: account.apiKey })
+    expect(active.body.data.contact.status).toBe("ACTIVE")
+    expect(active.body.data.contact.confirmedAt).not.toBeNull()
+    expect(active.body.data.pendingConfirmation).toBeNull()
+
+    // Used again, the link says it was used and confirms nothing more.
+    expect(await (await pressButton(link!)).text()).toContain("Already confirmed")
+
+    const events = eventsOf(account.id)
+    expect(events.find((event) => event.type === "contact.subscribed")?.details)
+      .toMatchObject({ email, source: "API", requiresConfirmation: true, status: "PENDING" })
+    const confirmations = events.filter((event) => event.type === "contact.confirmed")
+    expect(confirmations).toHaveLength(1)
+    expect(confirmations[0]!.details).toMatchObject({ email, formId: null, listIds: [listId] })
+    expect(Number.isNaN(Date.parse(String(confirmations[0]!.details.confirmedAt)))).toBe(false)
+    expect(await stopStarter(starter)).toEqual({ code: 0, signal: null })
+  }, 60_000)
 })
