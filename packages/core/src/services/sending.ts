@@ -164,8 +164,6 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
           ...message,
           recipients: message.recipients.map((r) => dropped.has(r.email) ? { ...r, status: "dropped" } : r),
         }))
-        const kept = stored.reduce((total, m) => total + m.recipients.filter((r) => r.status === "queued").length, 0)
-        yield* quota.reserve(account, kept)
         yield* store.messages.insertMany(stored)
         yield* appendEvents(stored.flatMap((message) => [
           ...message.recipients.map((r) =>
@@ -174,6 +172,10 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
               : recipientEvent(message, "email.queued", r.email, at)),
           ...duplicateEvents(message, at),
         ]))
+        // Last: the counter's row stays locked until commit, so every concurrent send of the account waits on it for
+        // as short a time as possible. A refusal rolls back what was written above.
+        const kept = stored.reduce((total, m) => total + m.recipients.filter((r) => r.status === "queued").length, 0)
+        yield* quota.reserve(account, kept)
         return stored
       })
 
