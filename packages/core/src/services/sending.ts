@@ -180,7 +180,8 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
       })
 
     /** Runs `work` in one transaction, once per Idempotency-Key when one is given: a repeat with the same body answers
-     *  the first result (stored as JSON, decoded back with `schema`). */
+     *  the first result (stored as JSON, decoded back with `schema`) without running `work` again, so that it answers
+     *  alike even when the topic it named was deleted since. */
     const once = <A, I, E, R>(
       account: Account,
       route: string,
@@ -204,8 +205,8 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
     /** POST /emails/send. */
     const send = method("Sending.send")(function* (account: Account, fields: typeof SendInput.Encoded, options: SendOptions = {}) {
       const message = yield* acceptSend(yield* decodeInput(SendInput, fields))
-      yield* checkTopic(account, message)
       return yield* once(account, "send", fields, options, SendResult, Effect.gen(function* () {
+        yield* checkTopic(account, message)
         const at = yield* now
         const [stored] = yield* queue(account, [message], null, at)
         return {
@@ -222,8 +223,8 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
     /** POST /emails/batch: one message per entry, all filtered with one query and written with one insert. */
     const batch = method("Sending.batch")(function* (account: Account, fields: typeof BatchInput.Encoded, options: SendOptions = {}) {
       const messages = yield* acceptBatch(yield* decodeInput(BatchInput, fields))
-      yield* checkTopic(account, messages[0]!)
       return yield* once(account, "batch", fields, options, BatchResult, Effect.gen(function* () {
+        yield* checkTopic(account, messages[0]!)
         const at = yield* now
         const batchId = ids.make("batch", at)
         const stored = yield* queue(account, messages, batchId, at)
@@ -241,8 +242,8 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
     const schedule = method("Sending.schedule")(function* (account: Account, fields: typeof ScheduleInput.Encoded, options: SendOptions = {}) {
       const input = yield* decodeInput(ScheduleInput, fields)
       const accepted = yield* acceptSchedule(input, yield* now)
-      yield* checkTopic(account, accepted.message)
       return yield* once(account, "schedule", fields, options, ScheduleResult, Effect.gen(function* () {
+        yield* checkTopic(account, accepted.message)
         const at = yield* now
         const message = toStoredMessage({
           id: ids.make("message", at) as MessageId, accountId: account.id, batchId: null, message: accepted.message,
