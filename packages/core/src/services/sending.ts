@@ -164,8 +164,6 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
           ...message,
           recipients: message.recipients.map((r) => dropped.has(r.email) ? { ...r, status: "dropped" } : r),
         }))
-        const kept = stored.reduce((total, m) => total + m.recipients.filter((r) => r.status === "queued").length, 0)
-        yield* quota.reserve(account, kept)
         yield* store.messages.insertMany(stored)
         yield* appendEvents(stored.flatMap((message) => [
           ...message.recipients.map((r) =>
@@ -174,11 +172,16 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
               : recipientEvent(message, "email.queued", r.email, at)),
           ...duplicateEvents(message, at),
         ]))
+        // Last: the counter's row stays locked until commit, so every concurrent send of the account waits on it for
+        // as short a time as possible. A refusal rolls back what was written above.
+        const kept = stored.reduce((total, m) => total + m.recipients.filter((r) => r.status === "queued").length, 0)
+        yield* quota.reserve(account, kept)
         return stored
       })
 
     /** Runs `work` in one transaction, once per Idempotency-Key when one is given: a repeat with the same body answers
-     *  the first result (stored as JSON, decoded back with `schema`). */
+     *  the first result (stored as JSON, decoded back with `schema`) without running `work` again, so that it answers
+     *  alike even when the topic it named was deleted since. */
     const once = <A, I, E, R>(
       account: Account,
       route: string,
@@ -202,8 +205,8 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
     /** POST /emails/send. */
     const send = method("Sending.send")(function* (account: Account, fields: typeof SendInput.Encoded, options: SendOptions = {}) {
       const message = yield* acceptSend(yield* decodeInput(SendInput, fields))
-      yield* checkTopic(account, message)
       return yield* once(account, "send", fields, options, SendResult, Effect.gen(function* () {
+        yield* checkTopic(account, message)
         const at = yield* now
         const [stored] = yield* queue(account, [message], null, at)
         return {
@@ -220,8 +223,8 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
     /** POST /emails/batch: one message per entry, all filtered with one query and written with one insert. */
     const batch = method("Sending.batch")(function* (account: Account, fields: typeof BatchInput.Encoded, options: SendOptions = {}) {
       const messages = yield* acceptBatch(yield* decodeInput(BatchInput, fields))
-      yield* checkTopic(account, messages[0]!)
       return yield* once(account, "batch", fields, options, BatchResult, Effect.gen(function* () {
+        yield* checkTopic(account, messages[0]!)
         const at = yield* now
         const batchId = ids.make("batch", at)
         const stored = yield* queue(account, messages, batchId, at)
@@ -239,8 +242,8 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
     const schedule = method("Sending.schedule")(function* (account: Account, fields: typeof ScheduleInput.Encoded, options: SendOptions = {}) {
       const input = yield* decodeInput(ScheduleInput, fields)
       const accepted = yield* acceptSchedule(input, yield* now)
-      yield* checkTopic(account, accepted.message)
       return yield* once(account, "schedule", fields, options, ScheduleResult, Effect.gen(function* () {
+        yield* checkTopic(account, accepted.message)
         const at = yield* now
         const message = toStoredMessage({
           id: ids.make("message", at) as MessageId, accountId: account.id, batchId: null, message: accepted.message,
