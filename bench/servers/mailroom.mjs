@@ -1,4 +1,6 @@
-// A Mailroom server for benchmarks, mounted like the starter: FRAMEWORK=hono|express|fastify, DATABASE_URL.
+// A Mailroom server for benchmarks, mounted like the starter: FRAMEWORK=hono|express|fastify, DATABASE_URL; PLAN (the
+// account's plan, default pro), BACKGROUND=0 (no background work), AUDIENCE=1 (seeds bench/servers/audience.mjs and
+// reports its topic id).
 // Rate limits are raised through their configuration option so the load measures the work, not the limiter. (The
 // failed-authentication limit counts an attempt whose key is not cached yet until it succeeds: 50 connections
 // starting together, or meeting an expired cache entry, would pass its 30 per minute.)
@@ -9,10 +11,17 @@ const mailroom = createMailroom({
   database: process.env.DATABASE_URL,
   sqliteSynchronous: process.env.SQLITE_SYNCHRONOUS ?? "FULL",
   logLevel: "error",
-  rateLimits: { contactsCreatePerMinute: 1_000_000_000, requestsPerSecond: 1_000_000_000, failedAuthenticationsPerMinute: 1_000_000_000 },
+  backgroundWork: process.env.BACKGROUND !== "0",
+  rateLimits: {
+    contactsCreatePerMinute: 1_000_000_000, requestsPerSecond: 1_000_000_000, failedAuthenticationsPerMinute: 1_000_000_000,
+    emailsSendPerSecond: 1_000_000_000, emailsBatchPerSecond: 1_000_000_000,
+  },
 })
 await mailroom.ready()
-const { account, apiKey } = await mailroom.accounts.create({ name: "bench", plan: "pro" })
+const { account, apiKey } = await mailroom.accounts.create({ name: "bench", plan: process.env.PLAN ?? "pro" })
+const topicId = process.env.AUDIENCE === "1"
+  ? await (await import("./audience.mjs")).seedAudience(mailroom, account.id, apiKey)
+  : undefined
 
 const listen = {
   async hono() {
@@ -45,7 +54,7 @@ const listen = {
 }
 
 const { port, server } = await listen[framework]()
-process.send({ port, apiKey, accountId: account.id })
+process.send({ port, apiKey, accountId: account.id, topicId })
 process.on("SIGTERM", () => {
   server.close()
   mailroom.close().finally(() => process.exit(0))

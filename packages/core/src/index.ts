@@ -192,6 +192,8 @@ export { Idempotency, checkIdempotencyKey, requestFingerprint } from "./services
 export type { IdempotentResponse, IdempotentRequest } from "./services/idempotency.js"
 export { Messages } from "./services/messages.js"
 export type { MessageDetails } from "./services/messages.js"
+export { Sending, SendingConfig, SendResult, BatchResult, ScheduleResult, dropReasons } from "./services/sending.js"
+export type { CancelResult, SendOptions } from "./services/sending.js"
 export { servicesLayer } from "./services/layer.js"
 export { Background, BackgroundConfig } from "./services/background.js"
 export type { EventConsumer } from "./services/background.js"

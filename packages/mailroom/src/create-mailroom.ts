@@ -13,6 +13,7 @@ import { mailerLayer, sendsToDevOutbox } from "./mail.js"
 import { backendLayer, defaultShutdownGrace } from "./backend.js"
 import { defaultDatabase, type MailroomSettings, parseDatabase } from "./config.js"
 import { type ContactsApi, makeContactsApi } from "./contacts-api.js"
+import { type EmailsApi, makeEmailsApi } from "./emails-api.js"
 import { makeRunPromise } from "./promise-runner.js"
 
 export type { FetchOptions, TrustProxy }
@@ -39,6 +40,8 @@ export interface Mailroom {
   readonly fetch: (request: Request, options?: FetchOptions) => Promise<Response>
   readonly accounts: AccountsApi
   readonly contacts: ContactsApi
+  /** Sending: send, batch, schedule, cancel, and reading a message back. */
+  readonly emails: EmailsApi
   /** Every service, the Store, Ids, the Mailer and the JobQueue, for Effect hosts. It shares this Mailroom's instances
    *  (same database, same connections): building it does not open a second backend. */
   readonly layer: Layer.Layer<MailroomContext, unknown>
@@ -125,6 +128,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
     },
     accounts: makeAccountsApi(run),
     contacts: makeContactsApi(run, runtime),
+    emails: makeEmailsApi(run),
     layer: Layer.effectContext(Effect.map(runtime, (rt) => rt.context)),
     runtime,
     app,

@@ -9,6 +9,7 @@ import { contactTests } from "./http-suite/contacts.js"
 import { exportTests } from "./http-suite/export.js"
 import { limitTests } from "./http-suite/limits.js"
 import { listTests } from "./http-suite/list.js"
+import { sendingTests } from "./http-suite/sending.js"
 import { statusTests } from "./http-suite/status.js"
 import { suppressionTopicTests } from "./http-suite/suppressions-topics.js"
 import { tagAndBulkTests } from "./http-suite/tags-bulk.js"
@@ -60,6 +61,7 @@ export const httpSuite = (name: string, makeTarget: (config: HttpTargetConfig) =
     limitTests(current)
     exportTests(current)
     suppressionTopicTests(current)
+    sendingTests(current)
     transcriptTests(current)
   })
 

@@ -30,5 +30,6 @@ export type { WebhookReceiver, ReceivedRequest, ReceiverAnswer, ReceiverOptions,
 export { webhooksSuite } from "./webhooks-suite.js"
 export { webhookDeliverySuite } from "./webhook-delivery-suite.js"
 export { sendingSuite } from "./sending-suite.js"
+export { sendingAcceptSuite } from "./sending-accept-suite.js"
 export { deliverySuite } from "./delivery-suite.js"
 export { sendBodyTo, storeAcceptedMessage } from "./accepted-message.js"

@@ -77,6 +77,16 @@ export class Background extends Effect.Service<Background>()("@mailroom/core/Bac
       options?: { readonly concurrency?: number },
     ): Effect.Effect<void> => add(Effect.flatMap(JobQueue, (queue) => queue.work(job, handler, options)))
 
+    /** Registers a periodic task: `task` runs, then the worker sleeps `interval` (Effect's Clock, so TestClock drives it
+     *  in tests), and again, until the scope closes. A failed run is logged and the next one comes after the interval;
+     *  a run in progress finishes before the task stops. */
+    const every = (name: string, interval: Duration.DurationInput, task: Effect.Effect<void, StoreError>): Effect.Effect<void> =>
+      add(Effect.asVoid(Effect.forkScoped(Effect.interruptible(Effect.forever(Effect.gen(function* () {
+        const ran = yield* Effect.either(Effect.uninterruptible(task))
+        if (ran._tag === "Left") yield* Effect.logError(`background task ${name} failed; it runs again later`, ran.left)
+        yield* Effect.sleep(interval)
+    }))))))
+
     /** Starts every registered consumer and worker in the current scope (and those registered later, in the same
      *  scope). Closing the scope stops them: relays after their batch in progress, workers as JobQueue.work says. */
     const start: Effect.Effect<void, StoreError, Scope.Scope | Store | JobQueue> = Effect.gen(function* () {
@@ -86,6 +96,6 @@ export class Background extends Effect.Service<Background>()("@mailroom/core/Bac
       for (const task of tasks.splice(0)) yield* task
     })
 
-    return { consume, work, start } as const
+    return { consume, work, every, start } as const
   }),
 }) {}

@@ -15,10 +15,11 @@ import { Messages } from "./messages.js"
 import { Quota } from "./quota.js"
 import { MessageDelivery } from "./message-delivery.js"
 import { Feedback } from "./feedback.js"
+import { Sending } from "./sending.js"
 
 // Webhooks and Tokens read the platform secret through Accounts, so they are built over the same Accounts instance.
 // MessageDelivery renders with Tokens' links, so it is built over them.
-export const servicesLayer = MessageDelivery.Default.pipe(Layer.provideMerge(Layer.mergeAll(Webhooks.Default, Tokens.DefaultWithoutDependencies).pipe(
+export const servicesLayer = MessageDelivery.Default.pipe(Layer.provideMerge(Layer.mergeAll(Webhooks.Default, Tokens.DefaultWithoutDependencies, Sending.Default).pipe(
   Layer.provideMerge(Layer.mergeAll(
     Accounts.Default, Contacts.Default, Lists.Default, Imports.Default, Suppressions.Default, Topics.Default,
     Quota.Default, Idempotency.Default, Messages.Default, Feedback.Default,
@@ -27,4 +28,4 @@ export const servicesLayer = MessageDelivery.Default.pipe(Layer.provideMerge(Lay
 )))
 export type MailroomServices =
   | Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens | Webhooks | Background | Quota | Idempotency
-  | Messages | MessageDelivery | Feedback
+  | Messages | Sending | MessageDelivery | Feedback

@@ -1,11 +1,17 @@
-/** /v1/emails: reading a message back (GET /emails/{id}: not shown in the spec). The sending routes (send, batch,
- *  schedule, cancel) join this file with the Sending service. */
-import { type MessageDetails, Messages } from "@mailroom/core"
+/** /v1/emails: sending (POST /emails/send, /emails/batch, /emails/schedule, DELETE /emails/schedule/{id}) through
+ *  the Sending service, and reading a message back (GET /emails/{id}: not shown in the spec). The body is read under
+ *  the app's 8 MiB limit and decoded by the service, so the facade gets the same errors. */
+import {
+  type BatchInput, BatchResult, type MessageDetails, Messages, type ScheduleInput, ScheduleResult, Sending, type SendInput,
+  SendResult,
+} from "@mailroom/core"
 import { Effect, Schema } from "effect"
-import { Hono } from "hono"
+import { type Context, Hono } from "hono"
 import { requireScope } from "../auth.js"
 import type { MailroomEnv } from "../env.js"
 import { ok } from "../envelope.js"
+import { rateLimit } from "../rate-limit.js"
+import { readJson } from "../validation.js"
 
 const Address = Schema.Struct({ email: Schema.String, name: Schema.optional(Schema.String) })
 
@@ -73,7 +79,37 @@ const toResponse = ({ message, status, events }: MessageDetails): typeof Message
 /** A stored message that does not encode is a bug in the stored data, not bad input: it dies. */
 const encodeMessage = (details: MessageDetails) => Effect.orDie(Schema.encode(MessageResponse)(toResponse(details)))
 
+/** The request's Idempotency-Key header, when sent. */
+const idempotencyKey = (c: Context<MailroomEnv>) => ({ idempotencyKey: c.req.header("idempotency-key") })
+
+/** A result of the service encoded for JSON (dates as ISO 8601 strings); a result that does not encode is a bug. */
+const encodeResult = <A, I>(schema: Schema.Schema<A, I, never>, result: A) => Effect.orDie(Schema.encode(schema)(result))
+
+const send = requireScope("emails:send")
+
 export const emailRoutes = new Hono<MailroomEnv>()
+  .post("/emails/send", send, rateLimit("emailsSend"), (c) =>
+    c.get("run")(Effect.gen(function* () {
+      const body = yield* readJson<typeof SendInput.Encoded>(c)
+      const result = yield* (yield* Sending).send(c.get("account"), body, idempotencyKey(c))
+      return c.json(ok(yield* encodeResult(SendResult, result)))
+    })))
+  .post("/emails/batch", send, rateLimit("emailsBatch"), (c) =>
+    c.get("run")(Effect.gen(function* () {
+      const body = yield* readJson<typeof BatchInput.Encoded>(c)
+      const result = yield* (yield* Sending).batch(c.get("account"), body, idempotencyKey(c))
+      return c.json(ok(yield* encodeResult(BatchResult, result)))
+    })))
+  .post("/emails/schedule", send, rateLimit("emailsSend"), (c) =>
+    c.get("run")(Effect.gen(function* () {
+      const body = yield* readJson<typeof ScheduleInput.Encoded>(c)
+      const result = yield* (yield* Sending).schedule(c.get("account"), body, idempotencyKey(c))
+      return c.json(ok(yield* encodeResult(ScheduleResult, result)))
+    })))
+  .delete("/emails/schedule/:id", send, (c) =>
+    c.get("run")(Effect.gen(function* () {
+      return c.json(ok(yield* (yield* Sending).cancel(c.get("account"), c.req.param("id"))))
+    })))
   .get("/emails/:id", requireScope("emails:send"), (c) =>
     c.get("run")(Effect.gen(function* () {
       const messages = yield* Messages
