@@ -156,7 +156,8 @@ export const sendingTests = (client: () => Client) => {
         await sleep(250)
         status = (await client().call("GET", `/v1/emails/${due.json.data.id}`, { key })).json.data.status
       }
-      expect(status).toBe("queued")
+      // Queued when due; the background work may be delivering it already (held while its submission is under way).
+      expect(["queued", "held", "delivered"]).toContain(status)
       expectError(await client().call("DELETE", `/v1/emails/schedule/${due.json.data.id}`, { key }), 404, "RESOURCE_NOT_FOUND")
     })
 
