@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type AccountId, submissionInProgress } from "@mailroom/core"
-import { findTestPostgres, sendBodyTo, type SmtpSink, startSmtpSink, storeAcceptedMessage } from "@mailroom/testing"
+import { findTestPostgres, scratchPostgres, sendBodyTo, type SmtpSink, startSmtpSink, storeAcceptedMessage } from "@mailroom/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createMailroom, type Mailroom } from "../src/index.js"
 
@@ -73,10 +73,18 @@ const closedPort = () => new Promise<number>((resolve) => {
 })
 
 const postgresUrl = await findTestPostgres()
-const backends: ReadonlyArray<readonly [string, () => string]> = [
-  ["memory", () => "memory:"],
-  ["sqlite", () => `sqlite:${join(directory, `${Math.random().toString(36).slice(2)}.sqlite`)}`],
-  ...(postgresUrl === undefined ? [] : [["postgres", () => postgresUrl] as const]),
+/** Databases of their own: on the shared Postgres test database, other test processes' Mailrooms would relay these
+ *  messages' events and take their delivery jobs. */
+const drops: Array<() => Promise<void>> = []
+afterAll(async () => { for (const drop of drops) await drop() })
+const backends: ReadonlyArray<readonly [string, () => Promise<string>]> = [
+  ["memory", () => Promise.resolve("memory:")],
+  ["sqlite", () => Promise.resolve(`sqlite:${join(directory, `${Math.random().toString(36).slice(2)}.sqlite`)}`)],
+  ...(postgresUrl === undefined ? [] : [["postgres", async () => {
+    const scratch = await scratchPostgres(postgresUrl)
+    drops.push(scratch.drop)
+    return scratch.url
+  }] as const]),
 ]
 
 describe.each(backends)("delivery through a real SMTP relay (%s)", (_name, database) => {
@@ -84,7 +92,7 @@ describe.each(backends)("delivery through a real SMTP relay (%s)", (_name, datab
   let running: Running
   beforeAll(async () => {
     sink = await startSmtpSink()
-    running = await start(database(), `${sink.url}?socketTimeout=3000`)
+    running = await start(await database(), `${sink.url}?socketTimeout=3000`)
   })
   afterAll(async () => {
     await running?.mailroom.close()

@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import {
   Accounts, type AccountId, DeliveryConfig, DeliveryDeferred, deliverMessage, dispatchQueuedMessages, deferralDelays,
   Feedback, IdsLive, JobQueue, type JobRun, Mailer, MailerError, MessageDelivery, Messages, messageDeliveryJob,
-  type OutgoingMessage, recipientMessageId, servicesLayer, Store, type StoredMessage, Tokens,
+  type OutgoingMessage, recipientMessageId, servicesLayer, Store, type StoredMessage, Suppressions, Tokens,
 } from "@mailroom/core"
 import { Effect, Either, Layer, Option } from "effect"
 import { sendBodyTo, storeAcceptedMessage } from "./accepted-message.js"
@@ -279,6 +279,20 @@ export const deliverySuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
           yield* deliver(message, 2)
           expect(mailer.sent.length).toBe(sent)
           expect(yield* statuses(message)).toEqual({ "ada@example.org": "held" })
+        }))
+
+      it.effect("an address that complained after acceptance is dropped at delivery with email.dropped, and not sent", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const store = yield* Store
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["ada@example.org", "bob@example.org"]))
+          yield* (yield* Suppressions).add(account, { email: "bob@example.org" as never, reason: "Complaint" })
+          expect(Either.isRight(yield* deliver(message))).toBe(true)
+          expect(yield* statuses(message)).toEqual({ "ada@example.org": "delivered", "bob@example.org": "dropped" })
+          expect(sentTo(message, "bob@example.org")).toHaveLength(0)
+          const dropped = (yield* store.events.list(account.id, { type: "email.dropped" })).filter((e) => e.details["messageId"] === message.id)
+          expect(dropped.map((e) => [e.recipient, e.details["reason"], e.details["status"]])).toEqual([["bob@example.org", "COMPLAINT_SUPPRESSION", "dropped"]])
+          expect((yield* (yield* Messages).get(account, message.id)).status).toBe("partially_delivered")
         }))
 
       it.effect("a DSN bounces the recipient its Message-ID names, with a Bounce suppression; a delay only adds email.deferred", () =>

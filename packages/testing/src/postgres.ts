@@ -50,3 +50,24 @@ export const findTestPostgres = async (options: { readonly server?: string } = {
   url.pathname = `/${testDatabase}`
   return url.toString()
 }
+
+/** A database of its own on the server of `testUrl` (a findTestPostgres answer), for a test whose background work must
+ *  not meet other test processes' outbox consumers and jobs on the shared test database. Answers its URL and `drop`. */
+export const scratchPostgres = async (testUrl: string): Promise<{ readonly url: string; readonly drop: () => Promise<void> }> => {
+  const imported = await import("pg")
+  const pg = ("default" in imported ? imported.default : imported) as typeof import("pg")
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: testUrl })
+    await client.connect()
+    try {
+      await client.query(sql)
+    } finally {
+      await client.end()
+    }
+  }
+  const name = `mailroom_scratch_${Date.now()}_${Math.floor(Math.random() * 1e9)}`
+  await admin(`CREATE DATABASE ${name}`)
+  const url = new URL(testUrl)
+  url.pathname = `/${name}`
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+}

@@ -226,13 +226,31 @@ export const deliverMessage = (payload: { readonly accountId: string; readonly m
       yield* store.accounts.lock(accountId)
       const found = yield* store.messages.findById(accountId, messageId)
       if (Option.isNone(found) || found.value.state !== "queued") return Option.none()
-      const recipients = found.value.recipients.filter(waiting)
-      if (recipients.length === 0) return Option.none()
+      const message = found.value
+      const candidates = message.recipients.filter(waiting)
+      if (candidates.length === 0) return Option.none()
       const at = new Date(yield* Clock.currentTimeMillis)
-      yield* store.messages.updateRecipients(accountId, messageId, recipients.map((r) => ({
-        position: r.position, status: "held", addAttempts: 0, lastResponse: submissionInProgress, at,
-      })))
-      return Option.some({ message: found.value, recipients })
+      // Send-time filtering again (one set-based query): an address may have bounced, complained or opted out since
+      // the message was accepted (a deferral retried hours later, a scheduled send).
+      const { dropped } = yield* store.suppressions.eligibility(
+        accountId, { kind: message.content.stream, topicId: message.content.topicId }, candidates.map((r) => r.email as EmailAddress))
+      const reasons = new Map<string, string>(dropped.map((d) => [d.email, d.reason]))
+      const recipients = candidates.filter((r) => !reasons.has(r.email))
+      const blocked = candidates.filter((r) => reasons.has(r.email))
+      yield* store.messages.updateRecipients(accountId, messageId, [
+        ...recipients.map((r): RecipientUpdate => ({ position: r.position, status: "held", addAttempts: 0, lastResponse: submissionInProgress, at })),
+        ...blocked.map((r): RecipientUpdate => ({
+          position: r.position, status: "dropped", addAttempts: 0, lastResponse: `not sent: ${reasons.get(r.email)!}`, at,
+        })),
+      ])
+      if (blocked.length > 0) {
+        const made = blocked.map((r) =>
+          eventsOf(ids, message, r.email, message.content.subject, "email.dropped", undefined, at, { reason: reasons.get(r.email)! }))
+        yield* store.messages.appendEvents(made.map((m) => m.record))
+        yield* store.events.append(made.map((m) => m.outbox))
+      }
+      if (recipients.length === 0) return Option.none()
+      return Option.some({ message, recipients })
     }))
     if (Option.isNone(taken)) return
     const { message, recipients } = taken.value

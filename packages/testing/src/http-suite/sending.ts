@@ -23,6 +23,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export const sendingTests = (client: () => Client) => {
   describe("sending", () => {
+    /** What acceptance made of a recipient or message: the background work may have delivered it since (held while
+     *  its submission is under way), which these tests do not look at. */
+    const accepted = (status: string) => (["held", "delivered"].includes(status) ? "queued" : status)
+    const acceptanceEvents = (events: ReadonlyArray<any>) => events.filter((e) => e.type === "email.queued" || e.type === "email.dropped")
+
     it("POST /v1/emails/send answers the message; GET /v1/emails/{id} shows it queued with its events", async () => {
       const { key } = await client().account()
       const answer = await client().call("POST", "/v1/emails/send", {
@@ -38,8 +43,8 @@ export const sendingTests = (client: () => Client) => {
         },
       })
       const read = await client().call("GET", `/v1/emails/${answer.json.data.id}`, { key })
-      expect(read.json.data).toMatchObject({ status: "queued", stream: "transactional", track: false })
-      expect(read.json.data.events.map((e: any) => [e.type, e.recipient, e.bounceReason])).toEqual([
+      expect({ ...read.json.data, status: accepted(read.json.data.status) }).toMatchObject({ status: "queued", stream: "transactional", track: false })
+      expect(acceptanceEvents(read.json.data.events).map((e: any) => [e.type, e.recipient, e.bounceReason])).toEqual([
         ["email.queued", "ada@example.org", null], ["email.queued", "bob@example.org", null],
         ["email.dropped", "ada@example.org", "DUPLICATE_RECIPIENT"],
       ])
@@ -55,13 +60,13 @@ export const sendingTests = (client: () => Client) => {
       expect(marketing.status).toBe(200)
       const read = (await client().call("GET", `/v1/emails/${marketing.json.data.id}`, { key })).json.data
       expect(read).toMatchObject({ stream: "marketing", topicId: topic.id, track: true })
-      expect(read.recipients.map((r: any) => [r.email, r.status])).toEqual([
+      expect(read.recipients.map((r: any) => [r.email, accepted(r.status)])).toEqual([
         ["ok@example.org", "queued"], ["optout@example.org", "dropped"], ["unsub@example.org", "dropped"],
       ])
       // Transactional mail ignores both.
       const receipt = await client().call("POST", "/v1/emails/send", { key, body: send({ to }) })
       const receiptRead = (await client().call("GET", `/v1/emails/${receipt.json.data.id}`, { key })).json.data
-      expect(receiptRead.recipients.map((r: any) => r.status)).toEqual(["queued", "queued", "queued"])
+      expect(receiptRead.recipients.map((r: any) => accepted(r.status))).toEqual(["queued", "queued", "queued"])
     })
 
     it("POST /v1/emails/batch answers the batch and one message per entry", async () => {
@@ -74,7 +79,8 @@ export const sendingTests = (client: () => Client) => {
         createdAt: expect.stringMatching(iso),
       })
       const first = (await client().call("GET", `/v1/emails/${answer.json.data.messageIds[0]}`, { key })).json.data
-      expect(first).toMatchObject({ batchId: answer.json.data.batchId, recipients: [{ email: "r0@example.org", status: "queued" }] })
+      expect(first).toMatchObject({ batchId: answer.json.data.batchId, recipients: [{ email: "r0@example.org" }] })
+      expect(accepted(first.recipients[0].status)).toBe("queued")
     })
 
     it.each([
@@ -156,7 +162,8 @@ export const sendingTests = (client: () => Client) => {
         await sleep(250)
         status = (await client().call("GET", `/v1/emails/${due.json.data.id}`, { key })).json.data.status
       }
-      expect(status).toBe("queued")
+      // Queued when due; the background work may be delivering it already (held while its submission is under way).
+      expect(["queued", "held", "delivered"]).toContain(status)
       expectError(await client().call("DELETE", `/v1/emails/schedule/${due.json.data.id}`, { key }), 404, "RESOURCE_NOT_FOUND")
     })
 
