@@ -81,10 +81,23 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
     })
 
     const queues = new Map<string, Promise<void>>()
+    /** Instances starting at once can deadlock in pg-boss's createQueue (each creates the queue's partition): a
+     *  failure is tried again a few times, after a short random pause. */
+    const createQueue = async (name: string) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await boss.createQueue(name, { name, policy: "standard" })
+        } catch (error) {
+          if (attempt >= 5) throw error
+          await new Promise((resolve) => setTimeout(resolve, 100 * attempt + Math.random() * 200))
+        }
+      }
+    }
+
     const ensureQueue = (name: string) => {
       let created = queues.get(name)
       if (created === undefined) {
-        created = boss.createQueue(name, { name, policy: "standard" })
+        created = createQueue(name)
         created.catch(() => queues.delete(name))
         queues.set(name, created)
       }

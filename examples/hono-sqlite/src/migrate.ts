@@ -5,7 +5,8 @@ import { displayDatabase, readEnvironmentOrExit } from "./environment.js"
 
 const { mailroom: config } = readEnvironmentOrExit(process.env)
 try {
-  const mailroom = createMailroom(config)
+  // Only the schema: no events relayed, no webhooks delivered by this short-lived process.
+  const mailroom = createMailroom({ ...config, backgroundWork: false })
   try {
     await mailroom.ready()
   } finally {

@@ -173,13 +173,13 @@ export type { BulkCreateResult } from "./services/contacts.js"
 export { Imports, importWriteBatch } from "./services/imports.js"
 export { Lists } from "./services/lists.js"
 export type { ListTopic, ListDetails, ListsPage, MembersPage, AddMembersResult } from "./services/lists.js"
-export { Webhooks } from "./services/webhooks.js"
+export { Webhooks, defaultDeliveryConcurrency } from "./services/webhooks.js"
 export type { TestResult, EndpointHealth } from "./services/webhooks.js"
 export { attemptDelivery, maxAttempts } from "./services/webhook-sender.js"
 export type { AttemptResult } from "./services/webhook-sender.js"
 export {
   webhookDeliveryJob, webhookPurgeJob, DeliveryAttemptFailed, enqueueDelivery, fanOutEvents, runDeliveryJob,
-  purgeWebhookHistory, defaultNotificationFrom, requeuePendingDeliveries, schedulePurge,
+  purgeWebhookHistory, defaultNotificationFrom, requeuePendingDeliveries, schedulePurge, makeDeliveries, webhookConsumer,
 } from "./services/webhook-queue.js"
 export { Suppressions } from "./services/suppressions.js"
 export type { BulkSuppressionResult } from "./services/suppressions.js"

@@ -21,6 +21,9 @@ export interface EventConsumer {
    *  pause), and so is a batch that was handled when the process died before the commit; anything done outside the
    *  Store (a job enqueued on Postgres) may then happen twice. */
   readonly handle: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, StoreError, BackgroundContext>
+  /** Runs after a handled batch committed, outside the transaction: for work that must not see uncommitted rows
+   *  (jobs queued on pg-boss, which another process may run at once). Its failures are the consumer's to handle. */
+  readonly committed?: () => Effect.Effect<void, never, BackgroundContext>
 }
 
 /** Settings of the background work. */
@@ -44,7 +47,10 @@ const relayTo = (consumer: EventConsumer) =>
     const config = yield* BackgroundConfig
     const maxBackoff = Duration.toMillis(config.relayMaxBackoff)
     let backoff = 1000
-    const batch = Effect.uninterruptible(store.events.relay(consumer.name, config.relayBatchSize, consumer.handle))
+    const committed = consumer.committed
+    const batch = Effect.uninterruptible(store.events.relay(consumer.name, config.relayBatchSize, consumer.handle).pipe(
+      Effect.tap((handled) => handled > 0 && committed !== undefined ? committed() : Effect.void),
+    ))
     while (true) {
       // Taken before the batch reads, so that events committed while it runs wake the relay at once.
       const appended = yield* store.events.appended

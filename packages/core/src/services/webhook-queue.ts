@@ -1,7 +1,7 @@
 /** Webhook work on the JobQueue: fan-out of committed outbox events to deliveries, the delivery job (one attempt per
  *  run, retried by the queue after 30 s, 2 min, 15 min, 1 h and 4 h), failure notices, and the 90-day purge of
  *  attempts. Spec: "Delivery and retry". */
-import { Clock, Duration, Effect, Option, Schema } from "effect"
+import { Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
 import type { AccountId } from "../domain/account.js"
 import type { DomainEvent } from "../domain/event.js"
 import {
@@ -78,22 +78,46 @@ export const enqueueDelivery = (delivery: Pick<WebhookDelivery, "id" | "accountI
       }).pipe(Effect.asVoid),
   }))
 
-/** The outbox consumer: one delivery per (event, active endpoint subscribed to its type), then one job each. Safe to
- *  run again with the same events (after a crash, say): no pair gets a second delivery. */
-export const fanOutEvents = (events: ReadonlyArray<DomainEvent>) =>
+/** One delivery per (event, active endpoint subscribed to its type), without queueing them. Safe to run again with
+ *  the same events (after a crash, say): no pair gets a second delivery. */
+export const makeDeliveries = (events: ReadonlyArray<DomainEvent>) =>
   Effect.gen(function* () {
     if (events.length === 0) return []
     const store = yield* Store
     const at = new Date(yield* Clock.currentTimeMillis)
-    const made = yield* store.webhooks.fanOut(events.map((event) => ({
+    return yield* store.webhooks.fanOut(events.map((event) => ({
       id: event.id,
       accountId: event.accountId,
       type: event.type,
       payload: JSON.stringify(webhookEnvelope(event)),
     })), at)
-    yield* Effect.forEach(made, (delivery) => enqueueDelivery(delivery), { discard: true })
-    return made
   })
+
+/** Fan-out and one job per delivery made. The outbox consumer queues only once its transaction committed (see
+ *  `webhookConsumer`): a job queued on pg-boss may run before an uncommitted delivery can be read. */
+export const fanOutEvents = (events: ReadonlyArray<DomainEvent>) =>
+  Effect.tap(makeDeliveries(events), (made) => Effect.forEach(made, (delivery) => enqueueDelivery(delivery), { discard: true }))
+
+/** The outbox consumer of webhooks: each batch makes its deliveries in the relay's transaction, and their jobs are
+ *  queued once it committed (tried again for a while when the queue fails; a delivery left without a job is queued
+ *  again when the work next starts). */
+export const webhookConsumer = () => {
+  let made: ReadonlyArray<Pick<WebhookDelivery, "id" | "accountId">> = []
+  return {
+    name: "webhooks",
+    handle: (events: ReadonlyArray<DomainEvent>) =>
+      Effect.map(makeDeliveries(events), (deliveries) => { made = deliveries }),
+    committed: () =>
+      Effect.suspend(() => {
+        const queued = made
+        made = []
+        return Effect.forEach(queued, (delivery) => enqueueDelivery(delivery), { discard: true, concurrency: 8 }).pipe(
+          Effect.retry(Schedule.exponential("250 millis").pipe(Schedule.intersect(Schedule.recurs(6)))),
+          Effect.catchAll((error) => Effect.logError("webhooks: deliveries not queued; they are queued again at the next start", error)),
+        )
+      }),
+  }
+}
 
 /** The failure notice of a streak: one message to the endpoint's notify addresses, or the account owner. */
 const sendNotice = (result: AttemptResult) =>

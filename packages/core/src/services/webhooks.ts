@@ -19,8 +19,8 @@ import { attemptDelivery, sealSecret } from "./webhook-sender.js"
 import { checkWebhookTarget, WebhooksConfig } from "./webhook-target.js"
 import { Background } from "./background.js"
 import {
-  enqueueDelivery, fanOutEvents, purgeWebhookHistory, requeuePendingDeliveries, runDeliveryJob, schedulePurge,
-  webhookDeliveryJob, webhookPurgeJob,
+  enqueueDelivery, purgeWebhookHistory, requeuePendingDeliveries, runDeliveryJob, schedulePurge,
+  webhookConsumer, webhookDeliveryJob, webhookPurgeJob,
 } from "./webhook-queue.js"
 
 const day = 24 * 60 * 60 * 1000
@@ -60,7 +60,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
     const background = yield* Background
     const withServices = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(Effect.provideService(Accounts, accounts), Effect.provideService(Ids, ids))
-    yield* background.consume({ name: "webhooks", handle: (events) => Effect.asVoid(fanOutEvents(events)) })
+    yield* background.consume(webhookConsumer())
     yield* background.work(webhookDeliveryJob, (payload, run) => withServices(runDeliveryJob(payload, run)), {
       concurrency: (yield* WebhooksConfig).deliveryConcurrency ?? defaultDeliveryConcurrency,
     })

@@ -1,0 +1,135 @@
+// webhook-fanout: committed outbox events delivered to a local receiver on 127.0.0.1 through Mailroom's whole path
+// (outbox, relay, fan-out, job queue, signing, POST through the pinned undici transport and the attempt record), on
+// SQLite and Postgres, beside a floor: a bare undici loop POSTing the same signed bodies at the same concurrency
+// (target 0.5). Throughput is in deliveries per second for a burst of events; the end-to-end latency, from the
+// commit of an event to the receiver's 2xx, is measured on events committed one at a time (median and p99).
+import http from "node:http"
+import { Accounts, defaultDeliveryConcurrency, signedHeaders, Store, Webhooks } from "@mailroom/core"
+import { Effect } from "effect"
+import { createMailroom } from "mailroom"
+import { Agent, request } from "undici"
+import { freshPostgresUrl, freshSqliteFile, interleave, report } from "./lib.mjs"
+
+const burst = Number(process.env.MAILROOM_BENCH_WEBHOOKS ?? 1000)
+const paced = Number(process.env.MAILROOM_BENCH_WEBHOOKS_PACED ?? 100)
+const concurrency = defaultDeliveryConcurrency
+const secret = "bench-webhook-fanout-platform-secret-0123"
+
+/** The receiver: answers 204 to every POST and tells who waits for an event (by messageId) when it arrived. */
+const startReceiver = async () => {
+  const waiting = new Map()
+  const server = http.createServer((req, res) => {
+    const chunks = []
+    req.on("data", (chunk) => chunks.push(chunk))
+    req.on("end", () => {
+      res.writeHead(204).end()
+      const id = JSON.parse(Buffer.concat(chunks).toString("utf8")).messageId
+      const resolve = waiting.get(id)
+      if (resolve !== undefined) {
+        waiting.delete(id)
+        resolve(performance.now())
+      }
+    })
+  })
+  server.keepAliveTimeout = 60_000
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return {
+    url: `http://127.0.0.1:${server.address().port}/hooks`,
+    arrival: (id) => new Promise((resolve) => waiting.set(id, resolve)),
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve) }),
+  }
+}
+
+let sequence = 0
+const events = (accountId, count) => Array.from({ length: count }, () => ({
+  id: `evt_bench_${process.pid}_${sequence++}`,
+  accountId,
+  type: "list.member_added",
+  recipient: `member${sequence}@example.com`,
+  details: { listId: "lst_bench", contactId: `ct_${sequence}`, email: `member${sequence}@example.com` },
+  occurredAt: new Date(),
+}))
+
+const percentile = (xs, p) => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
+}
+
+const setUp = async (database, receiver) => {
+  const mailroom = createMailroom({ database, secret, unsafeAllowPrivateUrls: true, logLevel: "error" })
+  await mailroom.ready()
+  const { account, endpointSecret } = await mailroom.runtime.runPromise(Effect.gen(function* () {
+    const { account } = yield* (yield* Accounts).create({ plan: "pro", ownerEmail: "owner@example.com" })
+    const created = yield* (yield* Webhooks).create(account, { url: receiver.url, events: ["list.member_added"] })
+    return { account, endpointSecret: created.secret }
+  }))
+  const commit = (batch) => mailroom.runtime.runPromise(Effect.flatMap(Store, (store) => store.transaction(store.events.append(batch))))
+  return { mailroom, accountId: account.id, endpointSecret, commit }
+}
+
+/** Mailroom: commits `burst` events (100 per transaction) and answers deliveries per second until the last 2xx. */
+const mailroomRound = (side, receiver) => async () => {
+  const batch = events(side.accountId, burst)
+  const arrivals = batch.map((event) => receiver.arrival(event.id))
+  const started = performance.now()
+  for (let i = 0; i < batch.length; i += 100) await side.commit(batch.slice(i, i + 100))
+  const last = Math.max(...await Promise.all(arrivals))
+  return burst / ((last - started) / 1000)
+}
+
+/** The floor: the same signed bodies POSTed by a bare undici loop at the same concurrency. */
+const floorRound = (side, receiver) => {
+  const dispatcher = new Agent({ connections: concurrency, pipelining: 1 })
+  return async () => {
+    const batch = events(side.accountId, burst)
+    const bodies = batch.map((event) => {
+      const body = JSON.stringify({ eventType: event.type, messageId: event.id, timestamp: event.occurredAt.toISOString(), recipient: event.recipient, details: event.details })
+      return { body, id: event.id }
+    })
+    let next = 0
+    const started = performance.now()
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (next < bodies.length) {
+        const { body, id } = bodies[next++]
+        const headers = signedHeaders({ current: side.endpointSecret }, { webhookId: `whd_${id}`, attemptId: `wha_${id}`, eventType: "list.member_added", body, at: new Date() })
+        const response = await request(receiver.url, { method: "POST", headers, body, dispatcher, headersTimeout: 10_000, bodyTimeout: 10_000 })
+        await response.body.dump()
+        if (response.statusCode < 200 || response.statusCode >= 300) throw new Error(`receiver answered ${response.statusCode}`)
+      }
+    }))
+    return burst / ((performance.now() - started) / 1000)
+  }
+}
+
+/** Latency from commit to 2xx, on events committed one at a time, 20 ms apart. */
+const latency = async (side, receiver) => {
+  const samples = []
+  for (const event of events(side.accountId, paced)) {
+    const arrival = receiver.arrival(event.id)
+    await side.commit([event])
+    const committed = performance.now()
+    samples.push((await arrival) - committed)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return { median: percentile(samples, 0.5), p99: percentile(samples, 0.99) }
+}
+
+export const run = async ({ backends }) => {
+  for (const backend of backends) {
+    const database = backend === "sqlite" ? `sqlite:${freshSqliteFile("bench_webhooks")}` : await freshPostgresUrl("bench_webhooks")
+    if (!database) {
+      console.log(`bench webhook-fanout ${backend}: skipped (no database server answers)`)
+      continue
+    }
+    const receiver = await startReceiver()
+    const side = await setUp(database, receiver)
+    try {
+      const [x, y] = await interleave(mailroomRound(side, receiver), floorRound(side, receiver), 3, 1)
+      const { median, p99 } = await latency(side, receiver)
+      report("webhook-fanout", backend, x, y, 0.5, `latency_ms median=${median.toFixed(1)} p99=${p99.toFixed(1)} (commit to 2xx)`)
+    } finally {
+      await side.mailroom.close()
+      await receiver.close()
+    }
+  }
+}
