@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process"
 import { join } from "node:path"
 import { benchDir } from "./lib.mjs"
 
-const scenarios = ["contact-create", "contacts-bulk", "csv-import", "members-page"]
+const scenarios = ["contact-create", "contacts-bulk", "csv-import", "members-page", "subscribe"]
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith("-"))
 const unknown = wanted.filter((name) => !scenarios.includes(name))
 if (unknown.length > 0) {

@@ -209,7 +209,7 @@ export { Forms } from "./services/forms.js"
 export {
   subscribeLimits, RedirectUrl, SubscribeInput, UnsubscribeInput, UpdateSubscriptionInput, defaultConfirmationTemplate,
 } from "./domain/subscription-input.js"
-export { Subscriptions, SubscriptionsConfig } from "./services/subscriptions.js"
+export { Subscriptions, SubscriptionsConfig, defaultConfirmationFrom } from "./services/subscriptions.js"
 export type {
   SignupForm, SubscribeContext, SubscribeResult, UnsubscribeContext, UnsubscribeResult, UpdateChannel, UpdateContext,
   ConsentView, SubscriptionStatus, ResendResult, ConfirmationLink,

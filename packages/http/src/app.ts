@@ -20,6 +20,7 @@ import { defaultPageTheme, type PageTheme } from "./pages/layout.js"
 import { healthRoutes } from "./routes/health.js"
 import { importRoutes } from "./routes/import.js"
 import { listRoutes } from "./routes/lists.js"
+import { subscriptionRoutes } from "./routes/subscriptions.js"
 import { suppressionRoutes } from "./routes/suppressions.js"
 import { topicRoutes } from "./routes/topics.js"
 import { webhookRoutes } from "./routes/webhooks.js"
@@ -34,6 +35,7 @@ const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   formRoutes,
   importRoutes,
   listRoutes,
+  subscriptionRoutes,
   suppressionRoutes,
   topicRoutes,
   webhookRoutes,

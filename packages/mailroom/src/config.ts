@@ -17,6 +17,9 @@ export interface MailroomSettings {
   readonly trackUrl?: string
   /** Key for signed tokens. Default: generated once and kept in the database. */
   readonly secret?: string
+  /** Sender address of double opt-in confirmation mail (the display name is the account's name). Default:
+   *  confirm@mailroom.localhost, which a real relay will likely refuse: set it when `smtpUrl` is set. */
+  readonly confirmationFrom?: string
   /** `smtp://user:pass@host:port` or `smtps://…` (query parameters in docs/mail-delivery.md); unset keeps mail in the
    *  dev outbox. createMailroom throws SmtpUrlError, without the password, when it cannot be used. */
   readonly smtpUrl?: string

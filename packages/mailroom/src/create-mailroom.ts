@@ -1,7 +1,8 @@
 /** createMailroom: wires the chosen backend, ids, every service, one ManagedRuntime and the router, and hands the host
  *  a web-standard `fetch`, Promise methods and the layer for Effect code. */
 import {
-  AccountsConfig, Background, IdsLive, type JobQueue, LinksConfig, servicesLayer, strictUrlRules, Tracing, WebhooksConfig,
+  AccountsConfig, Background, defaultConfirmationFrom, IdsLive, type JobQueue, LinksConfig, servicesLayer, strictUrlRules, SubscriptionsConfig,
+  Tracing, WebhooksConfig,
 } from "@mailroom/core"
 import {
   type FetchOptions, type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions, type TrustProxy,
@@ -15,6 +16,7 @@ import { backendLayer, defaultShutdownGrace } from "./backend.js"
 import { defaultDatabase, type MailroomSettings, parseDatabase } from "./config.js"
 import { type ContactsApi, makeContactsApi } from "./contacts-api.js"
 import { makeRunPromise } from "./promise-runner.js"
+import { makeSubscriptionsApi, type SubscriptionsApi } from "./subscriptions-api.js"
 
 export type { FetchOptions, TrustProxy }
 
@@ -45,6 +47,7 @@ export interface Mailroom {
   readonly fetch: (request: Request, options?: FetchOptions) => Promise<Response>
   readonly accounts: AccountsApi
   readonly contacts: ContactsApi
+  readonly subscriptions: SubscriptionsApi
   /** Every service, the Store, Ids, the Mailer and the JobQueue, for Effect hosts. It shares this Mailroom's instances
    *  (same database, same connections): building it does not open a second backend. */
   readonly layer: Layer.Layer<MailroomContext, unknown>
@@ -86,6 +89,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
       UndiciTransport.layer(),
       Layer.succeed(LinksConfig, { appUrl: config.appUrl ?? "http://localhost:3000", trackUrl: config.trackUrl }),
       Layer.succeed(Tracing, tracing),
+      Layer.succeed(SubscriptionsConfig, { confirmationFrom: config.confirmationFrom ?? defaultConfirmationFrom }),
       ...(config.botChallenge === undefined ? [] : [TurnstileChallenge.layer(config.botChallenge.turnstile)]),
     )))),
   )
@@ -132,6 +136,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
     },
     accounts: makeAccountsApi(run),
     contacts: makeContactsApi(run, runtime),
+    subscriptions: makeSubscriptionsApi(run),
     layer: Layer.effectContext(Effect.map(runtime, (rt) => rt.context)),
     runtime,
     app,

@@ -10,6 +10,7 @@ import { exportTests } from "./http-suite/export.js"
 import { limitTests } from "./http-suite/limits.js"
 import { listTests } from "./http-suite/list.js"
 import { statusTests } from "./http-suite/status.js"
+import { subscriptionTests } from "./http-suite/subscriptions.js"
 import { suppressionTopicTests } from "./http-suite/suppressions-topics.js"
 import { tagAndBulkTests } from "./http-suite/tags-bulk.js"
 import { transcriptTests } from "./http-suite/transcript.js"
@@ -60,6 +61,7 @@ export const httpSuite = (name: string, makeTarget: (config: HttpTargetConfig) =
     limitTests(current)
     exportTests(current)
     suppressionTopicTests(current)
+    subscriptionTests(current)
     transcriptTests(current)
   })
 

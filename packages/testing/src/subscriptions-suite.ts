@@ -305,6 +305,26 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
           expect(mailer.sentTo(email).length).toBe(1)
         }))
 
+      it.effect("a signup form subscribes with source FORM and its own details; only the link may resend its mail", () =>
+        Effect.gen(function* () {
+          const subscriptions = yield* Subscriptions
+          const store = yield* Store
+          const account = yield* freshAccount()
+          const list = yield* makeList(account)
+          const email = someone()
+          const form = { id: "form_1", name: "Newsletter", listId: list, fields: { city: "Oslo" } }
+          const result = yield* subscriptions.subscribe(account, { email, listIds: [list], doubleOptIn: true }, { form })
+          expect(result).toMatchObject({ status: "PENDING", confirmationSent: true, addedToListIds: [list] })
+          const contact = Option.getOrThrow(yield* store.contacts.findByEmail(account.id, email))
+          expect(contact).toMatchObject({ source: "FORM", consentSource: "form", consentText: "Signup form: Newsletter" })
+          expect(detailsOf(yield* eventsOf(account))).toEqual([{
+            type: "contact.subscribed", contactId: contact.id, email, source: "FORM", listIds: [list], topicIds: [],
+            requiresConfirmation: true, status: "PENDING", formId: "form_1", listId: list, fields: { city: "Oslo" },
+          }])
+          expect((yield* Effect.flip(subscriptions.resendConfirmation(account, email))).code).toBe("NO_PENDING_CONFIRMATION")
+          expect((yield* subscriptions.resendConfirmation(account, email, { via: "link" })).confirmationSent).toBe(true)
+        }))
+
       it.effect("an unsubscribe withdraws the pending confirmation: its link no longer confirms", () =>
         Effect.gen(function* () {
           const subscriptions = yield* Subscriptions

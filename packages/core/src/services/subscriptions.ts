@@ -36,9 +36,12 @@ import { SendingPause } from "./sending-pause.js"
 import { Tokens } from "./tokens.js"
 import { serviceMethod } from "./tracing.js"
 
+/** The sender of confirmation mail unless the host names one. */
+export const defaultConfirmationFrom = "confirm@mailroom.localhost"
+
 /** Who the confirmation mail comes from; the display name is the account's name. */
 export class SubscriptionsConfig extends Context.Reference<SubscriptionsConfig>()("@mailroom/core/SubscriptionsConfig", {
-  defaultValue: (): { readonly confirmationFrom: string } => ({ confirmationFrom: "confirm@mailroom.localhost" }),
+  defaultValue: (): { readonly confirmationFrom: string } => ({ confirmationFrom: defaultConfirmationFrom }),
 }) {}
 
 /** A hosted signup form subscribing an address (the hosted pages pass it): contact source FORM, consent source form
@@ -379,7 +382,8 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
         }
 
         let mail: string | undefined
-        const pending = Option.getOrUndefined(yield* store.confirmations.find(account.id, contactId))
+        // A contact made by this call has no pending confirmation: no need to ask the store.
+        const pending = created ? undefined : Option.getOrUndefined(yield* store.confirmations.find(account.id, contactId))
         if (decision.requiresConfirmation) {
           const outstanding = existing?.status === "PENDING" && pending !== undefined && pending.expiresAt.getTime() > at.getTime()
           if (!outstanding) {

@@ -3,7 +3,7 @@
 import { createHash, timingSafeEqual } from "node:crypto"
 import {
   type Account, Accounts, CreateAccountBody, CreateApiKeyBody, CreateAppCredentialBody, type DevOutboxEntry,
-  devOutboxLimits, EmailAddress, InvalidCredentials, limitParam, Store, UpdateAccountBody,
+  devOutboxLimits, EmailAddress, InvalidCredentials, limitParam, SendingPause, Store, UpdateAccountBody,
 } from "@mailroom/core"
 import { Effect, Schema } from "effect"
 import { Hono } from "hono"
@@ -17,6 +17,9 @@ export const OutboxParams = Schema.Struct({
   to: Schema.optional(EmailAddress),
   limit: Schema.optionalWith(limitParam(devOutboxLimits.maxLimit), { default: () => devOutboxLimits.defaultLimit }),
 })
+
+/** Body of PUT /admin/sending and PUT /admin/accounts/{id}/sending. */
+export const SendingPauseBody = Schema.Struct({ paused: Schema.Boolean })
 
 const digest = (text: string) => createHash("sha256").update(text).digest()
 
@@ -105,6 +108,31 @@ export const adminRoutes = (options: AdminOptions) => {
         const accounts = yield* Accounts
         const { credential, key } = yield* accounts.createAppCredential(c.req.param("id"), body)
         return c.json({ id: credential.id, key }, 201)
+      })))
+    // Pausing platform sending (docs/consent.md): for every account, or for one.
+    .get("/sending", (c) =>
+      c.get("run")(Effect.gen(function* () {
+        const pause = yield* SendingPause
+        return c.json({ paused: yield* pause.get({ platform: true }) })
+      })))
+    .put("/sending", (c) =>
+      c.get("run")(Effect.gen(function* () {
+        const body = yield* decodeJson(c, SendingPauseBody)
+        const pause = yield* SendingPause
+        return c.json({ paused: yield* pause.set({ platform: true }, body.paused) })
+      })))
+    .get("/accounts/:id/sending", (c) =>
+      c.get("run")(Effect.gen(function* () {
+        const account = yield* (yield* Accounts).get(c.req.param("id"))
+        const pause = yield* SendingPause
+        return c.json({ accountId: account.id, paused: yield* pause.get({ accountId: account.id }) })
+      })))
+    .put("/accounts/:id/sending", (c) =>
+      c.get("run")(Effect.gen(function* () {
+        const body = yield* decodeJson(c, SendingPauseBody)
+        const account = yield* (yield* Accounts).get(c.req.param("id"))
+        const pause = yield* SendingPause
+        return c.json({ accountId: account.id, paused: yield* pause.set({ accountId: account.id }, body.paused) })
       })))
   if (!options.devOutbox) return routes
   return routes.get("/outbox", (c) =>
