@@ -14,7 +14,7 @@ const call = async (method: string, path: string, key: string, body?: unknown, c
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   }), clientAddress === undefined ? {} : { clientAddress })
-  return { status: response.status, json: await response.json() as any }
+  return { status: response.status, json: await response.json() }
 }
 
 const newAccount = async () => (await call("POST", "/admin/accounts", adminToken, { plan: "pro" })).json as { id: string; apiKey: string }
@@ -35,7 +35,7 @@ describe("mailroom.subscriptions", () => {
     expect(await mailroom.subscriptions.unsubscribe(account.id, { email }))
       .toEqual({ email, contactId: made.contactId, scope: "all", changed: true })
     await expect(mailroom.subscriptions.subscribe(account.id, { email })).rejects.toMatchObject({ code: "RECIPIENT_UNSUBSCRIBED" })
-    await expect(mailroom.subscriptions.subscribe(account.id, { email, consent: { ip: "1".repeat(65) } } as never))
+    await expect(mailroom.subscriptions.subscribe(account.id, { email, consent: { ip: "1".repeat(65) } }))
       .rejects.toMatchObject({ code: "VALIDATION_ERROR", field: "consent.ip" })
     await expect(mailroom.subscriptions.status("acc_unknown", email)).rejects.toMatchObject({ code: "RESOURCE_NOT_FOUND" })
   })

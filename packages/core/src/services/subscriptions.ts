@@ -24,7 +24,7 @@ import {
 import type { SuppressionId, SuppressionReason } from "../domain/suppression.js"
 import type { Topic, TopicId } from "../domain/topic.js"
 import {
-  ContactNotFound, FreeTierContactLimit, ListNotFound, NoPendingConfirmation, type StoreError, TopicNotFound,
+  ContactNotFound, FreeTierContactLimit, ListNotFound, NoPendingConfirmation, TopicNotFound,
   ValidationFailed,
 } from "../errors.js"
 import { activeRoom } from "../internal/active-room.js"
