@@ -15,6 +15,7 @@ import { emailRoutes } from "./routes/emails.js"
 import { exportRoutes } from "./routes/export.js"
 import { formRoutes } from "./routes/forms.js"
 import { publicFormRoutes } from "./routes/form-public.js"
+import { preferenceRoutes } from "./routes/preferences.js"
 import { defaultPageTheme, type PageTheme } from "./pages/layout.js"
 import { healthRoutes } from "./routes/health.js"
 import { importRoutes } from "./routes/import.js"
@@ -129,6 +130,7 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   // Public routes (hosted pages, form submissions): no API key. Registered before /v1's authentication, which they
   // answer ahead of.
   app.route("/", publicFormRoutes({ theme: options.pageTheme ?? defaultPageTheme }))
+  app.route("/", preferenceRoutes({ theme: options.pageTheme ?? defaultPageTheme }))
   app.use("/v1/*", authenticate(), rateLimit("requests"))
   for (const routes of v1Routes) app.route("/v1", routes)
 

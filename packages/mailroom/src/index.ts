@@ -11,3 +11,5 @@ export { SmtpMailer, DevOutboxMailer, parseSmtpUrl, redactUrl, SmtpUrlError } fr
 export type { SmtpOptions } from "@mailroom/smtp"
 export { verifyWebhook, createWebhookDeduplicator, WebhookVerificationError } from "./webhook-receiver.js"
 export type { VerifyWebhookOptions, VerifiedWebhook, WebhookDeduplicator } from "./webhook-receiver.js"
+export { makePageTheme, defaultPageTheme } from "@mailroom/http"
+export type { PageTheme, PageColors } from "@mailroom/http"

@@ -95,7 +95,7 @@ ${options.error && notice("error", options.error)}
 <form method="post" action="${options.links.submitUrl}" novalidate>
 ${formControls(form, { idPrefix: "f-", values: options.values ?? {}, challenge: options.challenge })}
 </form>
-<p class="hint">By subscribing you agree to: ${form.consentText ?? `Signup form: ${form.name}`}</p>`
+${form.consentText !== null && html`<p class="hint">${form.consentText}</p>`}`
   const redirect = form.successRedirectUrl === null ? [] : [new URL(form.successRedirectUrl).origin]
   return pageResponse({
     title: form.name,

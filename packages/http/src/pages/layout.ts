@@ -135,7 +135,7 @@ export const renderPage = ({ title, body, theme = defaultPageTheme }: PageOption
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${title} · ${theme.productName}</title>
 <style>${stylesheet(theme)}</style>
 </head>
@@ -176,7 +176,8 @@ export const pageResponse = (options: PageResponseOptions): Response => {
       "content-type": "text/html; charset=utf-8",
       "cache-control": "no-store",
       "x-robots-tag": "noindex, nofollow",
-      "referrer-policy": "no-referrer",
+      // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with the page's own form posts.
+      "referrer-policy": "same-origin",
       "x-content-type-options": "nosniff",
       "content-security-policy":
         `default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:; form-action ${targets}; ` +
