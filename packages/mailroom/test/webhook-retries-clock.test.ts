@@ -3,7 +3,9 @@
  *  The receiver keeps failing, so the queue walks all five retries (30 s, 2 min, 15 min, 1 h, 4 h), each exactly on
  *  time, then the delivery is failed; every attempt is recorded and nothing more is sent. */
 import { describe, expect, it } from "@effect/vitest"
-import { Accounts, Background, BackgroundConfig, IdsLive, servicesLayer, Store, Webhooks, WebhooksConfig } from "@mailroom/core"
+import {
+  Accounts, Background, BackgroundConfig, IdsLive, SendingConfig, servicesLayer, Store, Webhooks, WebhooksConfig,
+} from "@mailroom/core"
 import { MemoryJobQueue, MemoryStore } from "@mailroom/memory"
 import { UndiciTransport } from "@mailroom/net"
 import { makeCaptureMailer, makeEvent, startWebhookReceiver } from "@mailroom/testing"
@@ -23,6 +25,9 @@ const layer = Layer.fresh(servicesLayer).pipe(Layer.provideMerge(Layer.mergeAll(
   mailer.layer,
   UndiciTransport.layer(),
   Layer.succeed(WebhooksConfig, { urlRules: { allowPrivate: true } }),
+  // The scheduled-send task looks every second; over the hours this test skips, TestClock would run it thousands of
+  // times. It has nothing to do here.
+  Layer.succeed(SendingConfig, { scheduledPollInterval: Duration.days(2), scheduledBatchSize: 100 }),
 )))
 
 describe("automatic webhook delivery under TestClock (memory)", () => {

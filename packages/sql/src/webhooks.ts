@@ -200,7 +200,7 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
 
     findEndpoint: (accountId, id, options) =>
       sql`SELECT ${sql.literal(endpointColumns)} FROM webhook_endpoints WHERE account_id = ${accountId} AND id = ${id}
-        ${options?.forUpdate === true ? sql.onDialectOrElse({ pg: () => sql.literal("FOR UPDATE"), orElse: () => sql.literal("") }) : sql.literal("")}`.pipe(
+        ${options?.forUpdate === true ? sql.onDialectOrElse({ pg: () => sql.literal("FOR NO KEY UPDATE"), orElse: () => sql.literal("") }) : sql.literal("")}`.pipe(
         Effect.flatMap(decodeEndpoints),
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromEndpointRow)),
         orStoreError("webhooks.findEndpoint"),

@@ -295,7 +295,8 @@ export interface WebhookRepository {
    *  in the account (nothing is written then). */
   readonly updateEndpoint: (endpoint: WebhookEndpoint) => Effect.Effect<boolean, StoreError>
   /** The account's endpoint, or none (also for another account's id). Inside a transaction, `forUpdate` locks it
-   *  until commit (Postgres: row lock), so that concurrent attempts update its failure streak one after another. */
+   *  until commit, so that concurrent attempts update its failure streak one after another (Postgres: a FOR NO KEY
+   *  UPDATE row lock, which the foreign-key checks of new deliveries and attempts do not wait for). */
   readonly findEndpoint: (accountId: AccountId, id: string, options?: { readonly forUpdate?: boolean }) => Effect.Effect<Option.Option<WebhookEndpoint>, StoreError>
   /** The account's endpoints, oldest first, each with its number of deliveries. */
   readonly listEndpoints: (accountId: AccountId) => Effect.Effect<ReadonlyArray<WebhookEndpointWithCount>, StoreError>

@@ -100,11 +100,13 @@ export const attemptDelivery = (
     }
     const status = succeeded ? "succeeded" : options.final ? "failed" : "pending"
     // The streak is read and written under the endpoint's lock, so that concurrent attempts count one after another.
+    // The lock comes first: recording the attempt takes a key-share lock on the endpoint (its foreign key), and two
+    // attempts that each held one while asking for the endpoint's lock would deadlock.
     const { decision, updated } = yield* store.transaction(Effect.gen(function* () {
+      const current = Option.getOrElse(yield* store.webhooks.findEndpoint(account.id, endpoint.id, { forUpdate: true }), () => endpoint)
       yield* store.webhooks.recordAttempt(attempt, {
         status, lastStatusCode: outcome.statusCode, lastError: outcome.error, at: finishedAt,
       })
-      const current = Option.getOrElse(yield* store.webhooks.findEndpoint(account.id, endpoint.id, { forUpdate: true }), () => endpoint)
       const decision = afterAttempt(current.failureSettings, current.streak, succeeded)
       if (decision.disable && current.active) {
         const disabled: WebhookEndpoint = {
