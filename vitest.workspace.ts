@@ -26,5 +26,7 @@ export default defineWorkspace(order.filter((dir) => !dir.startsWith("examples/"
     testTimeout: 30_000,
     hookTimeout: 60_000,
     env: { MAILROOM_TEST_DATABASE: testDatabase },
+    // The starter's browser tests, skipped without Chromium, say so in one line per run.
+    ...(dir === "examples/hono-sqlite" ? { globalSetup: ["test/browser/announce.ts"] } : {}),
   },
 })))

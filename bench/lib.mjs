@@ -19,8 +19,10 @@ export const freshSqliteFile = (name) => {
 
 const pgAdminUrl = process.env.MAILROOM_BENCH_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 
-/** A freshly created Postgres database for one side of a scenario, or undefined when no server answers. */
-export const freshPostgresUrl = async (name) => {
+/** A freshly created Postgres database for one side of a scenario, or undefined when no server answers. Its name ends
+ *  with MAILROOM_BENCH_DB_SUFFIX when set, so that runs from two checkouts on one server keep apart. */
+export const freshPostgresUrl = async (scenarioName) => {
+  const name = `${scenarioName}${(process.env.MAILROOM_BENCH_DB_SUFFIX ?? "").replace(/[^a-z0-9_]/g, "")}`
   const client = new pg.Client({ connectionString: pgAdminUrl })
   try {
     await client.connect()

@@ -110,7 +110,7 @@ const instrumentDrivers = async (marker) => {
 const measureQueries = async (databaseUrl, apiKey, listId) => {
   const counter = await instrumentDrivers("WITH totals AS")
   const { createMailroom } = await import("mailroom")
-  const mailroom = createMailroom({ database: databaseUrl, logLevel: "error" })
+  const mailroom = createMailroom({ database: databaseUrl, logLevel: "error", backgroundWork: false })
   try {
     await mailroom.ready()
     const read = async (page) => {

@@ -1,18 +1,13 @@
 // The floor of contact-create: a bare framework route doing the same single INSERT through the raw driver
 // (better-sqlite3 with the same pragmas, or pg). The schema comes from Mailroom's own migrations so both sides write
 // the same table with the same indexes. FRAMEWORK=hono|express, DATABASE_URL=sqlite:PATH|postgres://…
-import { createMailroom } from "mailroom"
 import { timeOrderedId } from "../lib.mjs"
+import { announce, openPgPool, openSqlite, pgTransaction, serveHono, setUpWithMailroom, sqlite } from "./shared.mjs"
 
 const framework = process.env.FRAMEWORK ?? "hono"
-const databaseUrl = process.env.DATABASE_URL
-const synchronous = process.env.SQLITE_SYNCHRONOUS ?? "FULL"
 
 // Create the schema and one account with Mailroom, then let go of the database.
-const setup = createMailroom({ database: databaseUrl, sqliteSynchronous: synchronous, logLevel: "error" })
-await setup.ready()
-const { account } = await setup.accounts.create({ name: "floor", plan: "pro" })
-await setup.close()
+const { account } = await setUpWithMailroom({ plan: "pro" })
 
 // Mailroom's own INSERT for POST /contacts: every column of the contacts row in the order Mailroom writes them, with
 // the same conflict clause and RETURNING, so that both sides send the same statement with the same parameters.
@@ -38,12 +33,8 @@ const placeholders = (rowIndex, dollar) =>
   `(${columns.map((_, c) => (dollar ? `$${rowIndex * columns.length + c + 1}` : "?")).join(",")})`
 
 const makeInsert = async () => {
-  if (databaseUrl.startsWith("sqlite:")) {
-    const { default: Database } = await import("better-sqlite3")
-    const db = new Database(databaseUrl.slice("sqlite:".length))
-    db.pragma("journal_mode = WAL")
-    db.pragma(`synchronous = ${synchronous}`)
-    db.pragma("foreign_keys = ON")
+  if (sqlite) {
+    const db = await openSqlite()
     const statement = db.prepare(`INSERT INTO contacts (${columnList}) VALUES ${placeholders(0, false)} ${onConflict}`)
     // Bulk: one transaction of one prepared INSERT without RETURNING, run once per row, counting the rows written from
     // `changes`. Measured against a multi-row INSERT of the whole batch (prepared once per row count) and against
@@ -60,28 +51,17 @@ const makeInsert = async () => {
       close: async () => db.close(),
     }
   }
-  const { default: pg } = await import("pg")
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
+  const pool = await openPgPool()
   const text = `INSERT INTO contacts (${columnList}) VALUES ${placeholders(0, true)} ${onConflict}`
   // Bulk: one array parameter per column, unnested into rows. Postgres parses and plans that in a fraction of the time a
   // VALUES list of one parameter per cell takes (1,000 CSV rows: about 110 ms against 150 ms per insert, measured).
   const pgType = (column) => (column === "metadata" ? "json" : column.endsWith("_at") ? "bigint" : "text")
   const arrays = columns.map((column, c) => `$${c + 1}::${pgType(column)}[]`).join(", ")
-  const insertMany = async (rows) => {
-    const client = await pool.connect()
-    try {
-      await client.query("BEGIN")
-      const result = await client.query(`INSERT INTO contacts (${columnList}) SELECT * FROM unnest(${arrays}) ${onConflictNoReturn}`,
-        columns.map((_, c) => rows.map((row) => row[c])))
-      await client.query("COMMIT")
-      return result.rowCount
-    } catch (error) {
-      await client.query("ROLLBACK")
-      throw error
-    } finally {
-      client.release()
-    }
-  }
+  const insertMany = (rows) => pgTransaction(pool, async (client) => {
+    const result = await client.query(`INSERT INTO contacts (${columnList}) SELECT * FROM unnest(${arrays}) ${onConflictNoReturn}`,
+      columns.map((_, c) => rows.map((row) => row[c])))
+    return result.rowCount
+  })
   return { insert: async (row) => (await pool.query(text, row)).rowCount === 1, insertMany, close: () => pool.end() }
 }
 const db = await makeInsert()
@@ -100,7 +80,6 @@ const readIncoming = async (incoming) => {
 const listen = {
   async hono() {
     const { Hono } = await import("hono")
-    const { serve } = await import("@hono/node-server")
     const app = new Hono()
     app.post("/v1/contacts", async (c) => {
       const row = toRow(await c.req.json())
@@ -112,9 +91,7 @@ const listen = {
       const createdCount = await db.insertMany(rows)
       return c.json({ success: true, data: { created: createdCount, skipped: rows.length - createdCount, errors: [] } })
     })
-    return new Promise((resolve) => {
-      const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) => resolve({ port: info.port, server }))
-    })
+    return serveHono(app)
   },
   async express() {
     const { default: express } = await import("express")
@@ -125,14 +102,9 @@ const listen = {
       else res.status(409).json(duplicate)
     })
     return new Promise((resolve) => {
-      const server = app.listen(0, "127.0.0.1", () => resolve({ port: server.address().port, server }))
+      const server = app.listen(0, "127.0.0.1", () => resolve(server))
     })
   },
 }
 
-const { port, server } = await listen[framework]()
-process.send({ port, apiKey: "unused" })
-process.on("SIGTERM", () => {
-  server.close()
-  db.close().finally(() => process.exit(0))
-})
+announce(await listen[framework](), { apiKey: "unused" }, () => db.close())

@@ -3,24 +3,22 @@
 //  - POST /v1/emails/send: the transactional eligibility anti-join over the recipients, the quota upsert, and the
 //    rows Mailroom writes for a message: messages, message_recipients, the email.queued outbox events and the
 //    message's event log (multi-row inserts).
-//  - POST /v1/emails/batch: one anti-join query (suppressions, contact statuses, opt-outs of the topic) plus the
-//    multi-row insert of the queued messages and their recipients: the least a database must do to queue them.
+//  - POST /v1/emails/batch: one anti-join query (suppressions, contact statuses, opt-outs of the topic), the same
+//    multi-row inserts (the messages, their recipients, their events in the outbox and in the log) and the quota
+//    upsert: the rows Mailroom writes for a batch.
+// SQLite: one multi-row INSERT per table, prepared once per row count. Postgres: one multi-row INSERT … VALUES per
+// table, unnest of one array per column beyond 100 rows.
 // DATABASE_URL=sqlite:PATH|postgres://…, AUDIENCE=1 seeds bench/servers/audience.mjs first (through Mailroom).
-import { randomUUID } from "node:crypto"
-import { createMailroom } from "mailroom"
+import { timeOrderedId } from "../lib.mjs"
+import { announce, openPgPool, openSqlite, pgTransaction, serveHono, setUpWithMailroom, sqlite } from "./shared.mjs"
 
-const databaseUrl = process.env.DATABASE_URL
-const synchronous = process.env.SQLITE_SYNCHRONOUS ?? "FULL"
-
-const setup = createMailroom({ database: databaseUrl, sqliteSynchronous: synchronous, logLevel: "error", backgroundWork: false })
-await setup.ready()
-const { account, apiKey } = await setup.accounts.create({ name: "floor", plan: "enterprise" })
-const topicId = process.env.AUDIENCE === "1"
-  ? await (await import("./audience.mjs")).seedAudience(setup, account.id, apiKey)
-  : undefined
-await setup.close()
-
-const sqlite = databaseUrl.startsWith("sqlite:")
+const { account, seeded: topicId } = await setUpWithMailroom({
+  plan: "enterprise",
+  backgroundWork: false,
+  seed: process.env.AUDIENCE === "1"
+    ? async (setup, seededAccount, apiKey) => (await import("./audience.mjs")).seedAudience(setup, seededAccount.id, apiKey)
+    : undefined,
+})
 const transactionalBlocks = `s.reason IN ('Bounce', 'Complaint') OR c.status IN ('BOUNCED', 'COMPLAINED', 'CLEANED')`
 const marketingBlocks = `s.email IS NOT NULL OR c.status IN ('UNSUBSCRIBED', 'BOUNCED', 'COMPLAINED', 'CLEANED') OR o.email IS NOT NULL`
 
@@ -35,6 +33,9 @@ const droppedSql = (marketing, p) => {
     WHERE ${marketing ? marketingBlocks : transactionalBlocks}`
 }
 
+/** Most parameters bound to one statement, as in Mailroom (packages/sql/src/internal/batch.ts). */
+const maxParameters = 32_000
+
 const tables = {
   messages: ["id", "account_id", "batch_id", "state", "stream", "topic_id", "from_email", "subject", "content", "scheduled_for", "created_at"],
   message_recipients: ["message_id", "position", "account_id", "email", "name", "field", "status", "attempts", "last_response", "updated_at"],
@@ -42,11 +43,12 @@ const tables = {
   message_events: ["id", "account_id", "message_id", "recipient", "type", "occurred_at", "smtp_response", "bounce_type", "bounce_code", "bounce_reason"],
 }
 
-/** The rows of one message: its row, its recipients and (for a send) its events. */
-const messageRows = (body, recipients, dropped, { batchId, stream, topic, withEvents }) => {
+/** The rows of one message: its row, its recipients and an email.queued or email.dropped event per recipient, in the
+ *  outbox and in the message's log. */
+const messageRows = (body, recipients, dropped, { batchId, stream, topic, variables }) => {
   const now = Date.now()
-  const id = `msg_${randomUUID()}`
-  const content = JSON.stringify({ ...body.content, from: body.from, variables: body.variables ?? {}, stream, topicId: topic })
+  const id = timeOrderedId("msg")
+  const content = JSON.stringify({ ...body.content, from: body.from, variables: { ...body.variables, ...variables }, stream, topicId: topic })
   const rows = {
     messages: [[id, account.id, batchId, "queued", stream, topic, body.from.email, body.content.subject, content, null, now]],
     message_recipients: recipients.map((r, position) =>
@@ -54,13 +56,11 @@ const messageRows = (body, recipients, dropped, { batchId, stream, topic, withEv
     events: [],
     message_events: [],
   }
-  if (withEvents) {
-    for (const r of recipients) {
-      const type = dropped.has(r.email) ? "email.dropped" : "email.queued"
-      rows.events.push([`evt_${randomUUID()}`, account.id, type, r.email,
-        JSON.stringify({ messageId: id, sender: body.from.email, subject: body.content.subject, status: type.slice(6) }), now])
-      rows.message_events.push([`mev_${randomUUID()}`, account.id, id, r.email, type, now, null, null, null, null])
-    }
+  for (const r of recipients) {
+    const type = dropped.has(r.email) ? "email.dropped" : "email.queued"
+    rows.events.push([timeOrderedId("evt"), account.id, type, r.email,
+      JSON.stringify({ messageId: id, sender: body.from.email, subject: body.content.subject, status: type.slice(6) }), now])
+    rows.message_events.push([timeOrderedId("mev"), account.id, id, r.email, type, now, null, null, null, null])
   }
   return { id, now, rows }
 }
@@ -79,88 +79,91 @@ const envelope = (to, cc = [], bcc = []) => {
 
 const makeDb = async () => {
   if (sqlite) {
-    const { default: Database } = await import("better-sqlite3")
-    const db = new Database(databaseUrl.slice("sqlite:".length))
-    db.pragma("journal_mode = WAL")
-    db.pragma(`synchronous = ${synchronous}`)
-    db.pragma("foreign_keys = ON")
+    const db = await openSqlite()
     const dropped = { true: db.prepare(droppedSql(true, (n) => `@p${n}`)), false: db.prepare(droppedSql(false, (n) => `@p${n}`)) }
     const quota = db.prepare(`INSERT INTO send_quota (account_id, period, used) VALUES (?, ?, ?)
       ON CONFLICT (account_id, period) DO UPDATE SET used = send_quota.used + excluded.used`)
-    // One prepared single-row INSERT per table, run per row inside the transaction: with better-sqlite3 the fastest way
-    // to write many rows (see floor.mjs).
-    const inserts = Object.fromEntries(Object.entries(tables).map(([table, columns]) =>
-      [table, db.prepare(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`)]))
-    const accept = db.transaction((addresses, marketing, topic, build, count) => {
+    // One multi-row INSERT per table, prepared once per row count and cached (a send always has the same few counts,
+    // a batch its entries' counts): one call into SQLite per table rather than one per row, the statements Mailroom
+    // sends. Split only where a statement would pass SQLite's bound-parameter limit, as Mailroom's insertRows does.
+    const cached = new Map()
+    const insertStatement = (table, count) => {
+      const key = `${table}:${count}`
+      let statement = cached.get(key)
+      if (statement === undefined) {
+        const columns = tables[table]
+        const row = `(${columns.map(() => "?").join(", ")})`
+        statement = db.prepare(`INSERT INTO ${table} (${columns.join(", ")}) VALUES ${Array(count).fill(row).join(", ")}`)
+        cached.set(key, statement)
+      }
+      return statement
+    }
+    const insertRows = (table, rows) => {
+      const size = Math.floor(maxParameters / tables[table].length)
+      for (let start = 0; start < rows.length; start += size) {
+        const chunk = rows.slice(start, start + size)
+        insertStatement(table, chunk.length).run(chunk.flat())
+      }
+    }
+    const accept = db.transaction((addresses, marketing, topic, build) => {
       const params = { p1: JSON.stringify(addresses), p2: account.id, ...(marketing ? { p3: topic } : {}) }
       const blocked = new Set(dropped[String(marketing)].all(params).map((row) => row.email))
       const messages = build(blocked)
       for (const table of Object.keys(tables)) {
-        for (const message of messages) for (const row of message.rows[table]) inserts[table].run(...row)
+        const rows = messages.flatMap((message) => message.rows[table])
+        if (rows.length > 0) insertRows(table, rows)
       }
-      if (count) quota.run(account.id, new Date().toISOString().slice(0, 7), addresses.length - blocked.size)
+      quota.run(account.id, new Date().toISOString().slice(0, 7), addresses.length - blocked.size)
       return messages
     })
     return { accept: async (...args) => accept(...args), close: async () => db.close() }
   }
-  const { default: pg } = await import("pg")
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
+  const pool = await openPgPool()
   const values = (columns, rows) => {
     const params = []
     const text = rows.map((row) => `(${row.map((value) => (params.push(value), `$${params.length}`)).join(", ")})`).join(", ")
     return { text: `(${columns.join(", ")}) VALUES ${text}`, params }
   }
-  // Recipients of a batch: one array parameter per column, unnested (the fastest multi-row insert of pg, see floor.mjs).
+  // The rows of a batch: one array parameter per column, unnested (the fastest multi-row insert of pg, see floor.mjs).
   const pgType = (column) =>
-    column === "position" || column === "attempts" ? "int" : column.endsWith("_at") || column === "scheduled_for" ? "bigint" : "text"
+    column === "content" || column === "details" ? "json"
+      : column === "position" || column === "attempts" ? "int"
+        : column.endsWith("_at") || column === "scheduled_for" ? "bigint" : "text"
   return {
-    accept: async (addresses, marketing, topic, build, count) => {
-      const client = await pool.connect()
-      try {
-        await client.query("BEGIN")
-        const params = marketing && topic ? [JSON.stringify(addresses), account.id, topic] : [JSON.stringify(addresses), account.id]
-        const blocked = new Set((await client.query(droppedSql(marketing && topic, (n) => `$${n}`), params)).rows.map((row) => row.email))
-        const messages = build(blocked)
-        for (const table of Object.keys(tables)) {
-          const rows = messages.flatMap((message) => message.rows[table])
-          if (rows.length === 0) continue
-          if (rows.length > 100) {
-            const columns = tables[table]
-            const arrays = columns.map((column, c) => `$${c + 1}::${column === "content" ? "json" : pgType(column)}[]`).join(", ")
-            await client.query(`INSERT INTO ${table} (${columns.join(", ")}) SELECT * FROM unnest(${arrays})`, columns.map((_, c) => rows.map((row) => row[c])))
-          } else {
-            const { text, params: rowParams } = values(tables[table], rows)
-            await client.query(`INSERT INTO ${table} ${text}`, rowParams)
-          }
+    accept: (addresses, marketing, topic, build) => pgTransaction(pool, async (client) => {
+      const params = marketing && topic ? [JSON.stringify(addresses), account.id, topic] : [JSON.stringify(addresses), account.id]
+      const blocked = new Set((await client.query(droppedSql(marketing && topic, (n) => `$${n}`), params)).rows.map((row) => row.email))
+      const messages = build(blocked)
+      for (const table of Object.keys(tables)) {
+        const rows = messages.flatMap((message) => message.rows[table])
+        if (rows.length === 0) continue
+        if (rows.length > 100) {
+          const columns = tables[table]
+          const arrays = columns.map((column, c) => `$${c + 1}::${pgType(column)}[]`).join(", ")
+          await client.query(`INSERT INTO ${table} (${columns.join(", ")}) SELECT * FROM unnest(${arrays})`, columns.map((_, c) => rows.map((row) => row[c])))
+        } else {
+          const { text, params: rowParams } = values(tables[table], rows)
+          await client.query(`INSERT INTO ${table} ${text}`, rowParams)
         }
-        // The quota counter last, as Mailroom does: its row stays locked until commit.
-        if (count) {
-          await client.query(`INSERT INTO send_quota (account_id, period, used) VALUES ($1, $2, $3)
-            ON CONFLICT (account_id, period) DO UPDATE SET used = send_quota.used + excluded.used`,
-          [account.id, new Date().toISOString().slice(0, 7), addresses.length - blocked.size])
-        }
-        await client.query("COMMIT")
-        return messages
-      } catch (error) {
-        await client.query("ROLLBACK")
-        throw error
-      } finally {
-        client.release()
       }
-    },
+      // The quota counter last, as Mailroom does: its row stays locked until commit.
+      await client.query(`INSERT INTO send_quota (account_id, period, used) VALUES ($1, $2, $3)
+        ON CONFLICT (account_id, period) DO UPDATE SET used = send_quota.used + excluded.used`,
+      [account.id, new Date().toISOString().slice(0, 7), addresses.length - blocked.size])
+      return messages
+    }),
     close: () => pool.end(),
   }
 }
 const db = await makeDb()
 
 const { Hono } = await import("hono")
-const { serve } = await import("@hono/node-server")
 const app = new Hono()
 app.post("/v1/emails/send", async (c) => {
   const body = await c.req.json()
   const recipients = envelope(body.to, body.cc, body.bcc)
   const [message] = await db.accept(recipients.map((r) => r.email), false, null,
-    (blocked) => [messageRows(body, recipients, blocked, { batchId: null, stream: "transactional", topic: null, withEvents: true })], true)
+    (blocked) => [messageRows(body, recipients, blocked, { batchId: null, stream: "transactional", topic: null })])
   return c.json({
     success: true,
     data: {
@@ -171,21 +174,15 @@ app.post("/v1/emails/send", async (c) => {
 })
 app.post("/v1/emails/batch", async (c) => {
   const body = await c.req.json()
-  const batchId = `bat_${randomUUID()}`
+  const batchId = timeOrderedId("bat")
   const entries = body.recipients.map((entry) => envelope([entry.to], entry.cc, entry.bcc))
+  const variables = body.recipients.map((entry) => entry.variables)
   const addresses = [...new Set(entries.flat().map((r) => r.email))]
   const messages = await db.accept(addresses, true, body.suppressionGroupId, (blocked) =>
-    entries.map((recipients) => messageRows(body, recipients, blocked, { batchId, stream: "marketing", topic: body.suppressionGroupId, withEvents: false })), false)
+    entries.map((recipients, i) => messageRows(body, recipients, blocked, { batchId, stream: "marketing", topic: body.suppressionGroupId, variables: variables[i] })))
   return c.json({
     success: true,
     data: { batchId, status: "queued", totalRecipients: entries.length, messageIds: messages.map((m) => m.id), createdAt: new Date().toISOString() },
   })
 })
-const server = await new Promise((resolve) => {
-  const made = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(made))
-})
-process.send({ port: server.address().port, apiKey: "unused", topicId })
-process.on("SIGTERM", () => {
-  server.close()
-  db.close().finally(() => process.exit(0))
-})
+announce(await serveHono(app), { apiKey: "unused", topicId }, () => db.close())

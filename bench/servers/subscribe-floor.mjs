@@ -4,25 +4,25 @@
 // memberships and one three-row INSERT of the events (contact.subscribed and two list.member_added). The schema, the
 // account and the two lists come from Mailroom itself, so both sides write the same tables with the same indexes.
 // DATABASE_URL=sqlite:PATH|postgres://…
-import { randomUUID } from "node:crypto"
-import { createMailroom } from "mailroom"
+import { timeOrderedId } from "../lib.mjs"
+import { announce, openPgPool, openSqlite, pgTransaction, serveHono, setUpWithMailroom, sqlite } from "./shared.mjs"
 
-const databaseUrl = process.env.DATABASE_URL
-const synchronous = process.env.SQLITE_SYNCHRONOUS ?? "FULL"
-
-const setup = createMailroom({ database: databaseUrl, sqliteSynchronous: synchronous, logLevel: "error", backgroundWork: false })
-await setup.ready()
-const { account, apiKey } = await setup.accounts.create({ name: "floor", plan: "pro" })
-const listIds = []
-for (const name of ["News", "Offers"]) {
-  const response = await setup.fetch(new Request("http://floor/v1/contacts/lists", {
-    method: "POST",
-    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-    body: JSON.stringify({ name }),
-  }))
-  listIds.push((await response.json()).data.id)
-}
-await setup.close()
+const { account, seeded: listIds } = await setUpWithMailroom({
+  plan: "pro",
+  backgroundWork: false,
+  seed: async (setup, _account, apiKey) => {
+    const ids = []
+    for (const name of ["News", "Offers"]) {
+      const response = await setup.fetch(new Request("http://floor/v1/contacts/lists", {
+        method: "POST",
+        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ name }),
+      }))
+      ids.push((await response.json()).data.id)
+    }
+    return ids
+  },
+})
 
 const contactColumns = [
   "id", "account_id", "created_at", "email", "first_name", "first_name_folded", "last_name", "last_name_folded", "phone",
@@ -40,16 +40,16 @@ const values = (columns, rows, dollar) => {
 /** The rows of one subscribe: the contact, its two memberships, its three events. */
 const rowsOf = (body) => {
   const now = Date.now()
-  const contactId = `ct_${randomUUID()}`
+  const contactId = timeOrderedId("ct")
   const firstName = body.firstName ?? null
   const contact = [contactId, account.id, now, body.email, firstName, firstName?.toLowerCase() ?? null, null, null, null,
     null, null, "API", "ACTIVE", now, null, null, "api", now, body.consent?.ip ?? null, body.consent?.userAgent ?? null,
     body.consent?.text ?? null, now]
-  const members = listIds.flatMap((listId) => [`mem_${randomUUID()}`, account.id, listId, contactId, now, null])
+  const members = listIds.flatMap((listId) => [timeOrderedId("mem"), account.id, listId, contactId, now, null])
   const subscribed = { contactId, email: body.email, source: "API", listIds, topicIds: [], requiresConfirmation: false, status: "ACTIVE" }
   const events = [
-    [`evt_${randomUUID()}`, account.id, "contact.subscribed", body.email, JSON.stringify(subscribed), now],
-    ...listIds.map((listId) => [`evt_${randomUUID()}`, account.id, "list.member_added", body.email,
+    [timeOrderedId("evt"), account.id, "contact.subscribed", body.email, JSON.stringify(subscribed), now],
+    ...listIds.map((listId) => [timeOrderedId("evt"), account.id, "list.member_added", body.email,
       JSON.stringify({ listId, contactId, email: body.email, source: "API" }), now]),
   ].flat()
   return { contactId, contact, members, events }
@@ -62,12 +62,8 @@ const checkSql = (p) => `SELECT
 const checkParams = (email) => [account.id, listIds[0], listIds[1], account.id, email, account.id, email]
 
 const makeDb = async () => {
-  if (databaseUrl.startsWith("sqlite:")) {
-    const { default: Database } = await import("better-sqlite3")
-    const db = new Database(databaseUrl.slice("sqlite:".length))
-    db.pragma("journal_mode = WAL")
-    db.pragma(`synchronous = ${synchronous}`)
-    db.pragma("foreign_keys = ON")
+  if (sqlite) {
+    const db = await openSqlite()
     const check = db.prepare(checkSql(() => "?"))
     const insertContact = db.prepare(`INSERT INTO contacts (${quoted(contactColumns)}) VALUES ${values(contactColumns, 1, false)}`)
     const insertMembers = db.prepare(`INSERT INTO list_members (${quoted(memberColumns)}) VALUES ${values(memberColumns, 2, false)}`)
@@ -83,43 +79,31 @@ const makeDb = async () => {
     })
     return { subscribe: async (body) => subscribe.immediate(body), close: async () => db.close() }
   }
-  const { default: pg } = await import("pg")
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
+  const pool = await openPgPool()
   const dollar = (n) => `$${n}`
   const check = checkSql(dollar)
   const insertContact = `INSERT INTO contacts (${quoted(contactColumns)}) VALUES ${values(contactColumns, 1, true)}`
   const insertMembers = `INSERT INTO list_members (${quoted(memberColumns)}) VALUES ${values(memberColumns, 2, true)}`
   const insertEvents = `INSERT INTO events (${quoted(eventColumns)}) VALUES ${values(eventColumns, 3, true)}`
   return {
-    subscribe: async (body) => {
-      const client = await pool.connect()
-      try {
-        await client.query("BEGIN")
-        const found = (await client.query(check, checkParams(body.email))).rows[0]
-        if (Number(found.lists) !== 2 || Number(found.contacts) > 0 || Number(found.suppressions) > 0) {
-          await client.query("ROLLBACK")
-          return undefined
-        }
-        const rows = rowsOf(body)
-        await client.query(insertContact, rows.contact)
-        await client.query(insertMembers, rows.members)
-        await client.query(insertEvents, rows.events)
-        await client.query("COMMIT")
-        return rows.contactId
-      } catch (error) {
-        await client.query("ROLLBACK")
-        throw error
-      } finally {
-        client.release()
+    subscribe: (body) => pgTransaction(pool, async (client, rollback) => {
+      const found = (await client.query(check, checkParams(body.email))).rows[0]
+      if (Number(found.lists) !== 2 || Number(found.contacts) > 0 || Number(found.suppressions) > 0) {
+        rollback()
+        return undefined
       }
-    },
+      const rows = rowsOf(body)
+      await client.query(insertContact, rows.contact)
+      await client.query(insertMembers, rows.members)
+      await client.query(insertEvents, rows.events)
+      return rows.contactId
+    }),
     close: () => pool.end(),
   }
 }
 const db = await makeDb()
 
 const { Hono } = await import("hono")
-const { serve } = await import("@hono/node-server")
 const app = new Hono()
 app.post("/v1/subscriptions", async (c) => {
   const body = await c.req.json()
@@ -133,11 +117,4 @@ app.post("/v1/subscriptions", async (c) => {
     },
   }, 201)
 })
-const server = await new Promise((resolve) => {
-  const made = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(made))
-})
-process.send({ port: server.address().port, apiKey: "unused", listIds })
-process.on("SIGTERM", () => {
-  server.close()
-  db.close().finally(() => process.exit(0))
-})
+announce(await serveHono(app), { apiKey: "unused", listIds }, () => db.close())

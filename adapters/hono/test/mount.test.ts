@@ -1,5 +1,5 @@
 import { serve } from "@hono/node-server"
-import { adapterHostOf, adapterSuite, httpSuite, keepAliveSuite, targetOverHttp } from "@mailroom/testing"
+import { adapterHostOf, adapterSuite, httpSuite, keepAliveSuite, targetOverHttp, withinOneSecond } from "@mailroom/testing"
 import type { FetchHandler, StartAdapterHost } from "@mailroom/testing"
 import type { Server } from "node:http"
 import { Hono } from "hono"
@@ -85,13 +85,37 @@ describe("mountMailroom at the root", () => {
 })
 
 describe("the client address over a real connection", () => {
-  /** Spends `limit` failed authentications of one address and answers the status of the next attempt. */
-  const spend = async (origin: string, limit: number, forwardedFor: string) => {
-    for (let i = 0; i < limit; i++) await (await fetch(`${origin}/v1/contacts`, { headers: { "x-forwarded-for": forwardedFor } })).arrayBuffer()
-    const next = await fetch(`${origin}/v1/contacts`, { headers: { "x-forwarded-for": forwardedFor } })
+  /** Spends `limit` requests to `path` (by default failed authentications) of one address and answers the status of
+   *  the next one. */
+  const spend = async (origin: string, limit: number, forwardedFor: string, path = "/v1/contacts") => {
+    for (let i = 0; i < limit; i++) await (await fetch(`${origin}${path}`, { headers: { "x-forwarded-for": forwardedFor } })).arrayBuffer()
+    const next = await fetch(`${origin}${path}`, { headers: { "x-forwarded-for": forwardedFor } })
     await next.arrayBuffer()
     return next.status
   }
+
+  it.each([
+    ["by default X-Forwarded-For is ignored: a spoofed address shares the peer's count of public requests", undefined, 429],
+    ["behind a trusted loopback proxy, each forwarded address has its own count of public requests", ["loopback"], 400],
+  ] as const)("%s", async (_, trustProxy, otherStatus) => {
+    const mailroom = createMailroom({
+      database: "memory:",
+      rateLimits: { publicRequestsPerSecond: 2 },
+      ...(trustProxy === undefined ? {} : { trustProxy: [...trustProxy] }),
+    })
+    const app = new Hono()
+    mountMailroom(app, "/", mailroom)
+    const host = await listen(app)
+    try {
+      await withinOneSecond(async () => {
+        expect(await spend(host.origin, 2, "203.0.113.7", "/u/not-a-token")).toBe(429)
+        expect(await spend(host.origin, 0, "203.0.113.8", "/u/not-a-token")).toBe(otherStatus)
+      })
+    } finally {
+      await host.close()
+      await mailroom.close()
+    }
+  })
 
   it.each([
     ["by default X-Forwarded-For is ignored: a spoofed address shares the peer's count", undefined, 429],

@@ -7,10 +7,17 @@ import {
 import { Either, Option } from "effect"
 import { type ContactTable, copyContact } from "./contact-table.js"
 import type { MemoryDb } from "./db.js"
+import type { ListTable } from "./lists.js"
+import { copySuppression, type SuppressionTable } from "./suppressions.js"
 
 const byId = (a: Contact, b: Contact) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 
-export const makeContactRepository = (db: MemoryDb, table: ContactTable): ContactRepository => ({
+export const makeContactRepository = (
+  db: MemoryDb,
+  table: ContactTable,
+  suppressions: SuppressionTable,
+  lists: ListTable,
+): ContactRepository => ({
   insert: (contact) => db.atomicEither(() => table.put(contact)),
 
   insertMany: (contacts) =>
@@ -64,6 +71,13 @@ export const makeContactRepository = (db: MemoryDb, table: ContactTable): Contac
 
   findByEmail: (accountId, email) =>
     db.atomic(() => Option.fromNullable(table.findByEmail(accountId, email)).pipe(Option.map(copyContact))),
+
+  findAddress: (accountId, email, listIds = []) =>
+    db.atomic(() => ({
+      contact: Option.fromNullable(table.findByEmail(accountId, email)).pipe(Option.map(copyContact)),
+      suppression: Option.fromNullable(suppressions.find(accountId, email)).pipe(Option.map(copySuppression)),
+      listIds: [...new Set(listIds)].filter((id) => lists.find(accountId, id) !== undefined),
+    })),
 
   findByEmails: (accountId, emails) =>
     db.atomic(() => {

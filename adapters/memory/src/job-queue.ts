@@ -1,7 +1,7 @@
 /** The in-process JobQueue: jobs in a map, due times read from Effect's Clock, so that a test under TestClock walks a
  *  retry schedule of hours in milliseconds. Nothing survives the layer: for unit tests, demos and the memory backend. */
 import {
-  type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, runJobWorker,
+  type ClaimedJob, type EnqueueOptions, enqueueEach, Ids, type JobDefinition, JobQueue, type JobQueueService, runJobWorker,
   StoreError,
 } from "@mailroom/core"
 import { Clock, Deferred, Duration, Effect, Layer, Schema } from "effect"
@@ -68,6 +68,8 @@ export const makeMemoryJobQueue = (options: MemoryJobQueueOptions = {}) =>
         return id
       })
 
+    const enqueueAll = enqueueEach(enqueue)
+
     const due = (name: string, now: number) =>
       [...jobs.values()].filter((job) => job.name === name && job.state === "pending" && job.runAt <= now)
         .sort((a, b) => a.runAt - b.runAt)
@@ -81,7 +83,7 @@ export const makeMemoryJobQueue = (options: MemoryJobQueueOptions = {}) =>
               claimed.attempts += 1
               return { id: claimed.id, attempt: claimed.attempts, payload: structuredClone(claimed.payload) }
             })),
-        complete: (claimed) => Effect.sync(() => { jobs.get(claimed.id)!.state = "completed" }),
+        complete: (claimed) => Effect.sync(() => { for (const one of claimed) jobs.get(one.id)!.state = "completed" }),
         fail: (claimed, retryIn, error) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) => {
             const stored = jobs.get(claimed.id)!
@@ -113,7 +115,7 @@ export const makeMemoryJobQueue = (options: MemoryJobQueueOptions = {}) =>
         id: job.id, name: job.name, state: job.state, attempts: job.attempts, runAt: new Date(job.runAt), lastError: job.lastError,
       })))
 
-    return { queue: JobQueue.of({ enqueue, work }), inspect }
+    return { queue: JobQueue.of({ enqueue, enqueueAll, work }), inspect }
   })
 
 export const MemoryJobQueue = {

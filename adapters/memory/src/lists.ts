@@ -67,6 +67,12 @@ export const makeListRepository = (
 
     findById: (accountId, id) => db.atomic(() => Option.map(Option.fromNullable(lists.find(accountId, id)), copyList)),
 
+    findByIds: (accountId, ids) =>
+      db.atomic(() => [...new Set(ids)].flatMap((id) => {
+        const list = lists.find(accountId, id)
+        return list === undefined ? [] : [copyList(list)]
+      })),
+
     list: (accountId, query, now) =>
       db.atomic(() => {
         const matching = lists.rowsOf(accountId).filter((list) => matchesListQuery(list, query)).sort(compareLists)

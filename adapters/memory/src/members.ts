@@ -2,8 +2,8 @@
  *  and order come from core's suppression rules (isSuppressedMember), matchesSegment, compareMembers and slicePage, the rules the SQL
  *  backends translate. Memberships of a deleted contact go in the same step as the contact. */
 import {
-  type AccountId, compareContactMemberships, compareMembers, type ContactMembership, dynamicMemberId, type Contact, type ContactId, type ListMembership, matchesSegment,
-  type MemberPage, type MemberQuery, type MemberRecord, type MemberRepository, isSuppressedMember,
+  type AccountId, compareContactMemberships, compareMembers, type ContactMembership, dynamicMemberId, type Contact, type ContactId, type ListId, type ListMembership, matchesSegment,
+  type MemberId, type MemberPage, type MemberQuery, type MemberRecord, type MemberRepository, isSuppressedMember,
   type SegmentRules, slicePage,
 } from "@mailroom/core"
 import { Option } from "effect"
@@ -117,6 +117,17 @@ export const makeMemberRepository = (
       })
     })
 
+  /** Makes the contact a current member of the list (a new row with `id`, or its removed row restored with a new
+   *  addedAt); false when it is one already. Account and existence checks are the caller's. */
+  const join = (accountId: AccountId, listId: ListId, contactId: ContactId, id: MemberId, at: Date) => {
+    const existing = memberships.find(listId, contactId)
+    if (existing !== undefined && existing.removedAt === null) return false
+    memberships.put(existing === undefined
+      ? { id, accountId, listId, contactId, addedAt: new Date(at.getTime()), removedAt: null }
+      : { ...existing, addedAt: new Date(at.getTime()), removedAt: null })
+    return true
+  }
+
   return {
     page: (accountId, listId, query) =>
       db.atomic(() => {
@@ -168,23 +179,21 @@ export const makeMemberRepository = (
         const list = lists.find(accountId, listId)
         if (list === undefined) return []
         const seen = new Set<ContactId>()
-        return members.filter(({ contactId }) => !seen.has(contactId) && seen.add(contactId) !== undefined).map((member) => {
-          const contactId = member.contactId
-          if (contacts.find(accountId, contactId) === undefined) return undefined
-          const existing = memberships.find(list.id, contactId)
-          if (existing !== undefined && existing.removedAt === null) return undefined
-          memberships.put(existing === undefined
-            ? {
-              id: member.id,
-              accountId,
-              listId: list.id,
-              contactId,
-              addedAt: new Date(at.getTime()),
-              removedAt: null,
-            }
-            : { ...existing, addedAt: new Date(at.getTime()), removedAt: null })
-          return contactId
-        }).filter((contactId) => contactId !== undefined)
+        return members.filter(({ contactId }) => !seen.has(contactId) && seen.add(contactId) !== undefined)
+          .filter((member) => contacts.find(accountId, member.contactId) !== undefined && join(accountId, list.id, member.contactId, member.id, at))
+          .map((member) => member.contactId)
+      }),
+
+    addToLists: (accountId, contactId, memberships, at) =>
+      db.atomic(() => {
+        if (contacts.find(accountId, contactId) === undefined) return []
+        const seen = new Set<string>()
+        return memberships.filter(({ listId }) => !seen.has(listId) && seen.add(listId) !== undefined)
+          .filter((membership) => {
+            const list = lists.find(accountId, membership.listId)
+            return list !== undefined && join(accountId, list.id, contactId, membership.id, at)
+          })
+          .map((membership) => membership.listId)
       }),
 
     remove: (accountId, listId, contactIds) =>

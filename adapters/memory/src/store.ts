@@ -33,7 +33,7 @@ export const makeMemoryStore = Effect.gen(function* () {
     apiKeys: makeApiKeyRepository(db),
     appCredentials: makeAppCredentialRepository(db),
     settings: makeSettingRepository(db),
-    contacts: makeContactRepository(db, contactTable),
+    contacts: makeContactRepository(db, contactTable, suppressions.table, listTable),
     lists: makeListRepository(db, listTable, membershipTable, contactTable),
     members: makeMemberRepository(db, membershipTable, listTable, contactTable, (accountId, listId, email) => {
       const topicId = listTable.find(accountId, listId)?.suppressionGroupId ?? null

@@ -14,7 +14,7 @@ export interface SuppressionTable {
   readonly find: (accountId: AccountId, email: string) => Suppression | undefined
 }
 
-const copySuppression = (suppression: Suppression): Suppression => ({
+export const copySuppression = (suppression: Suppression): Suppression => ({
   ...suppression,
   details: suppression.details === null ? null : structuredClone(suppression.details),
   createdAt: new Date(suppression.createdAt.getTime()),

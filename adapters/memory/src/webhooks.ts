@@ -1,7 +1,7 @@
 /** Webhook endpoints, deliveries and attempts in memory. Fan-out applies core's `subscribes` and `deliveryIdFor`, the
  *  same rules the SQL stores compile into their INSERT … SELECT. */
 import {
-  type AccountId, deliveryIdFor, subscribes, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint,
+  type AccountId, type DeliveryOutcome, deliveryIdFor, subscribes, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint,
   type WebhookRepository,
 } from "@mailroom/core"
 import { Option } from "effect"
@@ -22,6 +22,21 @@ export const makeWebhookRepository = (db: MemoryDb): WebhookRepository => {
     return endpoint !== undefined && endpoint.accountId === accountId ? endpoint : undefined
   }
   const deliveriesOf = (endpointId: string) => [...deliveries.values()].filter((d) => d.endpointId === endpointId)
+
+  const record = (attempt: WebhookAttempt, outcome: DeliveryOutcome) => {
+    attempts.set(attempt.id, { ...attempt })
+    const delivery = deliveries.get(attempt.deliveryId)
+    if (delivery === undefined) return
+    deliveries.set(delivery.id, {
+      ...delivery,
+      status: outcome.status,
+      attempts: delivery.attempts + 1,
+      lastStatusCode: outcome.lastStatusCode,
+      lastError: outcome.lastError,
+      updatedAt: outcome.at,
+      completedAt: outcome.status === "pending" ? null : outcome.at,
+    })
+  }
 
   return {
     insertEndpoint: (endpoint) => db.atomic(() => endpoints.set(endpoint.id, copyEndpoint(endpoint))),
@@ -91,21 +106,27 @@ export const makeWebhookRepository = (db: MemoryDb): WebhookRepository => {
         return { deliveries: matching.slice(start, start + query.limit), total: matching.length }
       }),
 
-    recordAttempt: (attempt, outcome) =>
-      db.atomic(() => {
-        attempts.set(attempt.id, { ...attempt })
-        const delivery = deliveries.get(attempt.deliveryId)
-        if (delivery === undefined) return
-        deliveries.set(delivery.id, {
-          ...delivery,
-          status: outcome.status,
-          attempts: delivery.attempts + 1,
-          lastStatusCode: outcome.lastStatusCode,
-          lastError: outcome.lastError,
-          updatedAt: outcome.at,
-          completedAt: outcome.status === "pending" ? null : outcome.at,
-        })
-      }),
+    findDeliveriesWithEndpoints: (refs) =>
+      db.atomic(() =>
+        refs.flatMap((ref) => {
+          const delivery = deliveries.get(ref.deliveryId)
+          if (delivery === undefined || delivery.accountId !== ref.accountId) return []
+          const endpoint = endpointOf(ref.accountId, delivery.endpointId)
+          return endpoint === undefined ? [] : [{ delivery: { ...delivery }, endpoint: copyEndpoint(endpoint) }]
+        })),
+
+    lockEndpoints: (refs) =>
+      db.atomic(() =>
+        [...new Map(refs.map((ref) => [ref.endpointId, ref])).values()]
+          .flatMap((ref) => {
+            const endpoint = endpointOf(ref.accountId, ref.endpointId)
+            return endpoint === undefined ? [] : [copyEndpoint(endpoint)]
+          })
+          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))),
+
+    recordAttempt: (attempt, outcome) => db.atomic(() => record(attempt, outcome)),
+
+    recordAttempts: (records) => db.atomic(() => records.forEach(({ attempt, outcome }) => record(attempt, outcome))),
 
     listAttempts: (accountId, deliveryId) =>
       db.atomic(() =>

@@ -11,7 +11,7 @@ describe("memory contacts", () => {
   it.scoped("deleting contacts tells dependent tables which of the ids went, within the same rollback", () =>
     Effect.gen(function* () {
       const db = yield* makeMemoryDb
-      const contacts = makeContactRepository(db, makeContactTable(db))
+      const contacts = makeContactRepository(db, makeContactTable(db), { find: () => undefined }, { find: () => undefined } as never)
       const memberships = db.table<ContactId, string>()
       db.onDelete(contactResource, (_, ids) => ids.forEach((id) => memberships.delete(id as ContactId)))
       const accountId = makeAccount().id

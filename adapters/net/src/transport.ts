@@ -98,10 +98,15 @@ export const makeUndiciTransport = (options: UndiciTransportOptions = {}) => {
   }
 
   const post = (input: PinnedPost) =>
-    Effect.async<{ status: number; snippet: string; durationMs: number }, HttpTransportError>((resume, signal) => {
+    Effect.async<{ status: number; snippet: string; durationMs: number }, HttpTransportError>((resume) => {
       const started = performance.now()
-      const deadline = AbortSignal.timeout(input.timeoutMs)
-      const abort = AbortSignal.any([deadline, signal])
+      // One controller for the deadline and for an interruption of the fiber (no AbortSignal.any per request).
+      const abort = new AbortController()
+      let timedOut = false
+      const deadline = setTimeout(() => {
+        timedOut = true
+        abort.abort()
+      }, input.timeoutMs)
       const elapsed = () => Math.round(performance.now() - started)
       const run = async () => {
         const answer = await request(input.url, {
@@ -109,7 +114,7 @@ export const makeUndiciTransport = (options: UndiciTransportOptions = {}) => {
           headers: { ...input.headers, host: input.url.host },
           body: input.body,
           dispatcher: agentFor(input.url, input.address),
-          signal: abort,
+          signal: abort.signal,
           headersTimeout: input.timeoutMs,
           bodyTimeout: input.timeoutMs,
         })
@@ -117,9 +122,19 @@ export const makeUndiciTransport = (options: UndiciTransportOptions = {}) => {
         return { status: answer.statusCode, snippet, durationMs: elapsed() }
       }
       run().then(
-        (answer) => resume(Effect.succeed(answer)),
-        (cause: unknown) => resume(Effect.fail(classify(cause, deadline.aborted, elapsed()))),
+        (answer) => {
+          clearTimeout(deadline)
+          resume(Effect.succeed(answer))
+        },
+        (cause: unknown) => {
+          clearTimeout(deadline)
+          resume(Effect.fail(classify(cause, timedOut, elapsed())))
+        },
       )
+      return Effect.sync(() => {
+        clearTimeout(deadline)
+        abort.abort()
+      })
     })
 
   const close = Effect.promise(() => Promise.all([...agents.values()].map((agent) => agent.close().catch(() => undefined))))

@@ -4,12 +4,14 @@
  *
  *  How the port maps onto pg-boss: attempt = retry_count + 1 (pg-boss counts a retry whenever it hands out a job that
  *  was started before). retry_limit = the policy's number of delays. pg-boss waits one fixed retry_delay (seconds)
- *  after a failure, so each claim sets the job's retry_delay to the delay that follows *this* attempt; the failure,
+ *  after a failure, so each claim (pg-boss's fetch, as one statement of our own) sets the job's retry_delay to the
+ *  delay that follows *this* attempt; the failure,
  *  whether reported by the worker or found by maintenance after a crash, then waits exactly the policy's delay
  *  (rounded up to whole seconds). expire_in = the job's timeout plus `expiryMargin`. Dedupe keys are pg-boss
  *  singleton keys, checked under an advisory lock against the job's unfinished states. */
 import { type ClaimedJob, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService, runJobWorker, StoreError } from "@mailroom/core"
 import { Deferred, Duration, Effect, Layer, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import pg from "pg"
 import PgBoss from "pg-boss"
 
@@ -32,13 +34,36 @@ const wholeSeconds = (duration: Duration.DurationInput) => Math.ceil(Duration.to
 
 const failure = (operation: string) => (cause: unknown) => new StoreError({ operation, cause })
 
-const MetaJob = Schema.Struct({ id: Schema.String, retryCount: Schema.Number, data: Schema.Struct({ payload: Schema.Unknown }) })
-const decodeJobs = Schema.decodeUnknown(Schema.Array(MetaJob))
+const ClaimedRow = Schema.Struct({ id: Schema.String, retry_count: Schema.Number, data: Schema.Struct({ payload: Schema.Unknown }) })
+const decodeClaimed = Schema.decodeUnknown(Schema.Array(ClaimedRow))
 
 /** The queue's own index on pg-boss's job table (Postgres adds it to every queue's partition): finds the unfinished
  *  job of a dedupe key without scanning the queue. */
 const dedupeIndex = `CREATE INDEX IF NOT EXISTS job_mailroom_dedupe ON pgboss.job (name, singleton_key)
   WHERE singleton_key IS NOT NULL AND state < 'completed'`
+
+/** pg-boss's fetch of a standard queue (its `fetchNextJob`: the oldest due jobs, highest priority first, skipping
+ *  those another worker holds; a job started before counts a retry), which also sets each job's retry_delay to the
+ *  delay that follows this attempt ($3, whole seconds; a job past the schedule keeps its own), in one statement. */
+const claimJobs = `WITH next AS (
+    SELECT id FROM pgboss.job
+    WHERE name = $1 AND state < 'active' AND start_after < now()
+    ORDER BY priority DESC, created_on, id
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED
+  )
+  UPDATE pgboss.job j SET
+    state = 'active',
+    started_on = now(),
+    retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END,
+    retry_delay = COALESCE(($3::int[])[CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 2 ELSE j.retry_count + 1 END], j.retry_delay)
+  FROM next
+  WHERE j.name = $1 AND j.id = next.id
+  RETURNING j.id, j.retry_count, j.data`
+
+/** pg-boss's `complete` of jobs by id. */
+const completeJobs = `UPDATE pgboss.job SET completed_on = now(), state = 'completed'
+  WHERE name = $1 AND id = ANY($2::uuid[]) AND state = 'active'`
 
 export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
   Effect.gen(function* () {
@@ -119,25 +144,45 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
       ...(enqueueOptions.runAt === undefined ? {} : { startAfter: enqueueOptions.runAt }),
     })
 
-    const send = async (name: string, data: object, sendOpts: PgBoss.SendOptions, key: string | undefined): Promise<string> => {
+    /** Stores jobs of one queue in one transaction. A job with a dedupe key whose unfinished job exists answers that
+     *  job's id; the keys are checked under advisory locks (taken in order, so that two batches cannot deadlock). */
+    const sendAll = async (
+      name: string,
+      jobs: ReadonlyArray<{ readonly data: object; readonly options: PgBoss.SendOptions; readonly key: string | undefined }>,
+    ): Promise<ReadonlyArray<string>> => {
       await ensureQueue(name)
-      if (key === undefined) {
-        const id = await boss.send(name, data, sendOpts)
-        if (id === null) throw new Error(`pg-boss did not store the job of queue ${name}`)
-        return id
-      }
       const client = await pool.connect()
       try {
         await client.query("BEGIN")
-        await client.query("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", [name, key])
-        const existing = await client.query<{ id: string }>(
-          "SELECT id FROM pgboss.job WHERE name = $1 AND singleton_key = $2 AND state < 'completed' LIMIT 1", [name, key])
-        const id = existing.rows[0]?.id ?? await boss.send(name, data, {
-          ...sendOpts, singletonKey: key, db: { executeSql: (text, values) => client.query(text, values) },
-        })
+        const keys = [...new Set(jobs.flatMap((job) => job.key === undefined ? [] : [job.key]))].sort()
+        const existing = new Map<string, string>()
+        if (keys.length > 0) {
+          await client.query("SELECT pg_advisory_xact_lock(hashtext($1), hashtext(key)) FROM unnest($2::text[]) AS key ORDER BY key", [name, keys])
+          const found = await client.query<{ id: string; singleton_key: string }>(
+            "SELECT id, singleton_key FROM pgboss.job WHERE name = $1 AND singleton_key = ANY($2::text[]) AND state < 'completed'", [name, keys])
+          for (const row of found.rows) existing.set(row.singleton_key, row.id)
+        }
+        const answered: Array<string> = []
+        const inserts: Array<PgBoss.JobInsert> = []
+        for (const job of jobs) {
+          const taken = job.key === undefined ? undefined : existing.get(job.key)
+          if (taken !== undefined) {
+            answered.push(taken)
+            continue
+          }
+          const id = randomUUID()
+          if (job.key !== undefined) existing.set(job.key, id)
+          answered.push(id)
+          inserts.push({
+            id, name, data: job.data, retryLimit: job.options.retryLimit, retryDelay: job.options.retryDelay, retryBackoff: false,
+            expireInSeconds: job.options.expireInSeconds,
+            ...(job.options.startAfter === undefined ? {} : { startAfter: job.options.startAfter }),
+            ...(job.key === undefined ? {} : { singletonKey: job.key }),
+          } as PgBoss.JobInsert)
+        }
+        if (inserts.length > 0) await boss.insert(inserts, { db: { executeSql: (text, values) => client.query(text, values) } })
         await client.query("COMMIT")
-        if (id === null) throw new Error(`pg-boss did not store the job of queue ${name}`)
-        return id
+        return answered
       } catch (error) {
         await client.query("ROLLBACK").catch(() => undefined)
         throw error
@@ -146,52 +191,53 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
       }
     }
 
-    const enqueue = <A, I>(job: JobDefinition<A, I>, payload: A, enqueueOptions: EnqueueOptions = {}) =>
+    const enqueueAll: JobQueueService["enqueueAll"] = (job, many) =>
       Effect.gen(function* () {
-        const encoded = yield* Schema.encode(job.payload)(payload).pipe(Effect.mapError(failure("jobs.enqueue")))
-        const id = yield* Effect.tryPromise({
-          try: () => send(job.name, { payload: encoded }, sendOptions(job as JobDefinition<unknown, unknown>, enqueueOptions), enqueueOptions.dedupeKey),
-          catch: failure("jobs.enqueue"),
-        })
+        if (many.length === 0) return []
+        const jobs = yield* Effect.forEach(many, (one) =>
+          Effect.map(Schema.encode(job.payload)(one.payload), (encoded) => ({
+            data: { payload: encoded },
+            options: sendOptions(job as JobDefinition<unknown, unknown>, one.options ?? {}),
+            key: one.options?.dedupeKey,
+          }))).pipe(Effect.mapError(failure("jobs.enqueue")))
+        const ids = yield* Effect.tryPromise({ try: () => sendAll(job.name, jobs), catch: failure("jobs.enqueue") })
         yield* wake
-        return id
+        return ids
       })
 
+    const enqueue = <A, I>(job: JobDefinition<A, I>, payload: A, enqueueOptions: EnqueueOptions = {}) =>
+      Effect.map(enqueueAll(job, [{ payload, options: enqueueOptions }]), (ids) => ids[0]!)
+
+    /** A finished job is completed at once (the runs that finish together in one statement): until then its dedupe
+     *  key still counts as taken, and an enqueue with it would be dropped. */
     const work: JobQueueService["work"] = (job, handler, workOptions) => {
       const delays = job.retry.delays.map(wholeSeconds)
-      // Only a schedule whose delays differ needs the per-attempt delay written at each claim.
-      const varying = delays.some((delay) => delay !== delays[0])
+      let armed = changed
       return Effect.zipRight(
         Effect.tryPromise({ try: () => ensureQueue(job.name), catch: failure("jobs.work") }),
         runJobWorker(job, handler, {
           claim: (max) =>
-            Effect.tryPromise({
-              try: async () => {
-                const fetched = await boss.fetch(job.name, { batchSize: max, includeMetadata: true })
-                if (varying && fetched.length > 0) {
-                  await pool.query(
-                    "UPDATE pgboss.job SET retry_delay = COALESCE(($3::int[])[retry_count + 1], 0) WHERE name = $1 AND id = ANY($2::uuid[])",
-                    [job.name, fetched.map((one) => one.id), delays],
-                  )
-                }
-                return fetched
-              },
+            Effect.zipRight(Effect.sync(() => { armed = changed }), Effect.tryPromise({
+              try: async () => (await pool.query<Record<string, unknown>>(claimJobs, [job.name, max, delays])).rows,
               catch: failure("jobs.claim"),
-            }).pipe(
-              Effect.flatMap((fetched) => Effect.mapError(decodeJobs(fetched), failure("jobs.claim"))),
-              Effect.map((fetched) => fetched.map((one): ClaimedJob => ({ id: one.id, attempt: one.retryCount + 1, payload: one.data.payload }))),
+            })).pipe(
+              Effect.flatMap((rows) => Effect.mapError(decodeClaimed(rows), failure("jobs.claim"))),
+              Effect.map((rows) => rows.map((row): ClaimedJob => ({ id: row.id, attempt: row.retry_count + 1, payload: row.data.payload }))),
             ),
-          complete: (claimed) =>
-            Effect.tryPromise({ try: () => boss.complete(job.name, claimed.id), catch: failure("jobs.complete") }).pipe(Effect.asVoid),
+          complete: (claimed) => Effect.tryPromise({
+            try: () => pool.query(completeJobs, [job.name, claimed.map((one) => one.id)]),
+            catch: failure("jobs.complete"),
+          }).pipe(Effect.asVoid),
           fail: (claimed, _retryIn, error) =>
             Effect.tryPromise({ try: () => boss.fail(job.name, claimed.id, { message: error }), catch: failure("jobs.fail") }).pipe(
               Effect.zipLeft(wake), Effect.asVoid),
-          idle: Effect.suspend(() => Effect.race(Deferred.await(changed), Effect.sleep(options.pollInterval ?? "1 second"))),
+          // Waits on the wake-up armed when the claim began: an enqueue during the claim's round trip is not missed.
+          idle: Effect.suspend(() => Effect.race(Deferred.await(armed), Effect.sleep(options.pollInterval ?? "1 second"))),
         }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds" }),
       )
     }
 
-    return JobQueue.of({ enqueue, work })
+    return JobQueue.of({ enqueue, enqueueAll, work })
   })
 
 export const PgBossJobQueue = {

@@ -1,10 +1,10 @@
 /** Mailroom on Postgres: a connection pool with Mailroom's schema, for one or many instances of the host service. */
 import * as Reactivity from "@effect/experimental/Reactivity"
-import { SqlClient, SqlError } from "@effect/sql"
+import { SqlClient, type SqlConnection, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { type Store, StoreError } from "@mailroom/core"
-import { DirectStatements, migrationsLayer, SqlStore } from "@mailroom/sql"
-import { Context, Duration, Effect, Layer } from "effect"
+import { migrationsLayer, SqlStore, withDirectStatements } from "@mailroom/sql"
+import { Chunk, Context, Duration, Effect, Exit, FiberRef, Layer, Stream } from "effect"
 import pg from "pg"
 import { PgBossJobQueue, type PgBossJobQueueOptions } from "./job-queue.js"
 
@@ -19,7 +19,7 @@ export interface MailroomPostgresOptions {
 const connectTimeout = Duration.seconds(5)
 
 /** The pg pool, opened with one round trip (so a wrong URL fails the layer, not the first request) and ended when the
- *  layer's scope closes. Mailroom owns it so that the hot statements can run on it directly (DirectStatements). */
+ *  layer's scope closes. Mailroom owns it so that statements can run on it directly (withDirectStatements). */
 const pool = (options: MailroomPostgresOptions) =>
   Effect.acquireRelease(
     Effect.suspend(() => {
@@ -45,25 +45,160 @@ const pool = (options: MailroomPostgresOptions) =>
     (opened) => Effect.promise(() => opened.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000)),
   )
 
-/** One statement on a pooled connection, answered like @effect/sql-pg answers it. */
-const directStatements = (opened: pg.Pool): Context.Tag.Service<DirectStatements> => ({
-  run: (sql, params) =>
-    Effect.async((resume) => {
-      opened.query(sql, params as Array<unknown>, (error, result) => {
-        resume(error
-          ? Effect.fail(new SqlError.SqlError({ cause: error, message: "Failed to execute statement" }))
-          : Effect.succeed(result.rows))
-      })
-    }),
-})
+/** Asks the server to stop the statement running on `client`'s connection: best effort, as @effect/sql-pg does when a
+ *  statement is interrupted. */
+const cancel = (opened: pg.Pool, client: pg.PoolClient): Effect.Effect<void> => {
+  const processId = (client as unknown as { processID?: number }).processID
+  if (processId === undefined) return Effect.void
+  return Effect.async<void>((resume) => {
+    if (opened.ending) return resume(Effect.void)
+    opened.query(`SELECT pg_cancel_backend(${processId})`, () => resume(Effect.void))
+  }).pipe(Effect.interruptible, Effect.timeoutOption(5000), Effect.asVoid)
+}
 
-const connection = (options: MailroomPostgresOptions): Layer.Layer<SqlClient.SqlClient | DirectStatements, StoreError> =>
+type Answer = pg.QueryResult<Record<string, unknown>>
+
+/** One statement on a connection of the pool, outside any transaction: what @effect/sql-pg's own connection does for
+ *  such a statement (check a connection out, run, put it back; an interrupted statement is cancelled on the server),
+ *  without the span, scope and acquisition wrapped around it. The rows come back as @effect/sql-pg answers them: a
+ *  statement text holding several statements answers one array of rows per statement. */
+const runOnPool = (opened: pg.Pool) => (sql: string, params: ReadonlyArray<unknown>) =>
+  Effect.async<ReadonlyArray<Record<string, unknown>>, SqlError.SqlError>((resume) => {
+    let done = false
+    let client: pg.PoolClient | undefined
+    const cleanup = (cause?: Error) => {
+      if (!done) client?.release(cause)
+      done = true
+      client?.off("error", onError)
+    }
+    function onError(cause: Error) {
+      cleanup(cause)
+      resume(Effect.fail(new SqlError.SqlError({ cause, message: "Connection error" })))
+    }
+    opened.connect((cause, checkedOut) => {
+      if (cause) return resume(Effect.fail(new SqlError.SqlError({ cause, message: "Failed to acquire connection" })))
+      if (!checkedOut) {
+        return resume(Effect.fail(new SqlError.SqlError({ cause: new Error("No client returned"), message: "Failed to acquire connection" })))
+      }
+      if (done) return checkedOut.release()
+      client = checkedOut
+      client.once("error", onError)
+      client.query(sql, params as Array<unknown>, (error: Error | null, result: Answer | Array<Answer>) => {
+        cleanup()
+        if (error) return resume(Effect.fail(new SqlError.SqlError({ cause: error, message: "Failed to execute statement" })))
+        const rows: ReadonlyArray<unknown> = Array.isArray(result) ? result.map((each) => each.rows ?? []) : result.rows ?? []
+        resume(Effect.succeed(rows as ReadonlyArray<Record<string, unknown>>))
+      })
+    })
+    return Effect.suspend(() => {
+      if (client === undefined || done) {
+        cleanup()
+        return Effect.void
+      }
+      return Effect.ensuring(cancel(opened, client), Effect.sync(() => cleanup()))
+    })
+  })
+
+/** Runs `sql` on `client`, a connection checked out of the pool (a transaction's), as @effect/sql-pg's connection
+ *  does: an interrupted statement is cancelled on the server (`onInterrupt`). */
+const runOnClient = <A>(
+  client: pg.PoolClient,
+  onInterrupt: Effect.Effect<void>,
+  query: string | pg.QueryConfig | pg.QueryArrayConfig,
+  params: ReadonlyArray<unknown>,
+  answer: (result: Answer | Array<Answer>) => A,
+) =>
+  Effect.async<A, SqlError.SqlError>((resume) => {
+    client.query(query as string, params as Array<unknown>, (error: Error | null, result: Answer | Array<Answer>) => {
+      if (error) resume(Effect.fail(new SqlError.SqlError({ cause: error, message: "Failed to execute statement" })))
+      else resume(Effect.succeed(answer(result)))
+    })
+    return onInterrupt
+  })
+
+const rowsOf = (result: Answer | Array<Answer>): ReadonlyArray<Record<string, unknown>> =>
+  Array.isArray(result) ? result.map((each) => each.rows ?? []) as never : result.rows ?? []
+
+/** The connection of a transaction that Mailroom began itself on `client`: what @effect/sql-pg's connection answers
+ *  for each call, except that a stream reads its rows in one query rather than through a cursor. */
+const transactionConnection = (opened: pg.Pool, client: pg.PoolClient): SqlConnection.Connection => {
+  const onInterrupt = cancel(opened, client)
+  const execute = (sql: string, params: ReadonlyArray<unknown>, transformRows?: (rows: ReadonlyArray<object>) => ReadonlyArray<object>) => {
+    const rows = runOnClient(client, onInterrupt, sql, params, rowsOf)
+    return transformRows ? Effect.map(rows, transformRows) : rows
+  }
+  return {
+    execute,
+    executeRaw: (sql, params) => runOnClient(client, onInterrupt, sql, params, (result) => result),
+    executeValues: (sql, params) =>
+      runOnClient(client, onInterrupt, { text: sql, rowMode: "array" }, params, (result) =>
+        (result as Answer).rows as unknown as ReadonlyArray<ReadonlyArray<unknown>>),
+    executeUnprepared: execute,
+    executeStream: (sql, params, transformRows) =>
+      Stream.flatMap(Stream.fromEffect(execute(sql, params, transformRows)), (rows) => Stream.fromChunk(Chunk.unsafeFromArray(rows as Array<object>))),
+  }
+}
+
+/** Checks a connection out of the pool for a transaction; `release` puts it back, or drops it when it broke meanwhile. */
+const checkOut = (opened: pg.Pool) =>
+  Effect.async<{ readonly client: pg.PoolClient; readonly release: () => void }, SqlError.SqlError>((resume) => {
+    opened.connect((cause, client, done) => {
+      if (cause) {
+        return resume(Effect.fail(new SqlError.SqlError({ cause, message: "Failed to acquire connection for transaction" })))
+      }
+      if (!client) {
+        return resume(Effect.fail(new SqlError.SqlError({ cause: new Error("No client returned"), message: "Failed to acquire connection for transaction" })))
+      }
+      let broken: Error | undefined
+      const onError = (error: Error) => {
+        broken = error
+      }
+      client.on("error", onError)
+      resume(Effect.succeed({
+        client,
+        release: () => {
+          client.off("error", onError)
+          done(broken)
+        },
+      }))
+    })
+  })
+
+/** A top-level transaction as @effect/sql runs one (a connection checked out from BEGIN to COMMIT or ROLLBACK, the body
+ *  interruptible and the rest not, a failed COMMIT or ROLLBACK a defect), without its span and scope. */
+const directTransaction = (opened: pg.Pool) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>, context: Context.Context<R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(checkOut(opened), ({ client, release }) => {
+      const connection = transactionConnection(opened, client)
+      const inTransaction = Context.add(context, SqlClient.TransactionConnection, [connection, 0] as const)
+      const end = (sql: "COMMIT" | "ROLLBACK") => Effect.orDie(connection.executeUnprepared(sql, [], undefined))
+      return connection.executeUnprepared("BEGIN", [], undefined).pipe(
+        Effect.zipRight(Effect.exit(Effect.locally(restore(effect), FiberRef.currentContext, inTransaction))),
+        Effect.flatMap((exit) => Effect.zipRight(end(Exit.isSuccess(exit) ? "COMMIT" : "ROLLBACK"), exit)),
+        Effect.ensuring(Effect.sync(release)),
+      )
+    }))
+
+const connection = (options: MailroomPostgresOptions): Layer.Layer<SqlClient.SqlClient, StoreError> =>
   Layer.scopedContext(Effect.gen(function* () {
     const opened = yield* pool(options)
-    const client = yield* PgClient.fromPool({ acquire: Effect.succeed(opened), applicationName: "mailroom" })
+    const pgClient = yield* PgClient.fromPool({ acquire: Effect.succeed(opened), applicationName: "mailroom" })
+    // The client's statements run straight on the pool when spans are off (withDirectStatements), and so does a
+    // top-level transaction: BEGIN, the body and COMMIT or ROLLBACK on one checked-out connection. A nested transaction
+    // (a savepoint), or any transaction with spans on, is @effect/sql's own.
+    const transaction = directTransaction(opened)
+    const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
+      Effect.withFiberRuntime((fiber) => {
+        const context = fiber.currentContext as Context.Context<R>
+        if (fiber.getFiberRef(FiberRef.currentTracerEnabled) || Context.getOption(context, SqlClient.TransactionConnection)._tag === "Some") {
+          return pgClient.withTransaction(effect)
+        }
+        return transaction(effect, context)
+      })
+    const client = Object.assign(withDirectStatements(pgClient, runOnPool(opened)), { withTransaction })
     return Context.make(SqlClient.SqlClient, client).pipe(
       Context.add(PgClient.PgClient, client),
-      Context.add(DirectStatements, directStatements(opened)),
     )
   })).pipe(
     Layer.provide(Reactivity.layer),

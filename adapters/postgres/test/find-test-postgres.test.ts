@@ -50,6 +50,60 @@ describe("findTestPostgres", () => {
     }
   })
 
+  it.skipIf(local === undefined)("drops test databases unused for a day, never one in use, a recent one or another kind", async () => {
+    vi.stubEnv("MAILROOM_TEST_DATABASE_URL", "")
+    const server = new URL(local!)
+    server.pathname = "/postgres"
+    const admin = new pg.Client({ connectionString: server.toString() })
+    await admin.connect()
+    const digest = () => Array.from({ length: 12 }, () => Math.floor(Math.random() * 16).toString(16)).join("")
+    const dayAndAHour = 25 * 60 * 60 * 1000
+    const databases = {
+      stale: `mailroom_test_${digest()}`,
+      inUse: `mailroom_test_${digest()}`,
+      recent: `mailroom_test_${digest()}`,
+      unmarked: `mailroom_test_${digest()}`,
+      leftScratch: `mailroom_scratch_${Date.now() - dayAndAHour}_${Math.floor(Math.random() * 1e9)}`,
+      runningScratch: `mailroom_scratch_${Date.now()}_${Math.floor(Math.random() * 1e9)}`,
+      other: `mailroom_testx_${digest()}`,
+    }
+    const used = (ms: number) => `mailroom test database, last used ${new Date(Date.now() - ms).toISOString()}`
+    let holder: pg.Client | undefined
+    try {
+      for (const name of Object.values(databases)) await admin.query(`CREATE DATABASE ${name}`)
+      // Connected before it looks stale, so that no other test file starting meanwhile may drop it either.
+      const inUse = new URL(local!)
+      inUse.pathname = `/${databases.inUse}`
+      holder = new pg.Client({ connectionString: inUse.toString() })
+      await holder.connect()
+      for (const name of [databases.stale, databases.inUse, databases.other]) await admin.query(`COMMENT ON DATABASE ${name} IS '${used(dayAndAHour)}'`)
+      await admin.query(`COMMENT ON DATABASE ${databases.recent} IS '${used(60_000)}'`)
+
+      await findTestPostgres()
+
+      const { rows } = await admin.query<{ name: string; comment: string | null }>(
+        "SELECT datname AS name, shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = ANY($1)",
+        [Object.values(databases)],
+      )
+      const left = new Map(rows.map(({ name, comment }) => [name, comment]))
+      expect([...left.keys()].sort()).toEqual(
+        [databases.inUse, databases.recent, databases.unmarked, databases.runningScratch, databases.other].sort())
+      // A database made before marks were written is marked now, and so dropped only a day from now.
+      expect(left.get(databases.unmarked)).toMatch(/^mailroom test database, last used /)
+      // The database the run uses is marked as used now.
+      const current = await admin.query<{ comment: string }>(
+        "SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = $1",
+        [new URL(local!).pathname.slice(1)],
+      )
+      const lastUse = Date.parse(current.rows[0]!.comment.replace("mailroom test database, last used ", ""))
+      expect(Date.now() - lastUse).toBeLessThan(60_000)
+    } finally {
+      await holder?.end()
+      for (const name of Object.values(databases)) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await admin.end()
+    }
+  })
+
   it("refuses a MAILROOM_TEST_DATABASE that is not a plain database name", async () => {
     vi.stubEnv("MAILROOM_TEST_DATABASE_URL", "")
     vi.stubEnv("MAILROOM_TEST_DATABASE", "x; DROP DATABASE postgres")

@@ -3,7 +3,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { compareContacts, Store } from "@mailroom/core"
-import { DirectStatements, migrate, migrations, migrationsLayer, SqlStore } from "@mailroom/sql"
+import { migrate, migrations } from "@mailroom/sql"
 import { findTestPostgres, makeAccount, makeContact } from "@mailroom/testing"
 import { Context, Effect, Layer } from "effect"
 import { MailroomPostgres } from "../src/index.js"
@@ -54,19 +54,12 @@ describe.skipIf(url === undefined)("MailroomPostgres.layer", () => {
       expect((yield* contacts.tagCounts(account.id)).map((t) => t.name)).toEqual(["a-b", "a1b", "a_b", "ab@"])
     }))
 
-  // Spans are off here, as in the facade by default; the traced insert turns them on for itself.
-  it.scoped("sends a contact insert straight to the pool outside a transaction, and through @effect/sql inside one or with spans on", () =>
+  // Spans are off here, as in the facade by default, so the statements run straight on the pool (withDirectStatements);
+  // the traced insert turns spans on for itself and takes @effect/sql's path. Both answer alike.
+  it.scoped("a contact insert answers alike with spans off and on: DuplicateContact, StoreError, and undone with its transaction", () =>
     Effect.gen(function* () {
       const database = yield* scratchDatabase(url!)
-      const sent: Array<string> = []
-      const spy = Layer.effect(DirectStatements, Effect.map(DirectStatements, (direct) => ({
-        run: (sql: string, params: ReadonlyArray<unknown>) => Effect.zipRight(Effect.sync(() => sent.push(sql)), direct.run(sql, params)),
-      })))
-      const layer = Layer.mergeAll(SqlStore.layer, migrationsLayer).pipe(
-        Layer.provide(spy),
-        Layer.provideMerge(MailroomPostgres.clientLayer({ url: database })),
-      )
-      const { contacts, accounts, transaction } = Context.get(yield* Layer.build(layer), Store)
+      const { contacts, accounts, transaction } = Context.get(yield* Layer.build(MailroomPostgres.layer({ url: database })), Store)
       const account = makeAccount()
       yield* accounts.insert(account)
       const emails = Effect.map(
@@ -74,23 +67,58 @@ describe.skipIf(url === undefined)("MailroomPostgres.layer", () => {
         (page) => page.contacts.map((c) => c.email),
       )
 
-      yield* contacts.insert(makeContact({ accountId: account.id, email: "direct@example.com" }))
-      expect(sent).toHaveLength(1)
-      expect(sent[0]).toMatch(/^INSERT INTO contacts .* ON CONFLICT \(account_id, email\) DO NOTHING RETURNING id$/s)
-      expect((yield* Effect.flip(contacts.insert(makeContact({ accountId: account.id, email: "direct@example.com" }))))._tag)
-        .toBe("DuplicateContact")
-      // A driver error comes back as StoreError, as on the usual path: here the account does not exist.
-      const orphan = yield* Effect.flip(contacts.insert(makeContact({ accountId: makeAccount().id, email: "orphan@example.com" })))
-      expect(orphan._tag).toBe("StoreError")
-      expect(sent).toHaveLength(3)
-
-      const undone = yield* Effect.flip(transaction(Effect.zipRight(
-        contacts.insert(makeContact({ accountId: account.id, email: "undone@example.com" })),
-        Effect.fail("undo" as const),
-      )))
-      expect(undone).toBe("undo")
-      yield* contacts.insert(makeContact({ accountId: account.id, email: "traced@example.com" })).pipe(Effect.withTracerEnabled(true))
-      expect(sent).toHaveLength(3)
+      for (const tracing of [false, true]) {
+        const email = tracing ? "traced@example.com" : "direct@example.com"
+        yield* contacts.insert(makeContact({ accountId: account.id, email })).pipe(Effect.withTracerEnabled(tracing))
+        expect((yield* Effect.flip(contacts.insert(makeContact({ accountId: account.id, email })).pipe(Effect.withTracerEnabled(tracing))))._tag)
+          .toBe("DuplicateContact")
+        // A driver error comes back as StoreError on both paths: here the account does not exist.
+        const orphan = yield* Effect.flip(contacts.insert(makeContact({ accountId: makeAccount().id, email: "orphan@example.com" }))
+          .pipe(Effect.withTracerEnabled(tracing)))
+        expect(orphan._tag).toBe("StoreError")
+        const undone = yield* Effect.flip(transaction(Effect.zipRight(
+          contacts.insert(makeContact({ accountId: account.id, email: "undone@example.com" })),
+          Effect.fail("undo" as const),
+        )).pipe(Effect.withTracerEnabled(tracing)))
+        expect(undone).toBe("undo")
+      }
       expect(yield* emails).toEqual(["direct@example.com", "traced@example.com"])
     }).pipe(Effect.withTracerEnabled(false)))
+
+  // With spans off a top-level transaction runs on one connection that Mailroom checks out itself; a nested one is a
+  // savepoint, as with spans on. Both settings answer alike, and every connection goes back to the pool.
+  it.scopedLive("transactions answer alike with spans off and on: nested savepoints, an interrupted body undone, connections returned", () =>
+    Effect.gen(function* () {
+      const database = yield* scratchDatabase(url!)
+      const context = yield* Layer.build(MailroomPostgres.layer({ url: database, maxConnections: 2 }))
+      const sql = Context.get(context, SqlClient.SqlClient)
+      yield* sql`CREATE TABLE t (label text NOT NULL, tracing boolean NOT NULL)`
+      const labels = (tracing: boolean) =>
+        Effect.map(sql<{ readonly label: string }>`SELECT label FROM t WHERE tracing = ${tracing} ORDER BY label`,
+          (rows) => rows.map((row) => row.label))
+
+      for (const tracing of [false, true]) {
+        const insert = (label: string) => sql`INSERT INTO t (label, tracing) VALUES (${label}, ${tracing})`
+        // An inner transaction that fails is rolled back to its savepoint; the outer one goes on and commits.
+        const inner = yield* sql.withTransaction(Effect.gen(function* () {
+          yield* insert("outer")
+          const failed = yield* Effect.flip(sql.withTransaction(Effect.zipRight(insert("inner"), Effect.fail("inner" as const))))
+          yield* insert("after")
+          return failed
+        })).pipe(Effect.withTracerEnabled(tracing))
+        expect(inner).toBe("inner")
+        // A statement of the transaction that fails fails it, and it leaves nothing.
+        const refused = yield* Effect.flip(sql.withTransaction(Effect.zipRight(insert("refused"), sql`SELECT 1/0`)))
+          .pipe(Effect.withTracerEnabled(tracing))
+        expect(refused._tag).toBe("SqlError")
+        // A body interrupted while its statement runs is rolled back (the clock is the real one here).
+        const interrupted = yield* Effect.exit(sql.withTransaction(Effect.zipRight(insert("interrupted"), sql`SELECT pg_sleep(3)`))
+          .pipe(Effect.timeout("200 millis"), Effect.withTracerEnabled(tracing)))
+        expect(interrupted._tag).toBe("Failure")
+        // Ten transactions at once on a pool of two: each gets a connection, so all commit.
+        yield* Effect.all(Array.from({ length: 10 }, (_, i) => sql.withTransaction(insert(`many ${i}`))), { concurrency: "unbounded" })
+          .pipe(Effect.withTracerEnabled(tracing))
+        expect(yield* labels(tracing)).toEqual(["after", ...Array.from({ length: 10 }, (_, i) => `many ${i}`), "outer"])
+      }
+    }).pipe(Effect.withTracerEnabled(false)), 30_000)
 })

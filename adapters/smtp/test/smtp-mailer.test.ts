@@ -143,6 +143,28 @@ describe("SmtpMailer over a real SMTP sink", () => {
     expect(sink.messages).toEqual([])
   })
 
+  it("the connection dropped in the middle of DATA (a large message): MailerError, nothing submitted, safe to retry", async () => {
+    sink.behave({ dataStart: () => "drop" })
+    // Far more than the socket buffers hold, so the relay hangs up long before the end of the message was written.
+    const large = Buffer.alloc(24 * 1024 * 1024, 7).toString("base64")
+    const error = await sendFailing(sink.port, message({ attachments: [{ filename: "big.bin", contentBase64: large, contentType: "application/octet-stream" }] }))
+    expect(error._tag).toBe("MailerError")
+    expect(error.detail).toContain("broke before the message was submitted")
+    expect(sink.messages).toEqual([])
+  })
+
+  it("the connection dropped in the middle of DATA (a small message): unknown, since the whole message was already handed over", async () => {
+    // The relay hangs up on the first chunk of the message; a small message went out whole, final dot included, before
+    // the client could see it: the relay may have it, so re-sending it could deliver it twice.
+    let started = 0
+    sink.behave({ dataStart: () => (started++, "drop") })
+    const result = await send(sink, message({ envelopeTo: ["ada@example.net", "bob@example.net"] }))
+    expect(result.recipients.map((r) => [r.recipient, r.status])).toEqual([["ada@example.net", "unknown"], ["bob@example.net", "unknown"]])
+    expect(result.recipients[0]!.reply).toContain("before the relay answered")
+    expect(started).toBe(1)
+    expect(sink.messages).toEqual([])
+  })
+
   it("a relay that never answers the end of DATA within the socket timeout: unknown", async () => {
     sink.behave({ data: () => ({ code: 250, delayMs: 3_000 }) })
     const result = await send(sink, message(), { socketTimeoutMs: 300 })

@@ -2,11 +2,12 @@
  *  default backend, for a single machine. */
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
+import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient } from "@effect/sql"
-import { SqliteClient } from "@effect/sql-sqlite-node"
 import { type Store, StoreError } from "@mailroom/core"
 import { migrationsLayer, SqlJobQueue, type SqlJobQueueOptions, SqlStore } from "@mailroom/sql"
 import { Effect, Layer } from "effect"
+import { makeSqliteClient } from "./client.js"
 
 export interface MailroomSqliteOptions {
   /** Path of the database file. Its parent directory is created when missing. */
@@ -42,7 +43,8 @@ const configureConnection = (synchronous: "FULL" | "NORMAL") =>
 const connection = (options: MailroomSqliteOptions): Layer.Layer<SqlClient.SqlClient, StoreError> => {
   const client = Layer.unwrapEffect(Effect.as(
     createParentDirectory(options.filename),
-    SqliteClient.layer({ filename: options.filename }).pipe(
+    Layer.scoped(SqlClient.SqlClient, makeSqliteClient(options.filename)).pipe(
+      Layer.provide(Reactivity.layer),
       Layer.mapError((cause) => new StoreError({ operation: "sqlite.open", cause })),
     ),
   ))

@@ -1,5 +1,7 @@
 import { listSuite } from "@mailroom/testing"
+import { Layer } from "effect"
 import { MailroomSqlite } from "../src/index.js"
 import { tempDbFile } from "./temp-files.js"
 
-listSuite("sqlite", MailroomSqlite.layer({ filename: tempDbFile() }))
+// Spans off, as Mailroom runs by default: statements and transactions take the direct path (client.ts).
+listSuite("sqlite", Layer.merge(MailroomSqlite.layer({ filename: tempDbFile() }), Layer.setTracerEnabled(false)))

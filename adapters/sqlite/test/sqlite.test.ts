@@ -5,7 +5,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Store } from "@mailroom/core"
 import { migrate, migrations } from "@mailroom/sql"
 import { makeAccount, makeContact } from "@mailroom/testing"
-import { Effect, Option } from "effect"
+import { Deferred, Effect, Fiber, Option } from "effect"
 import { MailroomSqlite } from "../src/index.js"
 import { tempDbFile } from "./temp-files.js"
 
@@ -94,4 +94,32 @@ describe("MailroomSqlite.layer", () => {
         (SELECT COUNT(*) FROM contact_custom_fields WHERE contact_id = ${contact.id}) AS fields`
       expect(left).toEqual([{ tags: 0, fields: 0 }])
     }).pipe(Effect.provide(MailroomSqlite.layer({ filename: tempDbFile() }))))
+
+  // With spans off a statement runs straight on the connection (client.ts); it must still never run inside another
+  // fiber's open transaction, where that transaction's ROLLBACK would take it back.
+  it.effect("with spans off, a statement outside a transaction waits for another fiber's open transaction to end", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`CREATE TABLE notes (id TEXT PRIMARY KEY)`
+      const inside = yield* Deferred.make<void>()
+      const finish = yield* Deferred.make<void>()
+      const rolledBack = yield* Effect.fork(Effect.flip(sql.withTransaction(Effect.gen(function* () {
+        yield* sql`INSERT INTO notes (id) VALUES ('in-transaction')`
+        yield* Deferred.succeed(inside, undefined)
+        yield* Deferred.await(finish)
+        return yield* Effect.fail("undo" as const)
+      }))))
+      yield* Deferred.await(inside)
+      const outside = yield* Effect.fork(sql`INSERT INTO notes (id) VALUES ('outside')`)
+      // The statement has had every chance to run; it is still waiting for the connection.
+      yield* Effect.yieldNow()
+      expect(outside.unsafePoll()).toBeNull()
+      yield* Deferred.succeed(finish, undefined)
+      expect(yield* Fiber.join(rolledBack)).toBe("undo")
+      yield* Fiber.join(outside)
+      expect(yield* sql`SELECT id FROM notes ORDER BY id`).toEqual([{ id: "outside" }])
+    }).pipe(
+      Effect.provide(MailroomSqlite.clientLayer({ filename: tempDbFile() })),
+      Effect.withTracerEnabled(false),
+    ))
 })

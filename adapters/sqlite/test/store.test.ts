@@ -1,5 +1,7 @@
 import { storeSuite } from "@mailroom/testing"
+import { Layer } from "effect"
 import { MailroomSqlite } from "../src/index.js"
 import { tempDbFile } from "./temp-files.js"
 
-storeSuite("sqlite", MailroomSqlite.layer({ filename: tempDbFile() }))
+// Spans off, as Mailroom runs by default: statements and transactions take the direct path (client.ts).
+storeSuite("sqlite", Layer.merge(MailroomSqlite.layer({ filename: tempDbFile() }), Layer.setTracerEnabled(false)))

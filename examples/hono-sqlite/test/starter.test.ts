@@ -5,13 +5,14 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { once } from "node:events"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { request as httpRequest } from "node:http"
-import { type AddressInfo, connect, createServer } from "node:net"
+import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { fileURLToPath } from "node:url"
 import Database from "better-sqlite3"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freePort } from "./free-port.js"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
 
@@ -34,17 +35,6 @@ const freshDatabaseUrl = (): string => {
   const directory = mkdtempSync(join(tmpdir(), "mailroom-starter-"))
   directories.push(directory)
   return `sqlite:${join(directory, "x.sqlite")}`
-}
-
-/** A TCP port nothing listens on: bind port 0, read the port the system chose, release it. */
-const freePort = async (): Promise<number> => {
-  const server = createServer()
-  server.listen(0, "127.0.0.1")
-  await once(server, "listening")
-  const { port } = server.address() as AddressInfo
-  server.close()
-  await once(server, "close")
-  return port
 }
 
 interface Exit {
@@ -493,6 +483,17 @@ describe("the starter's lifecycle", () => {
 // doubleOptIn, find the confirmation mail in GET /admin/outbox, follow its link as a browser does (the page, then its
 // button), and see the contact confirmed and the events in the outbox table of the starter's SQLite file. A GET or HEAD
 // of the link confirms nothing. It lives in this file so that it boots after the first boot has built the packages.
+/** The account's events in the starter's SQLite file (the event outbox webhooks deliver from), oldest first. */
+const eventsIn = (databaseFile: string, accountId: string) => {
+  const db = new Database(databaseFile, { readonly: true, fileMustExist: true })
+  try {
+    return (db.prepare("SELECT type, details FROM events WHERE account_id = ? ORDER BY seq").all(accountId) as Array<{ type: string; details: string }>)
+      .map((row) => ({ type: row.type, details: JSON.parse(row.details) as Record<string, unknown> }))
+  } finally {
+    db.close()
+  }
+}
+
 describe("double opt-in on the starter", () => {
   let starter: Starter
   let databaseFile: string
@@ -503,16 +504,7 @@ describe("double opt-in on the starter", () => {
     starter = await bootStarter({ DATABASE_URL, ADMIN_TOKEN: adminToken })
   }, bootTimeoutMs)
 
-  /** The account's events in the starter's database, oldest first. */
-  const eventsOf = (accountId: string) => {
-    const db = new Database(databaseFile, { readonly: true, fileMustExist: true })
-    try {
-      return (db.prepare("SELECT type, details FROM events WHERE account_id = ? ORDER BY seq").all(accountId) as Array<{ type: string; details: string }>)
-        .map((row) => ({ type: row.type, details: JSON.parse(row.details) as Record<string, unknown> }))
-    } finally {
-      db.close()
-    }
-  }
+  const eventsOf = (accountId: string) => eventsIn(databaseFile, accountId)
   const pressButton = (link: string) =>
     fetch(link, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "", redirect: "manual" })
 
@@ -566,6 +558,119 @@ describe("double opt-in on the starter", () => {
     expect(confirmations).toHaveLength(1)
     expect(confirmations[0]!.details).toMatchObject({ email, formId: null, listIds: [listId] })
     expect(Number.isNaN(Date.parse(String(confirmations[0]!.details.confirmedAt)))).toBe(false)
+    expect(await stopStarter(starter)).toEqual({ code: 0, signal: null })
+  }, 60_000)
+})
+
+// docs/sending.md, "Try it on the starter", as a new user follows it: a transactional and a marketing send land in the
+// dev outbox, the marketing one with one-click List-Unsubscribe headers, and a mailbox provider's POST to the header's
+// URL unsubscribes the recipient: the next marketing send drops her, receipts still reach her.
+describe("sending on the starter (docs/sending.md)", () => {
+  let starter: Starter
+  let databaseFile: string
+
+  beforeAll(async () => {
+    const DATABASE_URL = freshDatabaseUrl()
+    databaseFile = DATABASE_URL.slice("sqlite:".length)
+    starter = await bootStarter({ DATABASE_URL, ADMIN_TOKEN: adminToken })
+  }, bootTimeoutMs)
+
+  /** POST /v1/emails/send that must be accepted; answers the message id. */
+  const send = async (token: string, body: Record<string, unknown>) => {
+    const answer = await call(starter, "POST", "/v1/emails/send", { token, body })
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+    expect(answer.body.data.status).toBe("queued")
+    return answer.body.data.id as string
+  }
+  /** GET /v1/emails/{id} until every recipient has an outcome. */
+  const settled = async (token: string, id: string) => {
+    for (let tries = 0; tries < 200; tries++) {
+      const message = (await call(starter, "GET", `/v1/emails/${id}`, { token })).body.data
+      if (["delivered", "dropped", "bounced", "partially_delivered"].includes(message.status)) return message
+      await sleep(50)
+    }
+    throw new Error(`message ${id} was never delivered`)
+  }
+
+  it("a receipt and a newsletter reach the dev outbox; its preference centre saves a change; its one-click POST unsubscribes the recipient", async () => {
+    const account = await createAccount(starter, { name: "Acme" })
+    const token = account.apiKey
+    const email = `ada.${process.pid}@example.org`
+    expect((await call(starter, "POST", "/v1/contacts", { token, body: { email, firstName: "Ada" } })).status).toBe(201)
+    const topic = await call(starter, "POST", "/v1/suppression-groups", {
+      token, body: { name: "offers", publicLabel: "Offers", isPublishedOnUnsub: true },
+    })
+    expect(topic.status).toBe(201)
+    const topicId = topic.body.data.id as string
+    const receipt = {
+      from: { email: "receipts@acme.example" }, to: [{ email }],
+      content: { subject: "Your receipt", text: "Thanks for your order." },
+    }
+    const newsletter = {
+      from: { email: "news@acme.example" }, to: [{ email }], stream: "marketing",
+      content: { subject: "Our news", html: "<p>News</p><a href=\"{{unsubscribe_url}}\">Unsubscribe</a> <a href=\"{{preferences_url}}\">Preferences</a>" },
+    }
+    const receiptId = await send(token, receipt)
+    const newsId = await send(token, newsletter)
+    for (const id of [receiptId, newsId]) expect((await settled(token, id)).status).toBe("delivered")
+
+    const outbox = await call(starter, "GET", `/admin/outbox?to=${encodeURIComponent(email)}`, admin)
+    expect(outbox.status).toBe(200)
+    expect(outbox.body.data.map((m: { subject: string }) => m.subject)).toEqual(["Our news", "Your receipt"])
+    const [news, sentReceipt] = outbox.body.data
+    expect(sentReceipt.headers["list-unsubscribe"]).toBeUndefined()
+    expect(sentReceipt.headers["list-unsubscribe-post"]).toBeUndefined()
+    expect(news.headers["list-unsubscribe-post"]).toBe("List-Unsubscribe=One-Click")
+    const header = /^<(http:\/\/localhost:\d+\/u\/[^>]+)>, <mailto:unsubscribe@acme\.example\?subject=unsubscribe>$/
+      .exec(news.headers["list-unsubscribe"])
+    expect(header, news.headers["list-unsubscribe"]).not.toBeNull()
+    const oneClick = header![1]!
+    expect(new URL(oneClick).port).toBe(String(starter.port))
+    expect(news.html).toContain(`href="${oneClick}"`)
+
+    // A link scanner's GET unsubscribes no one.
+    expect((await fetch(oneClick)).status).toBe(200)
+    expect((await call(starter, "GET", `/v1/suppressions/${encodeURIComponent(email)}`, { token })).status).toBe(404)
+
+    // The preference centre of the mail: the topic is ticked; saving the form without it leaves the topic.
+    const preferences = /href="(http:\/\/localhost:\d+\/p\/[^"]+)"/.exec(news.html)?.[1]
+    expect(preferences, news.html).toBeDefined()
+    const centre = await fetch(preferences!)
+    expect(centre.status).toBe(200)
+    expect(await centre.text()).toMatch(new RegExp(`name="topic" value="${topicId}"[^>]* checked`))
+    const saved = await fetch(preferences!, {
+      method: "POST", redirect: "manual", body: "action=save",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(preferences!).origin },
+    })
+    expect(saved.status).toBe(303)
+    expect(saved.headers.get("location")).toBe(`${preferences}?saved=1`)
+    const afterSave = await (await fetch(saved.headers.get("location")!)).text()
+    expect(afterSave).toContain("Your preferences are saved.")
+    expect(afterSave).not.toMatch(new RegExp(`name="topic" value="${topicId}"[^>]* checked`))
+    expect(eventsIn(databaseFile, account.id).filter((event) => event.type === "contact.unsubscribed").map((event) => event.details))
+      .toEqual([expect.objectContaining({ contactEmail: email, scope: "topic", topicId, method: "preference_center" })])
+
+    // The mailbox provider's one-click POST (RFC 8058).
+    const unsubscribed = await fetch(oneClick, {
+      method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click",
+    })
+    expect(unsubscribed.status).toBe(200)
+    const suppression = await call(starter, "GET", `/v1/suppressions/${encodeURIComponent(email)}`, { token })
+    expect(suppression.status).toBe(200)
+    expect(suppression.body.data).toMatchObject({ email, reason: "Unsubscribe" })
+    const contacts = await call(starter, "GET", `/v1/contacts?search=${encodeURIComponent(email)}`, { token })
+    expect(contacts.body.data.map((c: { status: string }) => c.status)).toEqual(["UNSUBSCRIBED"])
+    expect(eventsIn(databaseFile, account.id).filter((event) => event.type === "contact.unsubscribed").at(-1)?.details)
+      .toMatchObject({ contactEmail: email, scope: "all", method: "one_click" })
+
+    // The next newsletter drops her; a receipt still reaches her.
+    const nextNews = await settled(token, await send(token, newsletter))
+    expect(nextNews.status).toBe("dropped")
+    expect(nextNews.events.find((e: { type: string }) => e.type === "email.dropped"))
+      .toMatchObject({ recipient: email, bounceReason: "UNSUBSCRIBE_SUPPRESSION" })
+    expect((await settled(token, await send(token, receipt))).status).toBe("delivered")
+    const after = await call(starter, "GET", `/admin/outbox?to=${encodeURIComponent(email)}`, admin)
+    expect(after.body.data.map((m: { subject: string }) => m.subject)).toEqual(["Your receipt", "Our news", "Your receipt"])
     expect(await stopStarter(starter)).toEqual({ code: 0, signal: null })
   }, 60_000)
 })

@@ -6,13 +6,13 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { createHmac } from "node:crypto"
 import { once } from "node:events"
 import { mkdtempSync, rmSync } from "node:fs"
-import { type AddressInfo, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { startWebhookReceiver, type WebhookReceiver } from "@mailroom/testing"
 import { Webhook } from "standardwebhooks"
 import { afterAll, expect, it } from "vitest"
+import { freePort } from "./free-port.js"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
 const adminToken = "webhooks-guide-admin-token"
@@ -29,16 +29,6 @@ afterAll(async () => {
   await receiver?.close()
   rmSync(directory, { recursive: true, force: true })
 })
-
-const freePort = async (): Promise<number> => {
-  const server = createServer()
-  server.listen(0, "127.0.0.1")
-  await once(server, "listening")
-  const { port } = server.address() as AddressInfo
-  server.close()
-  await once(server, "close")
-  return port
-}
 
 /** Boots the starter; resolves with the URL of its first stdout line. */
 const boot = async (variables: Record<string, string>): Promise<string> => {

@@ -99,13 +99,13 @@ export {
 export type { ContactList, ListWithCount, ListTypeFilter, ListQuery, ListQueryInput } from "./domain/list.js"
 export {
   MemberId, memberLimits, suppressionStatuses, memberSuppressionRules, suppressionApplies, suppressionStatusesOf,
-  memberFacts, memberSuppressionStatuses, isSuppressedMember, toListMember, newMembers, dynamicMemberId, memberFilters, MemberFilter,
+  memberFacts, memberSuppressionStatuses, isSuppressedMember, toListMember, newMembers, newListMemberships, dynamicMemberId, memberFilters, MemberFilter,
   MemberQueryOptions, MembersParams, compareMembers, AddMembersInput, RemoveMembersInput, blockedReasons,
   createMissingBlock, memberEventSources, memberEvent, compareContactMemberships,
 } from "./domain/member.js"
 export type {
   ListMembership, MemberContact, MemberRecord, SuppressionStatus, MemberFacts, BooleanMemberFact, EnumeratedMemberFact, SuppressionCondition,
-  SuppressionRule, ListMember, NewMember, MemberQueryInput, MemberQuery, MemberCounts, MemberPage,
+  SuppressionRule, ListMember, NewMember, NewListMembership, MemberQueryInput, MemberQuery, MemberCounts, MemberPage,
   BlockedReason, MemberEventSource, MemberEventInput, ContactMembership,
 } from "./domain/member.js"
 export {
@@ -146,14 +146,14 @@ export { confirmationTtlMs, confirmationSources } from "./domain/confirmation.js
 export type { ConfirmationSource, PendingConfirmation } from "./domain/confirmation.js"
 export { Store } from "./ports/store.js"
 export type {
-  AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage,
+  AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage, AddressRecord,
   EventOutbox, ListPage, ListRepository, MemberRepository, DevOutboxRepository, WebhookRepository, FanOutEvent,
   DeliveryOutcome, SuppressionPage, SuppressionRepository, TopicPage, TopicRepository, ConfirmationRepository,
   MessageRepository, QuotaRepository, IdempotencyRepository, FormRepository,
 } from "./ports/store.js"
 export { Ids, IdsLive, IdsSequential, idTime, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
 export type { IdsService } from "./ports/ids.js"
-export { JobQueue, defineJob } from "./ports/job-queue.js"
+export { JobQueue, defineJob, enqueueEach } from "./ports/job-queue.js"
 export type { JobDefinition, JobQueueService, JobRun, EnqueueOptions, RetryPolicy } from "./ports/job-queue.js"
 export { Mailer, MailerError } from "./ports/mailer.js"
 export { Dns, DnsError } from "./ports/dns.js"

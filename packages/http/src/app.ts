@@ -1,6 +1,6 @@
 /** The router: /api/health, /admin (with an admin token) and /v1 behind API-key authentication and rate limits.
  *  Every failure, unknown routes included, is answered through errors.ts. */
-import { RouteNotFound } from "@mailroom/core"
+import { type RateLimitExceeded, RouteNotFound } from "@mailroom/core"
 import { Effect } from "effect"
 import { Hono } from "hono"
 import { authenticate } from "./auth.js"
@@ -8,7 +8,7 @@ import { makeTrustHop, resolveClientAddress, type TrustProxy } from "./client-ad
 import { defaultBodyLimitBytes, settleBody } from "./body.js"
 import type { MailroomEnv } from "./env.js"
 import { errorResponse, internalErrorResponse } from "./errors.js"
-import { makeRateLimiters, rateLimit, type RateLimitOptions } from "./rate-limit.js"
+import { makeRateLimiters, perSecondRateLimit, rateLimitByAddress, type RateLimitOptions } from "./rate-limit.js"
 import { adminRoutes } from "./routes/admin.js"
 import { contactRoutes } from "./routes/contacts.js"
 import { emailRoutes } from "./routes/emails.js"
@@ -16,7 +16,8 @@ import { exportRoutes } from "./routes/export.js"
 import { formRoutes } from "./routes/forms.js"
 import { publicFormRoutes } from "./routes/form-public.js"
 import { preferenceRoutes } from "./routes/preferences.js"
-import { defaultPageTheme, type PageTheme } from "./pages/layout.js"
+import { html } from "./pages/html.js"
+import { defaultPageTheme, notice, pageResponse, type PageTheme } from "./pages/layout.js"
 import { healthRoutes } from "./routes/health.js"
 import { importRoutes } from "./routes/import.js"
 import { inboundRoutes } from "./routes/inbound.js"
@@ -91,10 +92,21 @@ const peerAddress = (env: unknown): string | null => {
   return typeof address === "string" ? address : null
 }
 
+/** The answer of a hosted page to a client past its limit: a short page, with Retry-After. */
+const tooManyRequestsPage = (exceeded: RateLimitExceeded, theme: PageTheme) =>
+  pageResponse({
+    title: "Too many requests",
+    status: 429,
+    theme,
+    body: html`<h1>Too many requests</h1>${notice("error", "Too many requests came from your address. Please wait a moment and try again.")}`,
+    headers: { "retry-after": String(exceeded.retryAfter) },
+  })
+
 export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   const limiters = makeRateLimiters(options.rateLimits)
   const bodyLimitBytes = options.bodyLimitBytes ?? defaultBodyLimitBytes
   const trustHop = makeTrustHop(options.trustProxy)
+  const theme = options.pageTheme ?? defaultPageTheme
   const app = new Hono<MailroomEnv>()
 
   app.use("*", async (c, next) => {
@@ -124,14 +136,21 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   if (options.adminToken !== undefined && options.adminToken !== "") {
     app.route("/admin", adminRoutes({ adminToken: options.adminToken, devOutbox: options.devOutbox ?? true }))
   }
+  // The routes without an API key are limited per client address instead of per key: JSON routes answer the JSON
+  // 429, hosted pages a short page. Form submissions are left to their own limits (per address and per email).
+  const publicJson = rateLimitByAddress("publicRequests")
+  const publicPage = rateLimitByAddress("publicRequests", (exceeded) => tooManyRequestsPage(exceeded, theme))
+  app.use("/v1/unsubscribe/*", publicJson)
+  app.on("OPTIONS", "/v1/forms/:id/submit", publicJson)
+  for (const pages of ["/u/*", "/c/*", "/p/*", "/f/*"]) app.use(pages, publicPage)
   // The public consent routes (unsubscribe, one-click, the /u and /c pages) take a signed token instead of an API key,
   // so they are registered before the API-key middleware: the first route that answers ends the chain.
-  app.route("/", publicRoutes)
+  app.route("/", publicRoutes({ theme: options.pageTheme ?? defaultPageTheme }))
   // Public routes (hosted pages, form submissions): no API key. Registered before /v1's authentication, which they
   // answer ahead of.
-  app.route("/", publicFormRoutes({ theme: options.pageTheme ?? defaultPageTheme }))
-  app.route("/", preferenceRoutes({ theme: options.pageTheme ?? defaultPageTheme }))
-  app.use("/v1/*", authenticate(), rateLimit("requests"))
+  app.route("/", publicFormRoutes({ theme }))
+  app.route("/", preferenceRoutes({ theme }))
+  app.use("/v1/*", authenticate(), perSecondRateLimit)
   for (const routes of v1Routes) app.route("/v1", routes)
 
   app.notFound((c) => errorResponse(new RouteNotFound({ method: c.req.method, path: c.req.path })))

@@ -141,9 +141,18 @@ export const errorBody = (error: MailroomError, realm: Realm = "api"): ErrorBody
 const json = (value: unknown, status: number, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(value), { status, headers: { "content-type": "application/json", ...headers } })
 
-/** The answer to a domain error. StoreError is not one: answer it with `internalErrorResponse`. */
-export const errorResponse = (error: MailroomError, shape: ErrorShape = "envelope", realm: Realm = "api"): Response => {
-  const headers: Record<string, string> = error._tag === "RateLimitExceeded" ? { "retry-after": String(error.retryAfter) } : {}
+/** The answer to a domain error, with `extraHeaders` (CORS, say) made part of it from the start: a header set on a
+ *  Response afterwards is lost when @hono/node-server's Response is copied. StoreError is not a domain error: answer
+ *  it with `internalErrorResponse`. */
+export const errorResponse = (
+  error: MailroomError,
+  shape: ErrorShape = "envelope",
+  realm: Realm = "api",
+  extraHeaders: Readonly<Record<string, string>> = {},
+): Response => {
+  const headers: Record<string, string> = error._tag === "RateLimitExceeded"
+    ? { ...extraHeaders, "retry-after": String(error.retryAfter) }
+    : { ...extraHeaders }
   const payload = shape === "plain" ? { error: error.message } : errorBody(error, realm)
   return json(payload, statusOf(error), headers)
 }

@@ -36,7 +36,7 @@ export {
 export { parseDeliveryStatusNotification, parseFeedbackReport, parseFieldBlocks, addressOf } from "./feedback-reports.js"
 export type { FieldBlock, DsnRecipient, DeliveryStatusReport, FeedbackReport } from "./feedback-reports.js"
 export { emailRoutes, MessageResponse } from "./routes/emails.js"
-export { publicRoutes, PublicUnsubscribeBody, readOneClickBody } from "./routes/public.js"
+export { publicRoutes, type PublicRouteOptions, PublicUnsubscribeBody, readOneClickBody } from "./routes/public.js"
 export { escapeHtml, html, raw, joinHtml, safeUrl, isSafeHtml } from "./pages/html.js"
 export type { SafeHtml, HtmlValue } from "./pages/html.js"
 export {

@@ -1,8 +1,10 @@
-/** Request rates per API key, and failed authentications per client address, with rate-limiter-flexible. In memory by
- *  default; a host running several instances passes a factory for a shared store (Redis, Postgres, …). Spec: audience
- *  "Limits" (POST /contacts 60 per minute per client) and sending "Limits" (all other endpoints 200 per second). */
+/** Request rates per API key, requests to the public routes and failed authentications per client address, with
+ *  rate-limiter-flexible. In memory by default; a host running several instances passes a factory for a shared store
+ *  (Redis, Postgres, …). Spec: audience "Limits" (POST /contacts 60 per minute per client) and sending "Limits" (POST
+ *  /emails/send 100 per second, POST /emails/batch 10, all other endpoints 200). */
 import { RateLimitExceeded } from "@mailroom/core"
 import { Effect } from "effect"
+import type { Context } from "hono"
 import { createMiddleware } from "hono/factory"
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible"
 import type { MailroomEnv } from "./env.js"
@@ -21,12 +23,15 @@ export type RateLimiterFactory = (spec: RateLimiterSpec) => RateLimiterAbstract
 export interface RateLimitOptions {
   /** POST /v1/contacts per API key per minute. Default 60. */
   readonly contactsCreatePerMinute?: number
-  /** Every /v1 request per API key per second. Default 200. */
+  /** Every other /v1 request per API key per second (POST /emails/send and /emails/batch have their own). Default 200. */
   readonly requestsPerSecond?: number
+  /** Requests to the routes that take no API key (unsubscribe, one-click, the /u, /c and /p pages, GET /f/{id} and the
+   *  signup form's preflight) per client address per second. Default 200. Form submissions have their own limits. */
+  readonly publicRequestsPerSecond?: number
   /** Failed authentications (API key or admin token) per client address per minute. Past them, every request of the
    *  address whose key is not already known good answers 429 until the window is over, without a lookup. Default 30. */
   readonly failedAuthenticationsPerMinute?: number
-  /** POST /v1/emails/send (and /emails/schedule) per API key per second. Default 100 (sending spec, "Limits"). */
+  /** POST /v1/emails/send per API key per second. Default 100 (sending spec, "Limits"). */
   readonly emailsSendPerSecond?: number
   /** POST /v1/emails/batch per API key per second. Default 10. */
   readonly emailsBatchPerSecond?: number
@@ -39,8 +44,8 @@ export interface RateLimitOptions {
 }
 
 export const defaultRateLimits = {
-  contactsCreatePerMinute: 60, requestsPerSecond: 200, failedAuthenticationsPerMinute: 30, emailsSendPerSecond: 100,
-  emailsBatchPerSecond: 10, formSubmissionsPerIpPerMinute: 10, formSubmissionsPerAddressPerHour: 5,
+  contactsCreatePerMinute: 60, requestsPerSecond: 200, publicRequestsPerSecond: 200, failedAuthenticationsPerMinute: 30,
+  emailsSendPerSecond: 100, emailsBatchPerSecond: 10, formSubmissionsPerIpPerMinute: 10, formSubmissionsPerAddressPerHour: 5,
 } as const
 
 export interface Limiter {
@@ -50,13 +55,15 @@ export interface Limiter {
 }
 
 export interface RateLimiters {
-  /** Every /v1 request. */
+  /** Every /v1 request but those with a limit of their own (see `perSecondRateLimit`). */
   readonly requests: Limiter
+  /** Every request to a public route (no API key) per client address. */
+  readonly publicRequests: Limiter
   /** POST /v1/contacts. */
   readonly contactsCreate: Limiter
   /** Failed authentications per client address (see `authenticationGate`). */
   readonly failedAuthentications: Limiter
-  /** POST /v1/emails/send and /v1/emails/schedule. */
+  /** POST /v1/emails/send. */
   readonly emailsSend: Limiter
   /** POST /v1/emails/batch. */
   readonly emailsBatch: Limiter
@@ -74,6 +81,11 @@ export const makeRateLimiters = (options: RateLimitOptions = {}): RateLimiters =
     ({ limiter: factory({ keyPrefix, points, duration }), points, duration })
   return {
     requests: make("mailroom:requests", options.requestsPerSecond ?? defaultRateLimits.requestsPerSecond, 1),
+    publicRequests: make(
+      "mailroom:public-requests",
+      options.publicRequestsPerSecond ?? defaultRateLimits.publicRequestsPerSecond,
+      1,
+    ),
     contactsCreate: make(
       "mailroom:contacts-create",
       options.contactsCreatePerMinute ?? defaultRateLimits.contactsCreatePerMinute,
@@ -117,23 +129,53 @@ export const consumeLimit = (limiter: Limiter, key: string): Effect.Effect<void,
   Effect.flatMap(Effect.promise(() => consume(limiter, key)), (exceeded) =>
     exceeded === undefined ? Effect.void : Effect.fail(exceeded))
 
-/** Consumes one request of the named limit for the caller's API key (the "client"); 429 RATE_LIMIT_EXCEEDED with
- *  Retry-After when none is left. Runs after the API-key middleware. */
-export const rateLimit = (name: keyof RateLimiters) =>
+/** Consumes one request of the limit `pick` names for the request, under `keyOf` the request; when none is left,
+ *  answers `refuse` (by default 429 RATE_LIMIT_EXCEEDED with Retry-After). A failing store is a defect (500). */
+const limitBy = (
+  pick: (c: Context<MailroomEnv>) => keyof RateLimiters,
+  keyOf: (c: Context<MailroomEnv>) => string,
+  refuse: (exceeded: RateLimitExceeded) => Response = (exceeded) => errorResponse(exceeded),
+) =>
   createMiddleware<MailroomEnv>(async (c, next) => {
     let exceeded: RateLimitExceeded | undefined
     try {
-      exceeded = await consume(c.get("limiters")[name], c.get("apiKey").id)
+      exceeded = await consume(c.get("limiters")[pick(c)], keyOf(c))
     } catch (cause) {
       return c.get("run")(Effect.die(cause))
     }
-    if (exceeded !== undefined) return errorResponse(exceeded)
+    if (exceeded !== undefined) return refuse(exceeded)
     await next()
   })
 
-/** The failed-authentication key of a client: its address, or one shared key for every client whose address the
- *  transport does not tell (a host calling `fetch` without one), so that such clients are still limited together. */
+/** The caller's API key (the "client"): the key of the per-key limits, which run after the API-key middleware. */
+const apiKeyOf = (c: Context<MailroomEnv>) => c.get("apiKey").id
+
+/** One request of the named limit for the caller's API key, beside the per-second one (POST /contacts: 60 per
+ *  minute); 429 RATE_LIMIT_EXCEEDED with Retry-After when none is left. */
+export const rateLimit = (name: keyof RateLimiters) => limitBy(() => name, apiKeyOf)
+
+/** Routes with a per-second rate of their own (sending "Limits": POST /emails/send 100, POST /emails/batch 10);
+ *  they do not count against the 200 per second of "all other endpoints". */
+const ownPerSecondLimits: Readonly<Record<string, keyof RateLimiters>> = {
+  "POST /v1/emails/send": "emailsSend",
+  "POST /v1/emails/batch": "emailsBatch",
+}
+
+/** The per-second rate of every /v1 request, per API key: its route's own, else `requests`. */
+export const perSecondRateLimit = limitBy(
+  (c) => ownPerSecondLimits[`${c.req.method} ${c.req.path}`] ?? "requests",
+  apiKeyOf,
+)
+
+/** The key of a client that has no API key: its address (client-address.ts: the peer, or what trusted proxies
+ *  report), or one shared key for every client whose address the transport does not tell (a host calling `fetch`
+ *  without one), so that such clients are still limited together. */
 const clientKey = (address: string | null) => address ?? "unknown"
+
+/** Consumes one request of the named limit for the request's client address, for the routes that run before any API
+ *  key. `refuse` answers a client past the limit (by default the JSON 429 RATE_LIMIT_EXCEEDED with Retry-After). */
+export const rateLimitByAddress = (name: keyof RateLimiters, refuse?: (exceeded: RateLimitExceeded) => Response) =>
+  limitBy(() => name, (c) => clientKey(c.get("clientAddress")), refuse)
 
 /**
  * The failed-authentication gate of a client, checked before anything is looked up: `exceeded` (RateLimitExceeded)

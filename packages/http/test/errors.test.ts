@@ -4,6 +4,7 @@ import {
   RecipientUnsubscribed, ResourceNotFound, RouteNotFound, ScopeInsufficient, StoreError, TagLimitExceeded,
   TopicNotFound, Unauthorized, ValidationFailed, type MailroomError,
 } from "@mailroom/core"
+import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { errorResponse, fixActionByCode, internalErrorResponse, isDomainError, statusByCode } from "../src/index.js"
 
@@ -83,5 +84,14 @@ describe("the error table", () => {
     expect(isDomainError(new Error("boom"))).toBe(false)
     expect(isDomainError({ _tag: "Fake", code: "NOPE" })).toBe(false)
     expect(isDomainError(new DuplicateContact({ email: "a@example.com" }))).toBe(true)
+  })
+
+  it("docs/errors.md has a row for every code, at the anchor of its docs_url, with its status", () => {
+    const doc = readFileSync(new URL("../../../docs/errors.md", import.meta.url), "utf8")
+    for (const [code, status] of Object.entries(statusByCode)) {
+      const row = doc.split("\n").find((line) => line.startsWith(`| <a id="${code.toLowerCase()}"></a>\`${code}\` |`))
+      expect(row, code).toBeDefined()
+      expect(row!.split("|")[2]!.trim().split("/"), code).toContain(String(status))
+    }
   })
 })

@@ -87,6 +87,8 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
       Layer.succeed(AccountsConfig, { secret: config.secret }),
       Layer.succeed(WebhooksConfig, {
         urlRules: config.unsafeAllowPrivateUrls === true ? { allowPrivate: true } : strictUrlRules,
+        // Each statement is a round trip on Postgres: runs beyond the POSTs in flight overlap their database work.
+        deliveryRunsPerPost: database.kind === "postgres" ? 4 : 1,
       }),
       NodeDns.layer(),
       UndiciTransport.layer(),

@@ -201,6 +201,12 @@ describe("form submissions", () => {
     expect(outbox[0].html).toContain(`${appUrl}/c/`)
     const subscribed = (await events(env)).find((event) => (event.details as any).email === email)
     expect(subscribed?.details).toMatchObject({ formId: doubleOptIn.id, requiresConfirmation: true, status: "PENDING" })
+    // Following the link confirms, and contact.confirmed names the form that asked.
+    const token = /\/c\/([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)/.exec(outbox[0].html)![1]!
+    const confirmed = await Effect.runPromise(Effect.flatMap(Subscriptions, (service) => service.confirm(token)).pipe(Effect.provide(env.mailroom.layer)))
+    expect(confirmed.state).toBe("confirmed")
+    expect((await events(env)).filter((event) => event.type === "contact.confirmed").map((event) => event.details))
+      .toEqual([expect.objectContaining({ email, formId: doubleOptIn.id })])
     // Someone who unsubscribed is PENDING again, not ACTIVE: only the confirmation link brings them back.
     const gone = someone()
     await submit(env.mailroom, form.id, { email: gone, firstName: "Gus" })

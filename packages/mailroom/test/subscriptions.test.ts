@@ -14,7 +14,6 @@ const call = async (method: string, path: string, key: string, body?: unknown, c
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   }), clientAddress === undefined ? {} : { clientAddress })
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read field by field in the tests
   const json: any = await response.json()
   return { status: response.status, json }
 }

@@ -2,7 +2,7 @@
  *  the endpoint's lock without waiting on each other's foreign-key locks (which used to deadlock, fail attempts and
  *  stall the burst). Every event reaches a real receiver once, verified with `standardwebhooks`, at its first attempt. */
 import { Accounts, Store, Webhooks } from "@mailroom/core"
-import { findTestPostgres, makeEvent, startWebhookReceiver } from "@mailroom/testing"
+import { findTestPostgres, makeEvent, scratchPostgres, startWebhookReceiver } from "@mailroom/testing"
 import { Effect } from "effect"
 import pg from "pg"
 import { Webhook } from "standardwebhooks"
@@ -15,27 +15,15 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
 })
 
-const admin = async (query: string) => {
-  const client = new pg.Client({ connectionString: serverUrl })
-  await client.connect()
-  try {
-    await client.query(query)
-  } finally {
-    await client.end()
-  }
-}
-
 describe.skipIf(serverUrl === undefined)("a burst of webhook deliveries on Postgres", () => {
   it("delivers 100 events to one endpoint, each once and at its first attempt", async () => {
-    const name = `mailroom_burst_${Date.now()}_${Math.floor(Math.random() * 1e6)}`
-    await admin(`CREATE DATABASE ${name}`)
-    cleanups.push(() => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
-    const url = new URL(serverUrl!)
-    url.pathname = `/${name}`
+    const scratch = await scratchPostgres(serverUrl!)
+    cleanups.push(scratch.drop)
+    const url = scratch.url
     const receiver = await startWebhookReceiver()
     cleanups.push(() => receiver.close())
     const mailroom = createMailroom({
-      database: url.toString(), secret: "burst-platform-secret-0123456789abcdef", unsafeAllowPrivateUrls: true,
+      database: url, secret: "burst-platform-secret-0123456789abcdef", unsafeAllowPrivateUrls: true,
     })
     cleanups.push(() => mailroom.close())
     await mailroom.ready()
@@ -55,7 +43,7 @@ describe.skipIf(serverUrl === undefined)("a burst of webhook deliveries on Postg
     expect(new Set(eventIds).size).toBe(events.length)
     expect([...eventIds].sort()).toEqual(events.map((event) => event.id).sort())
 
-    const client = new pg.Client({ connectionString: url.toString() })
+    const client = new pg.Client({ connectionString: url })
     await client.connect()
     try {
       // The receiver answers before each attempt is recorded: wait for the records of the last ones.

@@ -2,12 +2,16 @@
  *  builds, as hosts would): every event reaches a real receiver on 127.0.0.1, verified with `standardwebhooks`, and
  *  each attempt is made exactly once (none lost, none twice), also after the database dropped every connection
  *  (with retries waiting in the queue) and when some first attempts fail and are retried by the queue. An attempt in
- *  flight when the database goes away may be made again (at least once; same webhook-id): the SQLite outage test
- *  covers that case. */
+ *  flight when the database goes away may be made again (at least once; same webhook-id). Faults: the database drops
+ *  every connection while the receiver holds a delivery open, and events committed while no instance runs are
+ *  delivered by the next one; an instance killed with SIGKILL while the receiver holds its request open leaves the
+ *  job to pg-boss, and another instance delivers it (the killed attempt leaves no record). */
 import { type ChildProcess, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { Accounts, type DomainEvent, Store, Webhooks } from "@mailroom/core"
-import { findTestPostgres, makeEvent, startWebhookReceiver, type WebhookReceiver } from "@mailroom/testing"
+import {
+  findTestPostgres, makeEvent, type ReceiverAnswer, scratchPostgres, startWebhookReceiver, type WebhookReceiver,
+} from "@mailroom/testing"
 import { Effect } from "effect"
 import pg from "pg"
 import { Webhook } from "standardwebhooks"
@@ -35,12 +39,9 @@ const admin = async (query: string) => {
 }
 
 const scratchDatabase = async () => {
-  const name = `mailroom_webhooks_${Date.now()}_${Math.floor(Math.random() * 1e6)}`
-  await admin(`CREATE DATABASE ${name}`)
-  cleanups.push(() => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(() => undefined))
-  const url = new URL(serverUrl!)
-  url.pathname = `/${name}`
-  return { name, url: url.toString() }
+  const { url, drop } = await scratchPostgres(serverUrl!)
+  cleanups.push(drop)
+  return { name: new URL(url).pathname.slice(1), url }
 }
 
 const startInstance = (url: string) =>
@@ -68,20 +69,122 @@ const commit = async (mailroom: Mailroom, events: ReadonlyArray<DomainEvent>) =>
   }
 }
 
+/** A scratch database with a writer (no background work of its own), a receiver and an account whose endpoint on the
+ *  receiver takes list.member_added. */
+const writerWithEndpoint = async () => {
+  const database = await scratchDatabase()
+  const receiver: WebhookReceiver = await startWebhookReceiver()
+  cleanups.push(() => receiver.close())
+  const writer = createMailroom({ database: database.url, secret, unsafeAllowPrivateUrls: true, backgroundWork: false })
+  cleanups.push(() => writer.close())
+  await writer.ready()
+  const { account, endpointSecret } = await writer.runtime.runPromise(Effect.gen(function* () {
+    const { account } = yield* (yield* Accounts).create({ plan: "pro", ownerEmail: "owner@example.com" })
+    const created = yield* (yield* Webhooks).create(account, { url: `${receiver.origin}/hooks`, events: ["list.member_added"] })
+    return { account, endpointSecret: created.secret }
+  }))
+  const event = (i: number) => makeEvent({ accountId: account.id, type: "list.member_added", recipient: `member${i}@example.com` })
+  /** The deliveries and attempts as recorded, by event id. */
+  const records = async () => {
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    try {
+      const deliveries = await client.query<{ id: string; event_id: string; status: string; attempts: number }>(
+        "SELECT id, event_id, status, attempts FROM webhook_deliveries WHERE account_id = $1", [account.id])
+      const attempts = await client.query<{ delivery_id: string; attempt: number; succeeded: boolean; status_code: number | null }>(
+        "SELECT delivery_id, attempt, succeeded, status_code FROM webhook_attempts WHERE account_id = $1 ORDER BY attempt", [account.id])
+      return new Map(deliveries.rows.map((d) => [d.event_id, { ...d, attempts: attempts.rows.filter((a) => a.delivery_id === d.id), count: d.attempts }]))
+    } finally {
+      await client.end()
+    }
+  }
+  /** The messageId and webhook-id of every request, each verified as a Standard Webhooks receiver would. */
+  const received = () => receiver.requests.filter((r) => r.path === "/hooks").map((request) => ({
+    messageId: (new Webhook(endpointSecret).verify(request.body, request.headers) as { messageId: string }).messageId,
+    webhookId: request.headers["webhook-id"]!,
+  }))
+  return { database, receiver, writer, event, records, received }
+}
+
+const waitUntil = async (condition: () => boolean | Promise<boolean>, timeoutMs: number) => {
+  const deadline = Date.now() + timeoutMs
+  while (!(await condition()) && Date.now() < deadline) await sleep(250)
+  return condition()
+}
+
 describe.skipIf(serverUrl === undefined)("automatic webhook delivery by two processes on one Postgres database", () => {
+  it("a database outage while a delivery is in flight loses no event, and a restart delivers what was committed while no process ran", { timeout: 120_000 }, async () => {
+    const { database, receiver, writer, event, records, received } = await writerWithEndpoint()
+    let release: (answer: ReceiverAnswer) => void = () => undefined
+    const held = new Promise<ReceiverAnswer>((resolve) => { release = resolve })
+    receiver.answer = (request) => receiver.requests.indexOf(request) === 0 ? { after: held } : { status: 200, body: "ok" }
+
+    const first = await startInstance(database.url)
+    const inFlight = event(0)
+    await commit(writer, [inFlight])
+    await receiver.waitFor(1, 30_000)
+    // The receiver holds the request open while the database drops every connection (the instance's, pg-boss's and the
+    // writer's); then it answers 200.
+    await admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database.name}' AND pid <> pg_backend_pid()`)
+    release({ status: 200, body: "ok" })
+    expect(await waitUntil(async () => (await records()).get(inFlight.id)?.status === "succeeded", 60_000)).toBe(true)
+
+    // The instance stops; events committed meanwhile wait in the outbox, and the next instance delivers them.
+    first.kill("SIGTERM")
+    await new Promise((done) => first.once("exit", done))
+    const later = [event(1), event(2), event(3)]
+    await commit(writer, later)
+    await startInstance(database.url)
+    expect(await waitUntil(async () => {
+      const recorded = await records()
+      return later.every((e) => recorded.get(e.id)?.status === "succeeded")
+    }, 60_000)).toBe(true)
+
+    // Every event reached the receiver (at least once, under one webhook-id each), and each record agrees with it.
+    const requests = received()
+    const recorded = await records()
+    for (const e of [inFlight, ...later]) {
+      const own = requests.filter((r) => r.messageId === e.id)
+      expect(own.length).toBeGreaterThanOrEqual(1)
+      expect(new Set(own.map((r) => r.webhookId))).toEqual(new Set([recorded.get(e.id)!.id]))
+      const delivery = recorded.get(e.id)!
+      expect(delivery.status).toBe("succeeded")
+      expect(delivery.attempts.at(-1)).toMatchObject({ succeeded: true, status_code: 200, attempt: delivery.count })
+      expect(delivery.attempts.length).toBe(delivery.count)
+    }
+  })
+
+  it("a process killed in the middle of a delivery leaves it to be retried: another process delivers it", { timeout: 300_000 }, async () => {
+    const { database, receiver, writer, event, records, received } = await writerWithEndpoint()
+    // The first request is never answered: the process making it is killed while it waits.
+    receiver.answer = (request) => receiver.requests.indexOf(request) === 0 ? { hang: true } : { status: 200, body: "ok" }
+    const doomed = await startInstance(database.url)
+    const target = event(0)
+    await commit(writer, [target])
+    await receiver.waitFor(1, 30_000)
+    doomed.kill("SIGKILL")
+    await new Promise((done) => doomed.once("exit", done))
+    // Nothing was recorded: the process died before the attempt's record.
+    expect((await records()).get(target.id)).toMatchObject({ status: "pending", count: 0 })
+
+    // Another process takes the job once pg-boss finds its worker dead (the job's timeout plus the margin) and its
+    // retry delay has passed, and delivers it.
+    await startInstance(database.url)
+    expect(await waitUntil(async () => (await records()).get(target.id)?.status === "succeeded", 280_000)).toBe(true)
+    await sleep(2_000)
+    const requests = received()
+    expect(requests).toHaveLength(2)
+    const delivery = (await records()).get(target.id)!
+    expect(requests.every((r) => r.messageId === target.id && r.webhookId === delivery.id)).toBe(true)
+    // One attempt recorded (the killed one left no record), made by the second process.
+    expect(delivery.count).toBe(1)
+    expect(delivery.attempts).toEqual([expect.objectContaining({ attempt: 1, succeeded: true, status_code: 200 })])
+  })
+
+
   it("delivers every event, making each attempt exactly once, across a drop of every connection and retries", { timeout: 180_000 }, async () => {
-    const database = await scratchDatabase()
-    const receiver: WebhookReceiver = await startWebhookReceiver()
-    cleanups.push(() => receiver.close())
-    // This process only writes: its background work is off, so the two instances do all the delivering.
-    const writer = createMailroom({ database: database.url, secret, unsafeAllowPrivateUrls: true, backgroundWork: false })
-    cleanups.push(() => writer.close())
-    await writer.ready()
-    const { account, endpointSecret } = await writer.runtime.runPromise(Effect.gen(function* () {
-      const { account } = yield* (yield* Accounts).create({ plan: "pro", ownerEmail: "owner@example.com" })
-      const created = yield* (yield* Webhooks).create(account, { url: `${receiver.origin}/hooks`, events: ["list.member_added"] })
-      return { account, endpointSecret: created.secret }
-    }))
+    // The writer only writes: its background work is off, so the two instances do all the delivering.
+    const { database, receiver, writer, event, records, received } = await writerWithEndpoint()
 
     // Every tenth event's first attempt is refused: the queue makes it again 30 seconds later.
     const failFirst = new Set<string>()
@@ -93,19 +196,12 @@ describe.skipIf(serverUrl === undefined)("automatic webhook delivery by two proc
     }
 
     await Promise.all([startInstance(database.url), startInstance(database.url)])
-    const events = Array.from({ length: 60 }, (_, i) => makeEvent({
-      accountId: account.id, type: "list.member_added", recipient: `member${i}@example.com`,
-    }))
+    const events = Array.from({ length: 60 }, (_, i) => event(i))
     for (const [i, event] of events.entries()) if (i % 10 === 0) failFirst.add(event.id)
     for (let i = 0; i < 30; i += 5) await commit(writer, events.slice(i, i + 5))
     // Once every first attempt of these is made and recorded (three retries wait in the queue), the database drops
     // every connection: both instances', pg-boss's and the writer's.
-    const recordedAttempts = async () => {
-      const client = new pg.Client({ connectionString: database.url })
-      await client.connect()
-      return client.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE attempts >= 1")
-        .then((r) => Number(r.rows[0]!.n)).finally(() => client.end())
-    }
+    const recordedAttempts = async () => [...(await records()).values()].filter((delivery) => delivery.count >= 1).length
     for (let i = 0; i < 1200 && await recordedAttempts() < 30; i++) await sleep(100)
     expect(await recordedAttempts()).toBe(30)
     await admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database.name}' AND pid <> pg_backend_pid()`)
@@ -117,14 +213,11 @@ describe.skipIf(serverUrl === undefined)("automatic webhook delivery by two proc
     while (receiver.requests.length < expected && Date.now() < deadline) await sleep(250)
     // Nothing more comes (no attempt made twice).
     await sleep(3_000)
-    const requests = receiver.requests.filter((r) => r.path === "/hooks")
+    const requests = received()
     expect(requests).toHaveLength(expected)
 
     const byEvent = new Map<string, Array<string>>()
-    for (const request of requests) {
-      const body = new Webhook(endpointSecret).verify(request.body, request.headers) as { messageId: string }
-      byEvent.set(body.messageId, [...(byEvent.get(body.messageId) ?? []), request.headers["webhook-id"]!])
-    }
+    for (const { messageId, webhookId } of requests) byEvent.set(messageId, [...(byEvent.get(messageId) ?? []), webhookId])
     expect([...byEvent.keys()].sort()).toEqual(events.map((e) => e.id).sort())
     for (const event of events) {
       const ids = byEvent.get(event.id)!
@@ -133,14 +226,10 @@ describe.skipIf(serverUrl === undefined)("automatic webhook delivery by two proc
     }
 
     // The record agrees: each delivery succeeded with as many attempts as the receiver saw.
-    const client = new pg.Client({ connectionString: database.url })
-    await client.connect()
-    const recorded = await client.query<{ event_id: string; status: string; attempts: number }>(
-      "SELECT event_id, status, attempts FROM webhook_deliveries WHERE account_id = $1", [account.id]).then((r) => r.rows)
-      .finally(() => client.end())
-    expect(recorded).toHaveLength(events.length)
-    for (const row of recorded) {
-      expect(row).toMatchObject({ status: "succeeded", attempts: failFirst.has(row.event_id) ? 2 : 1 })
+    const recorded = await records()
+    expect(recorded.size).toBe(events.length)
+    for (const [eventId, delivery] of recorded) {
+      expect(delivery).toMatchObject({ status: "succeeded", count: failFirst.has(eventId) ? 2 : 1 })
     }
   })
 })

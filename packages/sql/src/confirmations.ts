@@ -15,6 +15,7 @@ const ConfirmationRow = Schema.Struct({
   topic_ids: JsonColumn(Schema.Array(Schema.String)),
   redirect_url: Schema.NullOr(Schema.String),
   source: Schema.Literal(...confirmationSources),
+  form_id: Schema.NullOr(Schema.String),
   expires_at: EpochMillis,
   created_at: EpochMillis,
 })
@@ -30,6 +31,7 @@ export const makeConfirmationRepository = (sql: SqlClient.SqlClient): Confirmati
       topic_ids: toJson(confirmation.topicIds),
       redirect_url: confirmation.redirectUrl,
       source: confirmation.source,
+      form_id: confirmation.formId,
       expires_at: toMillis(confirmation.expiresAt),
       created_at: toMillis(confirmation.createdAt),
     }
@@ -51,6 +53,7 @@ export const makeConfirmationRepository = (sql: SqlClient.SqlClient): Confirmati
         topicIds: row.topic_ids,
         redirectUrl: row.redirect_url,
         source: row.source,
+        formId: row.form_id,
         expiresAt: row.expires_at,
         createdAt: row.created_at,
       }))),

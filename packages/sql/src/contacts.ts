@@ -4,15 +4,15 @@
 import { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import {
-  type AccountId, type Contact, type ContactRepository, DuplicateContact, offsetOf, StoreError,
+  type AccountId, type Contact, type ContactRepository, DuplicateContact, offsetOf, StoreError, type Suppression,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
 import { contactFilter, contactOrder } from "./contact-query.js"
 import { type ContactRow, contactRow, decodeContactRows, fieldRow, scalarColumns, tagRow, withChildren } from "./contact-rows.js"
-import { type DirectStatementsService, runStatement } from "./direct.js"
 import { chunksOf, forEachChunk, insertRows, maxInList } from "./internal/batch.js"
 import { IntegerColumn } from "./internal/columns.js"
 import { isUniqueViolation, orStoreError, storeError, type UniqueConstraint } from "./internal/errors.js"
+import { suppressionFromRow, SuppressionRow } from "./suppressions.js"
 
 const accountEmailKey: UniqueConstraint = {
   name: "contacts_account_email_key",
@@ -28,6 +28,7 @@ const refuseDuplicate = (operation: string, email: string) =>
     : isUniqueViolation(error, accountEmailKey) ? new DuplicateContact({ email })
     : storeError(operation)(error))
 
+const decodeSuppressionRows = Schema.decodeUnknown(Schema.Array(SuppressionRow))
 const decodeCount = Schema.decodeUnknown(Schema.Array(Schema.Struct({ count: IntegerColumn })))
 const decodeTagCounts = Schema.decodeUnknown(Schema.Array(Schema.Struct({ name: Schema.String, count: IntegerColumn })))
 
@@ -58,10 +59,7 @@ const firstPerAddress = (contacts: ReadonlyArray<Contact>): ReadonlyArray<Contac
   })
 }
 
-export const makeContactRepository = (
-  sql: SqlClient.SqlClient,
-  direct: Option.Option<DirectStatementsService> = Option.none(),
-): ContactRepository => {
+export const makeContactRepository = (sql: SqlClient.SqlClient): ContactRepository => {
   const complete = (accountId: AccountId) => (rows: ReadonlyArray<ContactRow>) => withChildren(sql, accountId, rows)
 
   /** The account's contacts (alias `c`) matching `where`, completed with tags and custom fields. */
@@ -119,7 +117,7 @@ export const makeContactRepository = (
     // ON CONFLICT rather than a caught violation: nothing is written, and a surrounding transaction stays usable.
     // Without tags or custom fields this is one statement, with no transaction of its own.
     insert: (contact) => {
-      const inserted = runStatement(direct, insertOne(contact)).pipe(
+      const inserted = insertOne(contact).pipe(
         Effect.flatMap((rows) => rows.length > 0 ? Effect.void : Effect.fail(new DuplicateContact({ email: contact.email }))),
       )
       const hasChildren = contact.tags.length > 0 || contact.customFields.length > 0
@@ -178,6 +176,33 @@ export const makeContactRepository = (
     findByEmail: (accountId, email) =>
       select(accountId, sql`c.email = ${email}`).pipe(Effect.map((found) => Option.fromNullable(found[0])),
         orStoreError("contacts.findByEmail")),
+
+    // One row per list found (at least one): the contact's columns and the suppression's (prefixed s_), each null
+    // when absent, the same on every row, and the id of one of the account's lists among `listIds` (l_id).
+    findAddress: (accountId, email, listIds = []) =>
+      sql`SELECT c.*, s.id AS s_id, s.reason AS s_reason, s.details AS s_details, s.created_at AS s_created_at,
+          s.updated_at AS s_updated_at${listIds.length === 0 ? sql.literal("") : sql`, l.id AS l_id`}
+        FROM (SELECT 1 AS one) address
+        LEFT JOIN contacts c ON c.account_id = ${accountId} AND c.email = ${email}
+        LEFT JOIN suppressions s ON s.account_id = ${accountId} AND s.email = ${email}${listIds.length === 0
+          ? sql.literal("")
+          : sql` LEFT JOIN contact_lists l ON l.account_id = ${accountId} AND l.id IN ${sql.in([...new Set(listIds)])}`}`.pipe(
+        Effect.flatMap((rows) => {
+          const row = rows[0]
+          const lists = rows.flatMap((found) => typeof found.l_id === "string" ? [found.l_id] : [])
+          const contact = row?.id === null || row?.id === undefined
+            ? Effect.succeed(Option.none<Contact>())
+            : decodeContactRows([row]).pipe(Effect.flatMap(complete(accountId)), Effect.map((found) => Option.fromNullable(found[0])))
+          const suppression = row?.s_id === null || row?.s_id === undefined
+            ? Effect.succeed(Option.none<Suppression>())
+            : decodeSuppressionRows([{
+              id: row.s_id, account_id: accountId, email, reason: row.s_reason, details: row.s_details,
+              created_at: row.s_created_at, updated_at: row.s_updated_at,
+            }]).pipe(Effect.map((found) => Option.map(Option.fromNullable(found[0]), suppressionFromRow)))
+          return Effect.map(Effect.all({ contact, suppression }), (found) => ({ ...found, listIds: lists }))
+        }),
+        orStoreError("contacts.findAddress"),
+      ),
 
     findByEmails: (accountId, emails) => selectIn(accountId, "email", emails).pipe(orStoreError("contacts.findByEmails")),
 

@@ -10,7 +10,8 @@ import {
 } from "@mailroom/core"
 import { Clock, Deferred, Duration, Effect, Layer, Schema } from "effect"
 import { IntegerColumn } from "./internal/columns.js"
-import { isUniqueViolation, orStoreError } from "./internal/errors.js"
+import { chunksOf, insertRows, maxInList } from "./internal/batch.js"
+import { orStoreError } from "./internal/errors.js"
 
 export interface SqlJobQueueOptions {
   /** How often an idle worker looks for due jobs (default 500 ms); an enqueue in this process wakes it at once. */
@@ -18,8 +19,6 @@ export interface SqlJobQueueOptions {
   /** How long closing a worker's scope waits for its runs in flight (default 30 seconds). */
   readonly shutdownGrace?: Duration.DurationInput
 }
-
-const dedupeConstraint = { name: "jobs_dedupe", table: "jobs", columns: ["name", "dedupe_key"] } as const
 
 const ClaimedRow = Schema.Struct({ id: Schema.String, attempts: IntegerColumn, payload: Schema.String })
 const decodeClaimed = Schema.decodeUnknown(Schema.Array(ClaimedRow))
@@ -40,32 +39,36 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
     /** Definitions whose runs left over by an earlier process were already recovered. */
     const recovered = new Set<string>()
 
-    const unfinishedWithKey = (name: string, key: string) =>
-      sql<{ readonly id: string }>`SELECT id FROM jobs WHERE name = ${name} AND dedupe_key = ${key}
-        AND state IN ('pending', 'running')`.pipe(Effect.map((rows) => rows[0]?.id))
+    /** One multi-row INSERT in one transaction; a job whose dedupe key is taken by an unfinished job is not inserted
+     *  (ON CONFLICT, against the partial unique index of those states) and answers that job's id instead. */
+    const enqueueAll: JobQueueService["enqueueAll"] = (job, many) =>
+      Effect.gen(function* () {
+        if (many.length === 0) return []
+        const now = yield* Clock.currentTimeMillis
+        const rows = yield* Effect.forEach(many, (one) =>
+          Effect.map(Schema.encode(job.payload)(one.payload), (encoded) => ({
+            id: ids.make("job", new Date(now)), name: job.name, payload: JSON.stringify(encoded),
+            dedupe_key: one.options?.dedupeKey ?? null, state: "pending", attempts: 0,
+            run_at: one.options?.runAt?.getTime() ?? now, created_at: now,
+          })))
+        const answered = yield* sql.withTransaction(Effect.gen(function* () {
+          const inserted = new Set((yield* insertRows(sql, "jobs", rows, sql.literal("ON CONFLICT DO NOTHING RETURNING id")))
+            .map((row) => String(row.id)))
+          const dropped = [...new Set(rows.filter((row) => !inserted.has(row.id) && row.dedupe_key !== null).map((row) => row.dedupe_key!))]
+          const existing = new Map<string, string>()
+          for (const keys of chunksOf(dropped, maxInList)) {
+            const found = yield* sql<{ readonly id: string; readonly dedupe_key: string }>`SELECT id, dedupe_key FROM jobs
+              WHERE name = ${job.name} AND dedupe_key IN ${sql.in(keys)} AND state IN ('pending', 'running')`
+            for (const row of found) existing.set(row.dedupe_key, row.id)
+          }
+          return rows.map((row) => inserted.has(row.id) ? row.id : existing.get(row.dedupe_key ?? "") ?? row.id)
+        }))
+        yield* wake
+        return answered
+      }).pipe(orStoreError("jobs.enqueue"))
 
     const enqueue = <A, I>(job: JobDefinition<A, I>, payload: A, enqueueOptions: EnqueueOptions = {}) =>
-      Effect.gen(function* () {
-        const encoded = yield* Schema.encode(job.payload)(payload)
-        const key = enqueueOptions.dedupeKey ?? null
-        if (key !== null) {
-          const existing = yield* unfinishedWithKey(job.name, key)
-          if (existing !== undefined) return existing
-        }
-        const now = yield* Clock.currentTimeMillis
-        const id = ids.make("job", new Date(now))
-        const inserted = yield* sql`INSERT INTO jobs ${sql.insert({
-          id, name: job.name, payload: JSON.stringify(encoded), dedupe_key: key, state: "pending", attempts: 0,
-          run_at: enqueueOptions.runAt?.getTime() ?? now, created_at: now,
-        })}`.pipe(
-          Effect.as(id),
-          // Another fiber enqueued the same key between the check and the insert: answer its job.
-          Effect.catchIf((error) => key !== null && isUniqueViolation(error, dedupeConstraint),
-            () => Effect.map(unfinishedWithKey(job.name, key!), (existing) => existing ?? id)),
-        )
-        yield* wake
-        return inserted
-      }).pipe(orStoreError("jobs.enqueue"))
+      Effect.map(enqueueAll(job, [{ payload, options: enqueueOptions }]), (answered) => answered[0]!)
 
     /** Runs of `job` still marked running belong to a process that is gone: each counts as a failed attempt. */
     const recover = (job: JobDefinition<unknown, unknown>) =>
@@ -85,20 +88,26 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
         }
       }).pipe(orStoreError("jobs.recover"))
 
-    const work: JobQueueService["work"] = (job, handler, workOptions) =>
-      Effect.zipRight(
+    const deleteJobs = (ids: ReadonlyArray<string>) =>
+      Effect.forEach(chunksOf(ids, maxInList), (chunk) => sql`DELETE FROM jobs WHERE id IN ${sql.in(chunk)}`, { discard: true })
+
+    /** A finished job is deleted at once (the runs that finish together in one statement): until then its dedupe key
+     *  still counts as taken, and an enqueue with it would be dropped. */
+    const work: JobQueueService["work"] = (job, handler, workOptions) => {
+      return Effect.zipRight(
         recover(job as JobDefinition<unknown, unknown>),
         runJobWorker(job, handler, {
           claim: (max) =>
             Effect.gen(function* () {
               const now = yield* Clock.currentTimeMillis
-              const rows = yield* sql`UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = ${now}
+              const claim = sql`UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = ${now}
                 WHERE id IN (SELECT id FROM jobs WHERE name = ${job.name} AND state = 'pending' AND run_at <= ${now}
                   ORDER BY run_at, id LIMIT ${max})
-                RETURNING id, attempts, payload`.pipe(Effect.flatMap(decodeClaimed))
+                RETURNING id, attempts, payload`
+              const rows = yield* Effect.flatMap(claim, decodeClaimed)
               return rows.map((row): ClaimedJob => ({ id: row.id, attempt: row.attempts, payload: JSON.parse(row.payload) }))
             }).pipe(orStoreError("jobs.claim")),
-          complete: (claimed) => sql`DELETE FROM jobs WHERE id = ${claimed.id}`.pipe(Effect.asVoid, orStoreError("jobs.complete")),
+          complete: (claimed) => deleteJobs(claimed.map((one) => one.id)).pipe(orStoreError("jobs.complete")),
           fail: (claimed, retryIn, error) =>
             Effect.flatMap(Clock.currentTimeMillis, (now) =>
               retryIn === undefined
@@ -109,8 +118,9 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
           idle: Effect.suspend(() => Effect.race(Deferred.await(changed), Effect.sleep(pollInterval))),
         }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds" }),
       )
+    }
 
-    return JobQueue.of({ enqueue, work })
+    return JobQueue.of({ enqueue, enqueueAll, work })
   })
 
 export const SqlJobQueue = {

@@ -129,6 +129,13 @@ export const makeListRepository = (sql: SqlClient.SqlClient): ListRepository => 
         orStoreError("lists.findById"),
       ),
 
+    findByIds: (accountId, ids) =>
+      ids.length === 0 ? Effect.succeed([]) : sql`SELECT * FROM contact_lists WHERE account_id = ${accountId} AND id IN ${sql.in([...new Set(ids)])}`.pipe(
+        Effect.flatMap(decodeList),
+        Effect.map((rows) => rows.map(fromRow)),
+        orStoreError("lists.findByIds"),
+      ),
+
     list: (accountId, query, now) =>
       Effect.gen(function* () {
         const where = listFilter(sql, accountId, query)

@@ -4,7 +4,7 @@
 import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import {
-  AccountId, type ContactMembership, ContactId, ContactStatus, dynamicMemberId, type ListMembership, ListId, MemberId, type NewMember, type MemberPage,
+  AccountId, type ContactMembership, ContactId, ContactStatus, dynamicMemberId, type ListMembership, ListId, MemberId, type NewListMembership, type NewMember, type MemberPage,
   type MemberQuery, type MemberRepository, offsetOf, SuppressionReason,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
@@ -16,6 +16,8 @@ import { segmentSql } from "./segment-sql.js"
 
 /** Contacts per write statement: each binds two parameters in the VALUES list. */
 const contactsPerStatement = Math.floor(maxParameters / 2) - 8
+/** Memberships per upsert: three parameters each (id, list, contact), and a few more for the statement. */
+const membershipsPerStatement = Math.floor(maxParameters / 3) - 8
 
 /** Addresses were validated and lower-cased before they were stored; reading them back does not check them again. */
 const StoredEmail = Schema.String.pipe(Schema.brand("EmailAddress"))
@@ -54,6 +56,7 @@ const ContactMembershipRow = Schema.extend(MembershipRow, Schema.Struct({
 }))
 const decodeContactMemberships = Schema.decodeUnknown(Schema.Array(ContactMembershipRow))
 const decodeContactIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ contact_id: ContactId })))
+const decodeMemberPairs = Schema.decodeUnknown(Schema.Array(Schema.Struct({ list_id: Schema.String, contact_id: ContactId })))
 
 /** The facts of core's suppression rules in a member query over contacts `c`, joined by `addressJoins` to the
  *  account's suppression `s` and the list's topic opt-out `o` of the address and, for a STATIC list, list_members `lm`.
@@ -142,9 +145,33 @@ const pageQuery = (sql: SqlClient.SqlClient, source: MemberSource, query: Member
     }),
   )
 
-/** `(id, contact_id)` pairs for a VALUES list: the membership id the service minted for each contact. */
-const valuesOf = (sql: SqlClient.SqlClient, members: ReadonlyArray<NewMember>): Fragment =>
-  sql.join(", ", false)(members.map((member) => sql`(${member.id}, ${member.contactId})`))
+/** Adds or restores memberships in one upsert per chunk, answering the (list, contact) pairs inserted or restored. The
+ *  VALUES list carries the id the service minted for each pair, used only when the row is new. The joins drop foreign
+ *  contacts and lists; the WHERE of DO UPDATE leaves current members untouched, so RETURNING answers exactly the rows
+ *  inserted or restored. (SQLite needs the WHERE true: without it, ON CONFLICT would parse as a join constraint.) */
+const upsertMembers = (
+  sql: SqlClient.SqlClient,
+  accountId: AccountId,
+  rows: ReadonlyArray<{ readonly id: string; readonly listId: string; readonly contactId: string }>,
+  at: Date,
+) =>
+  forEachChunk(sql, rows, membershipsPerStatement, (chunk) =>
+    sql`WITH v (id, list_id, contact_id) AS (VALUES ${sql.join(", ", false)(chunk.map((row) => sql`(${row.id}, ${row.listId}, ${row.contactId})`))})
+      INSERT INTO list_members (id, account_id, list_id, contact_id, added_at, removed_at)
+      SELECT v.id, c.account_id, l.id, c.id, CAST(${toMillis(at)} AS BIGINT), NULL
+      FROM v
+      JOIN contacts c ON c.id = v.contact_id AND c.account_id = ${accountId}
+      JOIN contact_lists l ON l.id = v.list_id AND l.account_id = ${accountId}
+      WHERE true
+      ON CONFLICT (list_id, contact_id) DO UPDATE SET added_at = excluded.added_at, removed_at = NULL
+        WHERE list_members.removed_at IS NOT NULL
+      RETURNING list_id, contact_id`.pipe(Effect.flatMap(decodeMemberPairs)))
+
+/** The first of `memberships` for each list. */
+const oncePerList = (memberships: ReadonlyArray<NewListMembership>): ReadonlyArray<NewListMembership> => {
+  const seen = new Set<string>()
+  return memberships.filter((membership) => !seen.has(membership.listId) && seen.add(membership.listId) !== undefined)
+}
 
 /** The first of `members` for each contact. */
 const oncePerContact = (members: ReadonlyArray<NewMember>): ReadonlyArray<NewMember> => {
@@ -215,23 +242,16 @@ export const makeMemberRepository = (sql: SqlClient.SqlClient): MemberRepository
       orStoreError("members.ofContact"),
     ),
 
-  // One upsert: the VALUES list carries the minted id of each contact, used only when the row is new. The joins drop foreign
-  // contacts and lists; the WHERE of DO UPDATE leaves current members untouched, so RETURNING answers exactly the
-  // rows inserted or restored. (SQLite needs the WHERE true: without it, ON CONFLICT would parse as a join constraint.)
   addCurrent: (accountId, listId, members, at) =>
-    forEachChunk(sql, oncePerContact(members), contactsPerStatement, (chunk) =>
-      sql`WITH v (id, contact_id) AS (VALUES ${valuesOf(sql, chunk)})
-        INSERT INTO list_members (id, account_id, list_id, contact_id, added_at, removed_at)
-        SELECT v.id, c.account_id, l.id, c.id, CAST(${toMillis(at)} AS BIGINT), NULL
-        FROM v
-        JOIN contacts c ON c.id = v.contact_id AND c.account_id = ${accountId}
-        JOIN contact_lists l ON l.id = ${listId} AND l.account_id = ${accountId}
-        WHERE true
-        ON CONFLICT (list_id, contact_id) DO UPDATE SET added_at = excluded.added_at, removed_at = NULL
-          WHERE list_members.removed_at IS NOT NULL
-        RETURNING contact_id`.pipe(Effect.flatMap(decodeContactIds))).pipe(
+    upsertMembers(sql, accountId, oncePerContact(members).map((member) => ({ ...member, listId })), at).pipe(
       Effect.map((rows) => rows.map((row) => row.contact_id)),
       orStoreError("members.addCurrent"),
+    ),
+
+  addToLists: (accountId, contactId, memberships, at) =>
+    upsertMembers(sql, accountId, oncePerList(memberships).map((membership) => ({ ...membership, contactId })), at).pipe(
+      Effect.map((rows) => rows.map((row) => row.list_id)),
+      orStoreError("members.addToLists"),
     ),
 
   remove: (accountId, listId, contactIds) =>

@@ -6,7 +6,7 @@ import {
   type StoredMessage, StoredContent,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
-import { insertRows } from "./internal/batch.js"
+import { atomically, insertRows } from "./internal/batch.js"
 import { EpochMillis, IntegerColumn, JsonColumn, toJson, toMillis } from "./internal/columns.js"
 import { orStoreError } from "./internal/errors.js"
 
@@ -109,7 +109,7 @@ export const makeMessageRepository = (sql: SqlClient.SqlClient): MessageReposito
   insertMany: (messages) =>
     messages.length === 0
       ? Effect.void
-      : sql.withTransaction(Effect.zipRight(
+      : atomically(sql, Effect.zipRight(
         insertRows(sql, "messages", messages.map(messageRow)),
         insertRows(sql, "message_recipients", messages.flatMap(recipientRows)),
       )).pipe(Effect.asVoid, orStoreError("messages.insertMany")),

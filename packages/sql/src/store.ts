@@ -2,13 +2,12 @@
  *  this one only assembles them. Schema changes are not made here: see migrate.ts. */
 import { SqlClient } from "@effect/sql"
 import { Store } from "@mailroom/core"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
 import { makeAccountRepository } from "./accounts.js"
 import { makeApiKeyRepository } from "./api-keys.js"
 import { makeAppCredentialRepository } from "./app-credentials.js"
 import { makeContactRepository } from "./contacts.js"
 import { makeDevOutboxRepository } from "./dev-outbox.js"
-import { DirectStatements, type DirectStatementsService } from "./direct.js"
 import { makeEventOutbox } from "./events.js"
 import { makeListRepository } from "./lists.js"
 import { makeMemberRepository } from "./members.js"
@@ -25,19 +24,15 @@ import { makeTopicRepository } from "./topics.js"
 import { makeFormRepository } from "./forms.js"
 
 /** The Store over `sql`. A SQLite connection must have `PRAGMA foreign_keys = ON`: deleting a contact relies on
- *  ON DELETE CASCADE to remove its tags, custom fields and memberships. `direct` runs hot single statements outside
- *  @effect/sql's per-statement wrapping when the adapter offers it (direct.ts). */
-export const makeSqlStore = (
-  sql: SqlClient.SqlClient,
-  direct: Option.Option<DirectStatementsService> = Option.none(),
-): Store["Type"] => {
+ *  ON DELETE CASCADE to remove its tags, custom fields and memberships. */
+export const makeSqlStore = (sql: SqlClient.SqlClient): Store["Type"] => {
   const commits = makeCommitSignal()
   return Store.of({
     accounts: makeAccountRepository(sql),
     apiKeys: makeApiKeyRepository(sql),
     appCredentials: makeAppCredentialRepository(sql),
     settings: makeSettingRepository(sql),
-    contacts: makeContactRepository(sql, direct),
+    contacts: makeContactRepository(sql),
     lists: makeListRepository(sql),
     members: makeMemberRepository(sql),
     events: makeEventOutbox(sql, commits),
@@ -61,8 +56,5 @@ export const makeSqlStore = (
 export const SqlStore = {
   /** The Store over the SqlClient in context. It does not migrate: adapters run `migrate` (or `migrationsLayer`)
    *  when they build their layer. */
-  layer: Layer.effect(
-    Store,
-    Effect.zipWith(SqlClient.SqlClient, Effect.serviceOption(DirectStatements), makeSqlStore),
-  ) satisfies Layer.Layer<Store, never, SqlClient.SqlClient>,
+  layer: Layer.effect(Store, Effect.map(SqlClient.SqlClient, makeSqlStore)) satisfies Layer.Layer<Store, never, SqlClient.SqlClient>,
 } as const

@@ -16,7 +16,7 @@ import { droppedRecipientsSql } from "./eligibility-sql.js"
 /** Addresses were validated and lower-cased before they were stored. */
 const StoredEmail = Schema.String.pipe(Schema.brand("EmailAddress"))
 
-const SuppressionRow = Schema.Struct({
+export const SuppressionRow = Schema.Struct({
   id: SuppressionId,
   account_id: AccountId,
   email: StoredEmail,
@@ -36,7 +36,7 @@ const decodeDropped = Schema.decodeUnknown(Schema.Array(Schema.Struct({
   reason: Schema.Literal(...ineligibleReasons),
 })))
 
-const fromRow = (row: SuppressionRow): Suppression => ({
+export const suppressionFromRow = (row: SuppressionRow): Suppression => ({
   id: row.id,
   accountId: row.account_id,
   email: row.email,
@@ -72,7 +72,7 @@ export const makeSuppressionRepository = (sql: SqlClient.SqlClient): Suppression
   const findByEmail = (accountId: AccountId, email: EmailAddress) =>
     sql`SELECT * FROM suppressions WHERE account_id = ${accountId} AND email = ${email}`.pipe(
       Effect.flatMap(decodeRows),
-      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromRow)),
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), suppressionFromRow)),
     )
 
   return {
@@ -85,7 +85,7 @@ export const makeSuppressionRepository = (sql: SqlClient.SqlClient): Suppression
           ON CONFLICT (account_id, email) DO UPDATE
           SET reason = excluded.reason, details = excluded.details, updated_at = excluded.updated_at
           RETURNING *`.pipe(Effect.flatMap(decodeRows))
-        const stored = fromRow(rows[0]!)
+        const stored = suppressionFromRow(rows[0]!)
         return { suppression: stored, created: stored.id === suppression.id }
       }).pipe(orStoreError("suppressions.put")),
 
@@ -148,7 +148,7 @@ export const makeSuppressionRepository = (sql: SqlClient.SqlClient): Suppression
         const total = rows[0]?.total
           ?? (yield* sql`SELECT count(*) AS total FROM suppressions WHERE ${where}`.pipe(Effect.flatMap(decodeTotal)))[0]?.total
           ?? 0
-        return { suppressions: rows.map(fromRow), total }
+        return { suppressions: rows.map(suppressionFromRow), total }
       }).pipe(orStoreError("suppressions.list")),
 
     eligibility: (accountId, scope, addresses) =>

@@ -3,11 +3,11 @@
  *  of events, computing each delivery's id as core's deliveryIdFor does. */
 import type { SqlClient } from "@effect/sql"
 import {
-  AccountId, DeliveryId, DeliveryStatus, type EventType, type FanOutEvent, ReceivedEventType, type WebhookAttempt,
+  AccountId, DeliveryId, type DeliveryOutcome, DeliveryStatus, type EventType, type FanOutEvent, ReceivedEventType, type WebhookAttempt,
   type WebhookDelivery, type WebhookEndpoint, WebhookId, type WebhookRepository,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
-import { forEachChunk, insertRows, maxParameters } from "./internal/batch.js"
+import { atomically, chunksOf, forEachChunk, insertRows, maxInList, maxParameters } from "./internal/batch.js"
 import { EpochMillis, IntegerColumn, JsonColumn, toJson, toMillis, toMillisOrNull } from "./internal/columns.js"
 import { orStoreError } from "./internal/errors.js"
 import { BooleanColumn, booleanParam } from "./lists.js"
@@ -134,6 +134,18 @@ const endpointColumns = "id, account_id, url, events, description, active, secre
 const deliveryColumns = "id, account_id, endpoint_id, event_id, event_type, kind, payload, status, attempts, last_status_code, " +
   "last_error, created_at, updated_at, completed_at"
 
+/** The columns of a delivery (prefixed `d_`) and of its endpoint (prefixed `w_`) in one row of a join. */
+const pairColumns = [
+  ...deliveryColumns.split(", ").map((c) => `d.${c} AS d_${c}`),
+  ...endpointColumns.split(", ").map((c) => `w.${c} AS w_${c}`),
+].join(", ")
+
+const unprefixed = (row: Record<string, unknown>, prefix: string) => {
+  const out: Record<string, unknown> = {}
+  for (const key in row) if (key.startsWith(prefix)) out[key.slice(prefix.length)] = row[key]
+  return out
+}
+
 export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookRepository => {
   const bool = (value: boolean) => booleanParam(sql, value)
 
@@ -160,6 +172,37 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
 
   const writeSubscriptions = (endpoint: WebhookEndpoint) =>
     endpoint.events.length === 0 ? Effect.void : insertRows(sql, "webhook_subscriptions", subscriptionRows(endpoint))
+
+  /** The deliveries' new state, one row per attempt: `(id, account_id, status, code, error, at)`, typed by casts (a
+   *  VALUES list of parameters has no column types of its own). */
+  const updateDeliveries = (records: ReadonlyArray<{ readonly attempt: WebhookAttempt; readonly outcome: DeliveryOutcome }>) => {
+    const values = sql.join(", ", false)(records.map(({ attempt, outcome }) =>
+      sql`(CAST(${attempt.deliveryId} AS TEXT), CAST(${attempt.accountId} AS TEXT), CAST(${outcome.status} AS TEXT),
+        CAST(${outcome.lastStatusCode} AS INTEGER), CAST(${outcome.lastError} AS TEXT), CAST(${toMillis(outcome.at)} AS BIGINT))`))
+    return sql`WITH v (id, account_id, status, code, error, at) AS (VALUES ${values})
+      UPDATE webhook_deliveries SET status = v.status, attempts = webhook_deliveries.attempts + 1,
+        last_status_code = v.code, last_error = v.error, updated_at = v.at,
+        completed_at = CASE WHEN v.status = 'pending' THEN NULL ELSE v.at END
+      FROM v WHERE webhook_deliveries.id = v.id AND webhook_deliveries.account_id = v.account_id`
+  }
+
+  const recordAttempts = (records: ReadonlyArray<{ readonly attempt: WebhookAttempt; readonly outcome: DeliveryOutcome }>) =>
+    records.length === 0 ? Effect.void : atomically(sql, Effect.gen(function* () {
+      yield* insertRows(sql, "webhook_attempts", records.map(({ attempt }) => ({
+        id: attempt.id,
+        account_id: attempt.accountId,
+        delivery_id: attempt.deliveryId,
+        endpoint_id: attempt.endpointId,
+        attempt: attempt.attempt,
+        succeeded: bool(attempt.succeeded),
+        status_code: attempt.statusCode,
+        duration_ms: attempt.durationMs,
+        response_snippet: attempt.responseSnippet,
+        error: attempt.error,
+        started_at: toMillis(attempt.startedAt),
+      })))
+      yield* Effect.forEach(chunksOf(records, Math.floor(maxParameters / 6)), updateDeliveries, { discard: true })
+    })).pipe(orStoreError("webhooks.recordAttempts"))
 
   const fanOutChunk = (events: ReadonlyArray<FanOutEvent>, at: number) => {
     const values = sql.join(", ", false)(events.map((event) => sql`(${event.id}, ${event.accountId}, ${event.type}, ${event.payload})`))
@@ -278,26 +321,39 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
       )
     },
 
-    recordAttempt: (attempt, outcome) =>
-      sql.withTransaction(Effect.gen(function* () {
-        yield* sql`INSERT INTO webhook_attempts ${sql.insert({
-          id: attempt.id,
-          account_id: attempt.accountId,
-          delivery_id: attempt.deliveryId,
-          endpoint_id: attempt.endpointId,
-          attempt: attempt.attempt,
-          succeeded: bool(attempt.succeeded),
-          status_code: attempt.statusCode,
-          duration_ms: attempt.durationMs,
-          response_snippet: attempt.responseSnippet,
-          error: attempt.error,
-          started_at: toMillis(attempt.startedAt),
-        })}`
-        yield* sql`UPDATE webhook_deliveries SET status = ${outcome.status}, attempts = attempts + 1,
-            last_status_code = ${outcome.lastStatusCode}, last_error = ${outcome.lastError},
-            updated_at = ${toMillis(outcome.at)}, completed_at = ${outcome.status === "pending" ? null : toMillis(outcome.at)}
-          WHERE account_id = ${attempt.accountId} AND id = ${attempt.deliveryId}`
-      })).pipe(orStoreError("webhooks.recordAttempt")),
+    findDeliveriesWithEndpoints: (refs) =>
+      refs.length === 0 ? Effect.succeed([]) : forEachChunk(sql, [...new Set(refs.map((ref) => ref.deliveryId))], maxInList, (ids) =>
+        sql`SELECT ${sql.literal(pairColumns)} FROM webhook_deliveries d
+          JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.account_id = d.account_id
+          WHERE d.id IN ${sql.in(ids)}`).pipe(
+        Effect.flatMap((rows) => Effect.all({
+          deliveries: decodeDeliveries(rows.map((row) => unprefixed(row, "d_"))),
+          endpoints: decodeEndpoints(rows.map((row) => unprefixed(row, "w_"))),
+        })),
+        Effect.map(({ deliveries, endpoints }) => {
+          const wanted = new Set(refs.map((ref) => `${ref.accountId} ${ref.deliveryId}`))
+          return deliveries.flatMap((row, i) => wanted.has(`${row.account_id} ${row.id}`)
+            ? [{ delivery: fromDeliveryRow(row), endpoint: fromEndpointRow(endpoints[i]!) }]
+            : [])
+        }),
+        orStoreError("webhooks.findDeliveriesWithEndpoints"),
+      ),
+
+    lockEndpoints: (refs) =>
+      refs.length === 0 ? Effect.succeed([]) : sql`SELECT ${sql.literal(endpointColumns)} FROM webhook_endpoints
+        WHERE id IN ${sql.in([...new Set(refs.map((ref) => ref.endpointId))])} ORDER BY id
+        ${sql.onDialectOrElse({ pg: () => sql.literal("FOR NO KEY UPDATE"), orElse: () => sql.literal("") })}`.pipe(
+        Effect.flatMap(decodeEndpoints),
+        Effect.map((rows) => {
+          const wanted = new Set(refs.map((ref) => `${ref.accountId} ${ref.endpointId}`))
+          return rows.filter((row) => wanted.has(`${row.account_id} ${row.id}`)).map(fromEndpointRow)
+        }),
+        orStoreError("webhooks.lockEndpoints"),
+      ),
+
+    recordAttempt: (attempt, outcome) => recordAttempts([{ attempt, outcome }]),
+
+    recordAttempts: (records) => recordAttempts(records),
 
     listAttempts: (accountId, deliveryId) =>
       sql`SELECT id, account_id, delivery_id, endpoint_id, attempt, succeeded, status_code, duration_ms, response_snippet,

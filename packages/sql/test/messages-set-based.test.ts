@@ -43,16 +43,16 @@ for (const backend of backends) {
         expect(last.recipients.map((r) => r.email)).toEqual(["r999@example.org", "c999@example.org", "b999@example.org"])
       }))
 
-    it.effect("a quota reservation is two statements, and a refused one reads the counter once more", () =>
+    it.effect("a quota reservation is one statement, and a refused one reads the counter once more", () =>
       Effect.gen(function* () {
         const { quota } = yield* Store
         const accountId = yield* freshAccount
         const granted = yield* recordStatements(quota.reserve(accountId, "2026-01", 1000, 3000))
         expect(granted.value).toEqual({ reserved: true, used: 1000 })
-        expect(granted.statements).toHaveLength(2)
+        expect(granted.statements).toHaveLength(1)
         const refused = yield* recordStatements(quota.reserve(accountId, "2026-01", 2001, 3000))
         expect(refused.value).toEqual({ reserved: false, used: 1000 })
-        expect(refused.statements).toHaveLength(3)
+        expect(refused.statements).toHaveLength(2)
       }))
   })
 }

@@ -6,8 +6,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
   Accounts, type AccountId, DeliveryConfig, DeliveryDeferred, deliverMessage, dispatchQueuedMessages, deferralDelays,
-  Feedback, IdsLive, JobQueue, type JobRun, Mailer, MailerError, MessageDelivery, Messages, messageDeliveryJob,
-  type OutgoingMessage, recipientMessageId, servicesLayer, Store, type StoredMessage, Suppressions, Tokens,
+  enqueueEach, Feedback, IdsLive, JobQueue, type JobQueueService, type JobRun, Mailer, MailerError, MessageDelivery,
+  Messages, messageDeliveryJob, type OutgoingMessage, Quota, recipientMessageId, Sending, servicesLayer, Store,
+  type StoredMessage, StoreError, Suppressions, Tokens,
 } from "@mailroom/core"
 import { Effect, Either, Layer, Option } from "effect"
 import { sendBodyTo, storeAcceptedMessage } from "./accepted-message.js"
@@ -25,17 +26,26 @@ const dkimKey = { domainName: "example.com", keySelector: "s1", privateKey: "---
 export const deliverySuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>) =>
   describe(`message delivery (${backend})`, () => {
     const enqueued: Array<Enqueued> = []
-    const queue = Layer.succeed(JobQueue, {
-      enqueue: (job, payload, options) =>
-        Effect.sync(() => {
-          enqueued.push({ name: job.name, payload, dedupeKey: options?.dedupeKey })
-          return `job_${enqueued.length}`
-        }),
-      work: () => Effect.void,
-    })
+    const enqueue: JobQueueService["enqueue"] = (job, payload, options) =>
+      Effect.sync(() => {
+        enqueued.push({ name: job.name, payload, dedupeKey: options?.dedupeKey })
+        return `job_${enqueued.length}`
+      })
+    const queue = Layer.succeed(JobQueue, { enqueue, enqueueAll: enqueueEach(enqueue), work: () => Effect.void })
     const mailer = makeCaptureMailer()
+    /** While true, the Store fails every contact update: a fault in the middle of recording a bounce. */
+    let contactUpdatesFail = false
+    const faultyStore = Layer.effect(Store, Effect.map(Store, (store) => ({
+      ...store,
+      contacts: {
+        ...store.contacts,
+        update: (contact: Parameters<typeof store.contacts.update>[0]) => contactUpdatesFail
+          ? Effect.fail(new StoreError({ operation: "contacts.update", cause: new Error("disk full") }))
+          : store.contacts.update(contact),
+      },
+    }))).pipe(Layer.provide(storeLayer))
     const layer = Layer.mergeAll(
-      Layer.fresh(servicesLayer).pipe(Layer.provideMerge(Layer.mergeAll(storeLayer, IdsLive))),
+      Layer.fresh(servicesLayer).pipe(Layer.provideMerge(Layer.mergeAll(faultyStore, IdsLive))),
       queue,
       mailer.layer,
       Layer.succeed(DeliveryConfig, { dkimKeys: [dkimKey], envelopeFrom: "bounces@mail.example.com" }),
@@ -78,6 +88,52 @@ export const deliverySuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
           expect(jobs).toEqual([
             { name: messageDeliveryJob.name, payload: { accountId: account.id, messageId: message.id }, dedupeKey: message.id },
             { name: messageDeliveryJob.name, payload: { accountId: account.id, messageId: message.id }, dedupeKey: message.id },
+          ])
+        }))
+
+      it.effect("email.queued events of several messages dispatch one job per account for them, whose run delivers each message once", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const other = yield* setup
+          const store = yield* Store
+          const first = yield* storeAcceptedMessage(account.id, sendBodyTo(["ada@example.org", "bob@example.org"]))
+          const second = yield* storeAcceptedMessage(account.id, sendBodyTo(["carol@example.org"]))
+          const elsewhere = yield* storeAcceptedMessage(other.id, sendBodyTo(["dan@example.org"]))
+          const queuedOf = (accountId: AccountId) => store.events.list(accountId, { type: "email.queued" })
+          const events = [...(yield* queuedOf(account.id)), ...(yield* queuedOf(other.id))]
+          const before = enqueued.length
+          yield* dispatchQueuedMessages(events)
+          expect(enqueued.slice(before)).toEqual([
+            {
+              name: messageDeliveryJob.name,
+              payload: { accountId: account.id, messageId: first.id, batch: [first.id, second.id] },
+              dedupeKey: first.id,
+            },
+            { name: messageDeliveryJob.name, payload: { accountId: other.id, messageId: elsewhere.id }, dedupeKey: elsewhere.id },
+          ])
+          const payload = enqueued[before]!.payload as { accountId: string; messageId: string; batch: ReadonlyArray<string> }
+          expect(Either.isRight(yield* Effect.either(deliverMessage(payload, run(1))))).toBe(true)
+          expect(yield* statuses(first)).toEqual({ "ada@example.org": "delivered", "bob@example.org": "delivered" })
+          expect(yield* statuses(second)).toEqual({ "carol@example.org": "delivered" })
+          expect(yield* statuses(elsewhere)).toEqual({ "dan@example.org": "queued" })
+          // A second run of the same job finds nothing waiting: nothing is sent twice.
+          expect(Either.isRight(yield* Effect.either(deliverMessage(payload, run(2))))).toBe(true)
+          expect([sentTo(first, "ada@example.org"), sentTo(first, "bob@example.org"), sentTo(second, "carol@example.org")]
+            .map((sent) => sent.length)).toEqual([1, 1, 1])
+        }))
+
+      it.effect("a run takes up to 100 recipients: a message of 100 recipients has a job of its own", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const store = yield* Store
+          const large = yield* storeAcceptedMessage(account.id, sendBodyTo(Array.from({ length: 100 }, (_, i) => `reader-${i}@example.org`)))
+          const small = yield* storeAcceptedMessage(account.id, sendBodyTo(["ada@example.org"]))
+          const smaller = yield* storeAcceptedMessage(account.id, sendBodyTo(["bob@example.org"]))
+          const before = enqueued.length
+          yield* dispatchQueuedMessages(yield* store.events.list(account.id, { type: "email.queued" }))
+          expect(enqueued.slice(before).map((job) => job.payload)).toEqual([
+            { accountId: account.id, messageId: large.id },
+            { accountId: account.id, messageId: small.id, batch: [small.id, smaller.id] },
           ])
         }))
 
@@ -160,6 +216,43 @@ export const deliverySuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
           expect((yield* reload(message)).recipients[0]!.attempts).toBe(2)
         }))
 
+      it.effect("a hard bounce is recorded whole or not at all: a fault on the contact leaves no suppression, event or status", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const store = yield* Store
+          yield* store.contacts.insert(makeContact({ accountId: account.id, email: "gone@example.org" }))
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["gone@example.org"]))
+          mailer.answerWith(() => ({ status: "bounced", code: 550, reply: "550 5.1.1 No such user" }))
+          contactUpdatesFail = true
+          const failed = yield* Effect.ensuring(deliver(message), Effect.sync(() => { contactUpdatesFail = false }))
+          expect(Either.isLeft(failed)).toBe(true)
+          expect(Option.isNone(yield* store.suppressions.findByEmail(account.id, "gone@example.org" as never))).toBe(true)
+          expect((yield* outboxEvents(account.id, "email.bounced")).filter((e) => e.details["messageId"] === message.id)).toEqual([])
+          expect(Option.getOrThrow(yield* store.contacts.findByEmail(account.id, "gone@example.org" as never)).status).toBe("ACTIVE")
+          // Submitted but not recorded: held for review, never sent again by itself.
+          expect(yield* statuses(message)).toEqual({ "gone@example.org": "held" })
+        }))
+
+      it.effect("the quota reserved at acceptance is neither refunded by a bounce nor reserved again by a retry", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const quota = yield* Quota
+          const store = yield* Store
+          const sent = yield* (yield* Sending).send(account, sendBodyTo(["gone@example.org", "busy@example.org", "ada@example.org"]))
+          expect((yield* quota.usage(account)).used).toBe(3)
+          const message = Option.getOrThrow(yield* store.messages.findById(account.id, sent.id as never))
+          mailer.answerWith(answerBy({
+            "gone@example.org": { status: "bounced", code: 550, reply: "550 5.1.1 No such user" },
+            "busy@example.org": { status: "deferred", code: 421, reply: "421 4.7.0 Try again later" },
+          }))
+          expect(Either.isLeft(yield* deliver(message))).toBe(true)
+          expect((yield* quota.usage(account)).used).toBe(3)
+          mailer.answerWith(accepted)
+          expect(Either.isRight(yield* deliver(message, 2))).toBe(true)
+          expect(yield* statuses(message)).toEqual({ "gone@example.org": "bounced", "busy@example.org": "delivered", "ada@example.org": "delivered" })
+          expect((yield* quota.usage(account)).used).toBe(3)
+        }))
+
       it.effect("a recipient still deferred on the queue's last attempt bounces softly, with no suppression", () =>
         Effect.gen(function* () {
           const account = yield* setup
@@ -200,6 +293,54 @@ export const deliverySuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
           expect(details.events.find((e) => e.recipient === "gone@example.org" && e.type === "email.bounced")).toMatchObject({
             bounceType: "hard", bounceCode: "5.1.1", smtpResponse: "550 5.1.1 No such user",
           })
+        }))
+
+      it.effect("a hard bounce, from the relay or a DSN, moves the address's ACTIVE contact to BOUNCED; nothing else moves", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const other = yield* setup
+          const store = yield* Store
+          const feedback = yield* Feedback
+          const contactStatus = (accountId: AccountId, email: string) =>
+            Effect.map(store.contacts.findByEmail(accountId, email as never), (c) => Option.getOrThrow(c).status)
+          for (const [email, status] of [
+            ["gone@example.org", "ACTIVE"], ["left@example.org", "UNSUBSCRIBED"], ["full@example.org", "ACTIVE"],
+            ["later@example.org", "ACTIVE"], ["nomessage@example.org", "ACTIVE"],
+          ] as const) {
+            yield* store.contacts.insert(makeContact({ accountId: account.id, email, status }))
+          }
+          yield* store.contacts.insert(makeContact({ accountId: other.id, email: "gone@example.org" }))
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["gone@example.org", "left@example.org", "full@example.org", "later@example.org"]))
+          mailer.answerWith(answerBy({
+            "gone@example.org": { status: "bounced", code: 550, reply: "550 5.1.1 No such user" },
+            "left@example.org": { status: "bounced", code: 550, reply: "550 5.1.1 No such user" },
+            "full@example.org": { status: "bounced", code: 552, reply: "552 4.2.2 Mailbox full" },
+          }))
+          expect(Either.isRight(yield* deliver(message))).toBe(true)
+          expect(yield* contactStatus(account.id, "gone@example.org")).toBe("BOUNCED")
+          // UNSUBSCRIBED -> BOUNCED is no transition of the spec: the Bounce suppression alone keeps mail away.
+          expect(yield* contactStatus(account.id, "left@example.org")).toBe("UNSUBSCRIBED")
+          expect(Option.getOrThrow(yield* store.suppressions.findByEmail(account.id, "left@example.org" as never)).reason).toBe("Bounce")
+          expect(yield* contactStatus(account.id, "full@example.org")).toBe("ACTIVE")
+          expect(yield* contactStatus(account.id, "later@example.org")).toBe("ACTIVE")
+          expect(yield* contactStatus(other.id, "gone@example.org")).toBe("ACTIVE")
+          const bounced = (yield* outboxEvents(account.id, "email.bounced")).filter((e) => e.details["messageId"] === message.id)
+          expect(bounced.map((e) => e.recipient).sort()).toEqual(["full@example.org", "gone@example.org", "left@example.org"])
+
+          // An asynchronous bounce of a delivered recipient, and one about an address no message matches.
+          yield* feedback.recordDeliveryReport(account, {
+            originalMessageIds: [recipientMessageId(message.id, 3, "example.com")],
+            recipients: [{ recipient: "later@example.org", action: "failed", status: "5.1.1", diagnosticCode: "smtp; 550 5.1.1 gone" }],
+          })
+          yield* feedback.recordDeliveryReport(account, {
+            originalMessageIds: [],
+            recipients: [{ recipient: "nomessage@example.org", action: "failed", status: "5.1.1" }],
+          })
+          expect(yield* contactStatus(account.id, "later@example.org")).toBe("BOUNCED")
+          expect(yield* contactStatus(account.id, "nomessage@example.org")).toBe("BOUNCED")
+          expect(Option.getOrThrow(yield* store.suppressions.findByEmail(account.id, "nomessage@example.org" as never)).reason).toBe("Bounce")
+          // A bounce is no unsubscribe: no contact event fires.
+          expect(yield* store.events.list(account.id, { type: "contact.unsubscribed" })).toEqual([])
         }))
 
       it.effect("unknown outcome: the recipient is held, no event fires, and no later run sends it again", () =>
@@ -291,7 +432,8 @@ export const deliverySuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
           expect(yield* statuses(message)).toEqual({ "ada@example.org": "delivered", "bob@example.org": "dropped" })
           expect(sentTo(message, "bob@example.org")).toHaveLength(0)
           const dropped = (yield* store.events.list(account.id, { type: "email.dropped" })).filter((e) => e.details["messageId"] === message.id)
-          expect(dropped.map((e) => [e.recipient, e.details["reason"], e.details["status"]])).toEqual([["bob@example.org", "COMPLAINT_SUPPRESSION", "dropped"]])
+          expect(dropped.map((e) => [e.recipient, e.details["reason"], e.details["bounceReason"], e.details["status"]]))
+            .toEqual([["bob@example.org", "COMPLAINT_SUPPRESSION", "COMPLAINT_SUPPRESSION", "dropped"]])
           expect((yield* (yield* Messages).get(account, message.id)).status).toBe("partially_delivered")
         }))
 

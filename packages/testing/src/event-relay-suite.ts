@@ -28,6 +28,7 @@ const ids = (events: ReadonlyArray<DomainEvent>) => events.map((event) => event.
 /** A JobQueue that refuses every call: the relay tests start no worker. */
 const noJobs = Layer.succeed(JobQueue, {
   enqueue: () => Effect.die(new Error("not implemented")),
+  enqueueAll: () => Effect.die(new Error("not implemented")),
   work: () => Effect.die(new Error("not implemented")),
 })
 /** A Mailer that refuses every call: the relay tests send nothing. */

@@ -8,6 +8,9 @@ import { type HttpTarget, type HttpTargetConfig, makeClient } from "./http-suite
 import { contactTests } from "./http-suite/contacts.js"
 import { exportTests } from "./http-suite/export.js"
 import { limitTests } from "./http-suite/limits.js"
+import { publicLimitTests, publicRequestsLimit } from "./http-suite/public-limits.js"
+import { heldWindowLimiters } from "./held-window-limiter.js"
+import { rateTests } from "./http-suite/rates.js"
 import { listTests } from "./http-suite/list.js"
 import { sendingTests } from "./http-suite/sending.js"
 import { statusTests } from "./http-suite/status.js"
@@ -19,9 +22,10 @@ import { transcriptTests } from "./http-suite/transcript.js"
 /**
  * Declares the suite under `name`. `makeTarget` answers a Mailroom configured with adminToken "test-admin-token", the
  * default limits (60 POST /contacts per minute, 8 MiB bodies) and the `rateLimits` of `config` (its failed
- * authentications per client address, which the suite spends on purpose); it is called once with a generous number
- * for the scenarios, and once more with a small one for the tests of that limit, and each target is closed after the
- * suite.
+ * authentications and public requests per client address, which the suite spends on purpose); it is called once with
+ * a generous number for the scenarios, and once more for each of those limits with a small one, and each target is
+ * closed after the suite. A further target, for the request-rate tests, gets `rateLimits.store` (heldWindowLimiters)
+ * too: the targets pass `rateLimits` on as they get it.
  */
 export const httpSuite = (name: string, makeTarget: (config: HttpTargetConfig) => Promise<HttpTarget>) =>
   describe(`HTTP scenarios (${name})`, () => {
@@ -47,6 +51,10 @@ export const httpSuite = (name: string, makeTarget: (config: HttpTargetConfig) =
     }
     const scenarios = lazyClient({ rateLimits: { failedAuthenticationsPerMinute: 100_000 } })
     const strict = lazyClient({ rateLimits: { failedAuthenticationsPerMinute: failedAuthenticationsLimit } })
+    const strictPublic = lazyClient({
+      rateLimits: { failedAuthenticationsPerMinute: 100_000, publicRequestsPerSecond: publicRequestsLimit },
+    })
+    const rates = lazyClient({ rateLimits: { failedAuthenticationsPerMinute: 100_000, store: heldWindowLimiters } })
     beforeAll(scenarios.prepare)
     const current = scenarios.client
 
@@ -60,6 +68,14 @@ export const httpSuite = (name: string, makeTarget: (config: HttpTargetConfig) =
     statusTests(current)
     tagAndBulkTests(current)
     limitTests(current)
+    publicLimitTests(async () => {
+      await strictPublic.prepare()
+      return strictPublic.client()
+    })
+    rateTests(async () => {
+      await rates.prepare()
+      return rates.client()
+    })
     exportTests(current)
     suppressionTopicTests(current)
     subscriptionTests(current)

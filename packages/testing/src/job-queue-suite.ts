@@ -130,6 +130,32 @@ export const jobQueueSuite = <E>(engine: string, layer: Layer.Layer<JobQueue, E>
         expect((yield* takeN(seen, 1))[0]!.n).toBe(6)
       })))
 
+    live("enqueueAll stores a batch as enqueue does each job: ids in order, dedupe keys against unfinished jobs and within the batch", () =>
+      Effect.scoped(Effect.gen(function* () {
+        const queue = yield* JobQueue
+        const job = jobKind()
+        const seen = yield* Queue.unbounded<Seen>()
+        const taken = yield* queue.enqueue(job, payload(1), { dedupeKey: "k1" })
+        const ids = yield* queue.enqueueAll(job, [
+          { payload: payload(2), options: { dedupeKey: "k1" } },
+          { payload: payload(3), options: { dedupeKey: "k2" } },
+          { payload: payload(4) },
+          { payload: payload(5), options: { dedupeKey: "k2" } },
+          { payload: payload(6), options: { dedupeKey: "k3", runAt: new Date(Date.now() + 60_000) } },
+        ])
+        expect(ids).toHaveLength(5)
+        expect(ids[0]).toBe(taken)
+        expect(ids[3]).toBe(ids[1])
+        expect(new Set([taken, ids[1], ids[2], ids[4]]).size).toBe(4)
+        expect(yield* queue.enqueueAll(job, [])).toEqual([])
+        yield* queue.work(job, (value, run) => Queue.offer(seen, { n: value.n, run, at: 0 }), { concurrency: 4 })
+        const runs = yield* takeN(seen, 3)
+        expect(runs.map((r) => r.n).sort()).toEqual([1, 3, 4])
+        expect(runs.map((r) => r.run.jobId).sort()).toEqual([taken, ids[1], ids[2]].sort())
+        // The job of k3 waits for its runAt.
+        expect(yield* quietFor(seen, 1500)).toBe(true)
+      })))
+
     live("a job enqueued with runAt does not run before that time", () =>
       Effect.scoped(Effect.gen(function* () {
         const queue = yield* JobQueue

@@ -124,6 +124,12 @@ const cases: ReadonlyArray<Case> = [
     send: (keys) => ({ path: "/v1/contacts", method: "POST", headers: json(keys.readOnly), body: Buffer.from('{"email":"x@example.com"}') }),
   },
   {
+    name: "403 to a large body",
+    status: 403,
+    keepsConnection: false,
+    send: (keys) => ({ path: "/v1/contacts", method: "POST", headers: json(keys.readOnly), body: Buffer.alloc(4 * mebibyte, 32) }),
+  },
+  {
     name: "404 to a chunked body",
     status: 404,
     keepsConnection: true,

@@ -197,6 +197,12 @@ export const publicLinksSuite = (name: string, makeTarget: () => Promise<PublicL
         expect(page.text).toContain(email)
         expect(page.text).toMatch(/<form method="post"[^>]*>[\s\S]*<button type="submit">Unsubscribe<\/button>/)
         expect((await client.call("HEAD", `/u/${good}`)).status).toBe(200)
+        // It offers the recipient's preference centre, a link that works.
+        const preferences = /<a href="(https?:\/\/[^"]+\/p\/[^"]+)">Choose which mail you receive instead<\/a>/.exec(page.text)?.[1]
+        expect(preferences, page.text).toBeDefined()
+        const centre = await client.call("GET", new URL(preferences!).pathname)
+        expectHtml(centre, 200)
+        expect(centre.text).toContain(email)
         await expectUnchanged(account.id, email, before)
       })
 
@@ -267,21 +273,35 @@ export const publicLinksSuite = (name: string, makeTarget: () => Promise<PublicL
         await expectUnchanged(account.id, email, before)
       })
 
+      /** POST /unsubscribe for `email` with a body naming another account's list or topic (`foreign`) is refused with
+       *  `expected.code` and changes nothing; with a body naming the account's own (`own`, whose id is `expected.id`) it
+       *  leaves that list or topic, with contact.unsubscribed of method link. */
+      const refuseForeignThenLeave = async (
+        accountId: string,
+        email: string,
+        expected: { readonly scope: "list" | "topic"; readonly id: string; readonly code: string },
+        foreign: Record<string, string>,
+        own: Record<string, string>,
+      ) => {
+        const good = await token("unsubscribe", { accountId, recipient: email })
+        const before = await snapshot(accountId, email)
+        expectError(await unsubscribeJson({ token: good, ...foreign }), 404, expected.code)
+        await expectUnchanged(accountId, email, before)
+        const answer = await unsubscribeJson({ token: good, ...own })
+        expect(answer.json.data, answer.text).toEqual({ scope: expected.scope, changed: true })
+        expect(await eventsOf(accountId, "contact.unsubscribed")).toEqual([expect.objectContaining({
+          contactEmail: email, scope: expected.scope, [expected.scope === "list" ? "listId" : "topicId"]: expected.id, method: "link",
+        })])
+      }
+
       it("scope LIST leaves the list the body names; a list of another account is LIST_NOT_FOUND and changes nothing", async () => {
         const { account, email, contactId } = await setup()
         const other = await client.account()
         const list = (await client.call("POST", "/v1/contacts/lists", { key: account.key, body: { name: "Weekly" } })).json.data
         await client.call("POST", `/v1/contacts/lists/${list.id}/members`, { key: account.key, body: { contactIds: [contactId] } })
         const foreign = (await client.call("POST", "/v1/contacts/lists", { key: other.key, body: { name: "Theirs" } })).json.data
-        const good = await token("unsubscribe", { accountId: account.id, recipient: email })
-        const before = await snapshot(account.id, email)
-        expectError(await unsubscribeJson({ token: good, scope: "LIST", listId: foreign.id }), 404, "LIST_NOT_FOUND")
-        await expectUnchanged(account.id, email, before)
-        const answer = await unsubscribeJson({ token: good, scope: "LIST", listId: list.id })
-        expect(answer.json.data, answer.text).toEqual({ scope: "list", changed: true })
-        expect(await eventsOf(account.id, "contact.unsubscribed")).toEqual([
-          expect.objectContaining({ contactEmail: email, scope: "list", listId: list.id, method: "link" }),
-        ])
+        await refuseForeignThenLeave(account.id, email, { scope: "list", id: list.id, code: "LIST_NOT_FOUND" },
+          { scope: "LIST", listId: foreign.id }, { scope: "LIST", listId: list.id })
         expect(await eventsOf(account.id, "list.member_removed")).toEqual([
           expect.objectContaining({ listId: list.id, contactId, source: "UNSUBSCRIBE" }),
         ])
@@ -293,15 +313,8 @@ export const publicLinksSuite = (name: string, makeTarget: () => Promise<PublicL
         const other = await client.account()
         const topic = (await client.call("POST", "/v1/suppression-groups", { key: account.key, body: { name: "Offers" } })).json.data
         const foreign = (await client.call("POST", "/v1/suppression-groups", { key: other.key, body: { name: "Offers" } })).json.data
-        const good = await token("unsubscribe", { accountId: account.id, recipient: email })
-        const before = await snapshot(account.id, email)
-        expectError(await unsubscribeJson({ token: good, scope: "topic", topicId: foreign.id }), 404, "TOPIC_NOT_FOUND")
-        await expectUnchanged(account.id, email, before)
-        const answer = await unsubscribeJson({ token: good, scope: "category", suppressionGroupId: topic.id })
-        expect(answer.json.data, answer.text).toEqual({ scope: "topic", changed: true })
-        expect(await eventsOf(account.id, "contact.unsubscribed")).toEqual([
-          expect.objectContaining({ contactEmail: email, scope: "topic", topicId: topic.id, method: "link" }),
-        ])
+        await refuseForeignThenLeave(account.id, email, { scope: "topic", id: topic.id, code: "TOPIC_NOT_FOUND" },
+          { scope: "topic", topicId: foreign.id }, { scope: "category", suppressionGroupId: topic.id })
         const members = await client.call("GET", `/v1/suppression-groups/${topic.id}/members`, { key: account.key })
         expect(members.json.data.map((row: { email: string }) => row.email)).toEqual([email])
       })

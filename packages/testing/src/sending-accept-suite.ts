@@ -6,7 +6,7 @@
 import { expect, it } from "@effect/vitest"
 import {
   type Account, Accounts, Background, Contacts, type EmailAddress, IdsLive, JobQueue, Mailer, Messages, type Plan, Quota, Sending,
-  servicesLayer, Store, Suppressions, Topics,
+  servicesLayer, Store, Suppressions, Topics, webhookEnvelope,
 } from "@mailroom/core"
 import { Effect, Exit, Layer, Scope, TestClock, TestServices } from "effect"
 
@@ -27,7 +27,11 @@ const countingStore = <E>(storeLayer: Layer.Layer<Store, E>) =>
 /** The scheduled-send task is the only background work these tests watch: jobs that other services enqueue (the
  *  delivery of a queued message) are taken and never run, and nothing is mailed. */
 const noJobs = Layer.mergeAll(
-  Layer.succeed(JobQueue, { enqueue: () => Effect.succeed("job_not_run"), work: () => Effect.void }),
+  Layer.succeed(JobQueue, {
+    enqueue: () => Effect.succeed("job_not_run"),
+    enqueueAll: (_, jobs) => Effect.succeed(jobs.map(() => "job_not_run")),
+    work: () => Effect.void,
+  }),
   Layer.succeed(Mailer, { send: () => Effect.die(new Error("these tests send no mail")) }),
 )
 
@@ -45,9 +49,15 @@ const body = <F extends Record<string, unknown>>(fields: F = {} as F) => ({
 
 const addresses = (...emails: ReadonlyArray<string>) => emails.map((email) => ({ email }))
 
-/** The account's outbox events of one type, as [recipient, reason] pairs. */
+/** The account's outbox events of one type, as [recipient, reason] pairs. An email.dropped event also carries its
+ *  reason as the webhook envelope's bounceReason, with status "dropped". */
 const events = (account: Account, type: "email.queued" | "email.dropped") =>
   Effect.flatMap(Store, (store) => store.events.list(account.id, { type })).pipe(
+    Effect.tap((list) => {
+      for (const e of list.filter((e) => e.type === "email.dropped")) {
+        expect(webhookEnvelope(e)).toMatchObject({ eventType: "email.dropped", status: "dropped", bounceReason: e.details.reason })
+      }
+    }),
     Effect.map((list) => list.map((e) => [e.recipient, e.details.reason ?? null])),
   )
 
@@ -220,12 +230,24 @@ export const sendingAcceptSuite = <E>(backend: string, storeLayer: Layer.Layer<S
         ["LF in a name", body({ cc: [{ email: "b@example.org", name: "B\nBcc: x@evil.example" }] }), "VALIDATION_ERROR", "cc.0.name"],
         ["LF in the subject", body({ content: { subject: "Hi\nBcc: x@evil.example", text: "x" } }), "VALIDATION_ERROR", "content.subject"],
         ["an invalid address", body({ bcc: addresses("not-an-address") }), "VALIDATION_ERROR", "bcc.0.email"],
+        ["an invalid address in to", body({ to: addresses("ada@example.org", "ada@") }), "VALIDATION_ERROR", "to.1.email"],
+        ["an invalid address in cc", body({ cc: addresses("two@@example.org") }), "VALIDATION_ERROR", "cc.0.email"],
+        ["an invalid sender", body({ from: { email: "news at example.com" } }), "VALIDATION_ERROR", "from.email"],
+        ["an invalid reply-to address", body({ replyTo: { email: "reply@" } }), "VALIDATION_ERROR", "replyTo.email"],
+        ["LF in the sender's address", body({ from: { email: "news@example.com\nBcc: x@evil.example" } }), "VALIDATION_ERROR", "from.email"],
+        ["CR in the sender's name", body({ from: { email: "news@example.com", name: "News\rBcc: x@evil.example" } }), "VALIDATION_ERROR", "from.name"],
+        ["LF in the reply-to name", body({ replyTo: { email: "r@example.com", name: "R\nX-Evil: 1" } }), "VALIDATION_ERROR", "replyTo.name"],
+        ["CR in a bcc address", body({ bcc: addresses("\rcarol@example.org") }), "VALIDATION_ERROR", "bcc.0.email"],
         ["a variable that is not a string", body({ variables: { count: 3 } }), "VALIDATION_ERROR", "variables.count"],
         ["an attachment that is not base64", body({ attachments: [{ filename: "a.pdf", content: "not base64!", contentType: "application/pdf" }] }), "VALIDATION_ERROR", "attachments.0.content"],
         ["html over 1 MiB", body({ content: { subject: "Hi", html: "x".repeat(1024 * 1024 + 1) } }), "PAYLOAD_TOO_LARGE", "content.html"],
         ["an empty subject", body({ content: { subject: "", text: "x" } }), "VALIDATION_ERROR", "content.subject"],
         ["a subject of 999 characters", body({ content: { subject: "s".repeat(999), text: "x" } }), "VALIDATION_ERROR", "content.subject"],
         ["11 categories", body({ categories: Array.from({ length: 11 }, (_, i) => `c${i}`) }), "VALIDATION_ERROR", "categories"],
+        ["a category of 65 characters", body({ categories: ["c".repeat(65)] }), "VALIDATION_ERROR", "categories.0"],
+        ["an attachment without an extension", body({ attachments: [{ filename: "invoice", content: "aGk=", contentType: "application/pdf" }] }), "VALIDATION_ERROR", "attachments.0.filename"],
+        ["an attachment whose type is no MIME type", body({ attachments: [{ filename: "a.pdf", content: "aGk=", contentType: "pdf" }] }), "VALIDATION_ERROR", "attachments.0.contentType"],
+        ["base64 with a line break", body({ content: { subject: "Hi", text: "x", attachments: [{ filename: "a.txt", content: "aGk=\r\naGk=", contentType: "text/plain" }] } }), "VALIDATION_ERROR", "content.attachments.0.content"],
         ["101 distinct recipients", body({ to: Array.from({ length: 101 }, (_, i) => ({ email: `r${i}@example.org` })) }), "VALIDATION_ERROR", "to"],
         ["an unknown field", body({ sendAt: "later" }), "VALIDATION_ERROR", "sendAt"],
         ["an unknown topic", body({ suppressionGroupId: "grp_unknown" }), "VALIDATION_ERROR", "suppressionGroupId"],
@@ -236,6 +258,16 @@ export const sendingAcceptSuite = <E>(backend: string, storeLayer: Layer.Layer<S
           const error = yield* Effect.flip((yield* Sending).send(account, input as never))
           expect(error).toMatchObject({ code, field })
           yield* expectUntouched(account)
+        }))
+
+      it.effect("the limits themselves are accepted: a 998-character subject, 10 categories of 64 characters, html of 1 MiB", () =>
+        Effect.gen(function* () {
+          const account = yield* freshAccount()
+          const result = yield* (yield* Sending).send(account, body({
+            content: { subject: "s".repeat(998), html: "x".repeat(1024 * 1024) },
+            categories: Array.from({ length: 10 }, (_, i) => `${i}`.padEnd(64, "c")),
+          }))
+          expect(result.status).toBe("queued")
         }))
 
       it.effect("100 distinct recipients are accepted, counting case-insensitive copies once", () =>
@@ -261,6 +293,17 @@ export const sendingAcceptSuite = <E>(backend: string, storeLayer: Layer.Layer<S
             recipients: [entry(0), { to: { email: "b@example.org" }, variables: { n: 1 as never } }],
           }))
           expect(badVariable).toMatchObject({ code: "VALIDATION_ERROR", field: "recipients.1.variables.n" })
+          for (const [bad, field] of [
+            [{ to: { email: "not-an-address" } }, "recipients.1.to.email"],
+            [{ to: { email: "b@example.org" }, cc: [{ email: "c@" }] }, "recipients.1.cc.0.email"],
+            [{ to: { email: "b@example.org", name: "B\r\nBcc: x@evil.example" } }, "recipients.1.to.name"],
+            [{ to: { email: "b@example.org" }, bcc: [{ email: "d@example.org\n" }] }, "recipients.1.bcc.0.email"],
+          ] as const) {
+            const refused = yield* Effect.flip(sending.batch(account, {
+              from: { email: "a@sender.example" }, content: { subject: "s", text: "t" }, recipients: [entry(0), bad as never],
+            }))
+            expect(refused).toMatchObject({ code: "VALIDATION_ERROR", field })
+          }
           yield* expectUntouched(account)
         }))
 
@@ -366,13 +409,22 @@ export const sendingAcceptSuite = <E>(backend: string, storeLayer: Layer.Layer<S
           yield* setNow("2026-08-31T23:00:00Z")
           const account = yield* freshAccount()
           const sending = yield* Sending
-          const scheduled = yield* sending.schedule(account, body({ to: addresses("a@example.org", "b@example.org"), scheduledFor: "2026-08-31T23:30:00Z" }))
+          const scheduled = yield* sending.schedule(account, body({
+            to: addresses("a@example.org", "b@example.org"), cc: addresses("A@example.org"), scheduledFor: "2026-08-31T23:30:00Z",
+          }))
+          // The copy is discarded when the message is scheduled, with its email.dropped then.
+          expect(yield* events(account, "email.dropped")).toEqual([["a@example.org", "DUPLICATE_RECIPIENT"]])
           yield* (yield* Quota).reserve(account, 2_999)
           yield* setNow("2026-08-31T23:30:00Z")
           yield* sending.releaseDue
           const details = yield* (yield* Messages).get(account, scheduled.id)
           expect(details.status).toBe("dropped")
-          expect(yield* events(account, "email.dropped")).toEqual([["a@example.org", "QUOTA_EXCEEDED"], ["b@example.org", "QUOTA_EXCEEDED"]])
+          expect(yield* events(account, "email.dropped")).toEqual([
+            ["a@example.org", "DUPLICATE_RECIPIENT"], ["a@example.org", "QUOTA_EXCEEDED"], ["b@example.org", "QUOTA_EXCEEDED"],
+          ])
+          expect(details.events.filter((e) => e.type === "email.dropped").map((e) => [e.recipient, e.bounceReason])).toEqual([
+            ["a@example.org", "DUPLICATE_RECIPIENT"], ["a@example.org", "QUOTA_EXCEEDED"], ["b@example.org", "QUOTA_EXCEEDED"],
+          ])
           expect(yield* events(account, "email.queued")).toEqual([])
           expect((yield* (yield* Quota).usage(account)).used).toBe(2_999)
         }))

@@ -1,6 +1,6 @@
 /** A real SMTP server on 127.0.0.1 for tests: it records every message that reaches the end of DATA and answers as it is
- *  told, per recipient or per message, or drops the connection after the message without answering. Built on
- *  smtp-server; hosts can use it in their own tests too. */
+ *  told, per recipient or per message, or drops the connection in the middle of the message or after it without
+ *  answering. Built on smtp-server; hosts can use it in their own tests too. */
 import type { AddressInfo } from "node:net"
 import { SMTPServer, type SMTPServerAddress, type SMTPServerOptions } from "smtp-server"
 
@@ -34,6 +34,9 @@ export interface SinkBehaviour {
   readonly recipient?: (address: string) => SinkReply | "drop" | undefined
   /** The answer at the end of DATA, or `drop` to read the whole message and close the connection without answering. */
   readonly data?: (message: Omit<SinkMessage, "answer" | "sequence">) => SinkReply | "drop" | undefined
+  /** Once the message has started to arrive (after the 354): `drop` closes the connection in the middle of DATA,
+   *  before the end of the message; nothing is recorded. */
+  readonly dataStart?: (envelope: { readonly rcptTo: ReadonlyArray<string> }) => "drop" | undefined
 }
 
 export interface SmtpSinkOptions {
@@ -132,6 +135,11 @@ export const startSmtpSink = async (options: SmtpSinkOptions = {}): Promise<Smtp
       later(reply, () => callback(isSuccess(reply) ? null : replyError(reply!)))
     },
     onData: (stream, session, callback) => {
+      if (behaviour.dataStart?.({ rcptTo: session.envelope.rcptTo.map((address) => address.address) }) === "drop") {
+        stream.once("data", () => hangUp(session.id))
+        stream.resume()
+        return
+      }
       const chunks: Array<Buffer> = []
       stream.on("data", (chunk: Buffer) => chunks.push(chunk))
       stream.once("end", () => {

@@ -4,7 +4,7 @@
 import { describe, expect, it as vitestIt } from "@effect/vitest"
 import {
   type Account, Accounts, type DomainEvent, type EmailAddress, type EventType, IdsLive, Lists, SendingPause,
-  servicesLayer, Store, Subscriptions, Topics, type TopicId,
+  servicesLayer, Store, Subscriptions, type SuppressionId, type SuppressionReason, Topics, type TopicId,
 } from "@mailroom/core"
 import { Effect, Layer, Option, TestClock } from "effect"
 import { makeCaptureMailer } from "./capture-mailer.js"
@@ -27,10 +27,33 @@ const makeTopic = (account: Account, fields: { readonly name?: string; readonly 
     Effect.map(({ topic }) => topic.id as string),
   )
 
+/** The services and a fresh account most tests start from. */
+const setUp = (plan: "free" | "pro" = "pro") =>
+  Effect.all({ subscriptions: Subscriptions, store: Store, account: freshAccount(plan) })
+
+/** A list and a topic of another account: ids that must answer as not found. */
+const foreignIds = Effect.gen(function* () {
+  const other = yield* freshAccount()
+  return { list: yield* makeList(other), topic: yield* makeTopic(other) }
+})
+
+/** Suppresses the address in the account with `reason`, as a bounce or an operator would. */
+const suppress = (account: Account, email: EmailAddress, reason: SuppressionReason) =>
+  Effect.flatMap(Store, (store) => store.suppressions.put({
+    id: uniqueText("sup") as SuppressionId, accountId: account.id, email, reason, details: null,
+    createdAt: new Date(0), updatedAt: new Date(0),
+  }))
+
 const eventsOf = (account: Account, type?: EventType) =>
   Effect.flatMap(Store, (store) => store.events.list(account.id, type === undefined ? {} : { type }))
 
 const detailsOf = (events: ReadonlyArray<DomainEvent>) => events.map((e) => ({ type: e.type, ...e.details }))
+
+/** How many events the account's outbox holds; with detailsSince, what a step appended. */
+const countEvents = (account: Account) => Effect.map(eventsOf(account), (events) => events.length)
+
+/** The details of the events appended after the first `before`. */
+const detailsSince = (account: Account, before: number) => Effect.map(eventsOf(account), (events) => detailsOf(events.slice(before)))
 
 /** The confirmation link of the last mail sent to `email`. */
 const linkIn = (text: string | undefined) => {
@@ -49,9 +72,7 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
     describe("Store: memberships of a contact", () => {
       it.effect("answers every membership, removed ones and archived lists included, newest first, with list name and topic", () =>
         Effect.gen(function* () {
-          const store = yield* Store
-          const subscriptions = yield* Subscriptions
-          const account = yield* freshAccount()
+          const { subscriptions, store, account } = yield* setUp()
           const topic = yield* makeTopic(account)
           const first = yield* makeList(account)
           const second = yield* makeList(account, { suppressionGroupId: topic })
@@ -74,8 +95,7 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
     describe("subscribe", () => {
       it.effect("creates an ACTIVE contact with consent (201), joins lists and topics, and fires the spec's events", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const account = yield* freshAccount()
+          const { subscriptions, store, account } = yield* setUp()
           const [a, b] = [yield* makeList(account), yield* makeList(account)]
           const topic = yield* makeTopic(account)
           const email = someone()
@@ -99,7 +119,6 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
             { type: "list.member_added", listId: a, contactId: result.contactId, email, source: "API" },
             { type: "list.member_added", listId: b, contactId: result.contactId, email, source: "API" },
           ])
-          const store = yield* Store
           const contact = Option.getOrThrow(yield* store.contacts.findByEmail(account.id, email))
           expect(contact.tags.map((t) => t.tag)).toEqual(["vip"])
           expect(contact.customFields.map((f) => [f.key, f.value])).toEqual([["plan", "gold"]])
@@ -107,26 +126,21 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
 
       it.effect("a repeat answers created false, changes nothing, keeps the first consent and fires nothing", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const account = yield* freshAccount()
+          const { subscriptions, account } = yield* setUp()
           const list = yield* makeList(account)
           const email = someone()
           yield* subscriptions.subscribe(account, { email, listIds: [list], consent: { text: "first" } })
-          const before = (yield* eventsOf(account)).length
+          const before = yield* countEvents(account)
           const again = yield* subscriptions.subscribe(account, { email, listIds: [list], consent: { text: "second" } })
           expect(again).toMatchObject({ created: false, addedToListIds: [], status: "ACTIVE" })
-          expect((yield* eventsOf(account)).length).toBe(before)
+          expect(yield* countEvents(account)).toBe(before)
           expect((yield* subscriptions.status(account, email)).contact?.consent.text).toBe("first")
         }))
 
       it.effect("bad input answers VALIDATION_ERROR naming the field, and foreign ids answer not found; nothing changes", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const store = yield* Store
-          const account = yield* freshAccount()
-          const other = yield* freshAccount()
-          const foreignList = yield* makeList(other)
-          const foreignTopic = yield* makeTopic(other)
+          const { subscriptions, store, account } = yield* setUp()
+          const foreign = yield* foreignIds
           const email = someone()
           const cases = [
             [{ email, surprise: true }, "VALIDATION_ERROR", "surprise"],
@@ -137,8 +151,8 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
             [{ email, redirectUrl: "http://example.com/" }, "VALIDATION_ERROR", "redirectUrl"],
             [{ email, doubleOptIn: true, confirmationTemplateId: "tpl_1" }, "VALIDATION_ERROR", "confirmationTemplateId"],
             [{ email: "ada@bücher.example" }, "VALIDATION_ERROR", "email"],
-            [{ email, listIds: [foreignList] }, "LIST_NOT_FOUND", undefined],
-            [{ email, topicIds: [foreignTopic] }, "TOPIC_NOT_FOUND", undefined],
+            [{ email, listIds: [foreign.list] }, "LIST_NOT_FOUND", undefined],
+            [{ email, topicIds: [foreign.topic] }, "TOPIC_NOT_FOUND", undefined],
           ] as const
           for (const [body, code, field] of cases) {
             const error = yield* Effect.flip(subscriptions.subscribe(account, body as never))
@@ -151,21 +165,13 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
 
       it.effect("never lifts Bounce, Complaint or Manual suppressions, refuses COMPLAINED and CLEANED, and needs resubscribe", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const store = yield* Store
-          const account = yield* freshAccount()
+          const { subscriptions, store, account } = yield* setUp()
           const bounced = someone()
-          yield* Effect.flatMap(Store, (s) => s.suppressions.put({
-            id: uniqueText("sup") as never, accountId: account.id, email: bounced, reason: "Bounce", details: null,
-            createdAt: new Date(0), updatedAt: new Date(0),
-          }))
+          yield* suppress(account, bounced, "Bounce")
           expect((yield* Effect.flip(subscriptions.subscribe(account, { email: bounced, resubscribe: true }))).code)
             .toBe("RECIPIENT_SUPPRESSED")
           const manual = someone()
-          yield* store.suppressions.put({
-            id: uniqueText("sup") as never, accountId: account.id, email: manual, reason: "Manual", details: null,
-            createdAt: new Date(0), updatedAt: new Date(0),
-          })
+          yield* suppress(account, manual, "Manual")
           expect((yield* Effect.flip(subscriptions.subscribe(account, { email: manual }))).code).toBe("RECIPIENT_UNSUBSCRIBED")
           expect((yield* Effect.flip(subscriptions.subscribe(account, { email: manual, resubscribe: true }))).code)
             .toBe("RECIPIENT_SUPPRESSED")
@@ -182,9 +188,7 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
 
       it.effect("after an unsubscribe: RECIPIENT_UNSUBSCRIBED, then resubscribe lifts it and records the client address", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const store = yield* Store
-          const account = yield* freshAccount()
+          const { subscriptions, store, account } = yield* setUp()
           const email = someone()
           yield* subscriptions.subscribe(account, { email, consent: { ip: "192.0.2.1" } })
           yield* subscriptions.unsubscribe(account, { email })
@@ -201,8 +205,7 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
 
       it.effect("concurrent calls for one new address all succeed and create one contact", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const account = yield* freshAccount()
+          const { subscriptions, account } = yield* setUp()
           const list = yield* makeList(account)
           const email = someone()
           const results = yield* Effect.all(
@@ -216,9 +219,7 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
 
       it.effect("the Free plan's cap answers FREE_TIER_CONTACT_LIMIT and creates nothing", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const store = yield* Store
-          const account = yield* freshAccount("free")
+          const { subscriptions, store, account } = yield* setUp("free")
           for (let i = 0; i < 100; i++) yield* subscriptions.subscribe(account, { email: someone() })
           const email = someone()
           expect((yield* Effect.flip(subscriptions.subscribe(account, { email }))).code).toBe("FREE_TIER_CONTACT_LIMIT")
@@ -231,8 +232,7 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
     describe("double opt-in", () => {
       it.effect("mails a link; reading it changes nothing; following it confirms once and fires contact.confirmed", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const account = yield* freshAccount()
+          const { subscriptions, account } = yield* setUp()
           const list = yield* makeList(account)
           const email = someone()
           const result = yield* subscriptions.subscribe(account, {
@@ -270,8 +270,7 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
 
       it.effect("a forged, truncated or other-purpose token is invalid and changes nothing", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const account = yield* freshAccount()
+          const { subscriptions, account } = yield* setUp()
           const email = someone()
           yield* subscriptions.subscribe(account, { email, doubleOptIn: true })
           const { token } = linkIn(lastMailTo(email)!.text)
@@ -286,8 +285,7 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
 
       it.effect("resend makes a new link (the old one explains itself), and answers the spec's errors", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const account = yield* freshAccount()
+          const { subscriptions, account } = yield* setUp()
           const email = someone()
           yield* subscriptions.subscribe(account, { email, doubleOptIn: true })
           const old = linkIn(lastMailTo(email)!.text).token
@@ -306,9 +304,8 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
 
       it.effect("while sending is paused for the account, confirmationSent is false and nothing is mailed", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
+          const { subscriptions, account } = yield* setUp()
           const pause = yield* SendingPause
-          const account = yield* freshAccount()
           yield* pause.set({ accountId: account.id }, true)
           const email = someone()
           const result = yield* subscriptions.subscribe(account, { email, doubleOptIn: true })
@@ -320,11 +317,9 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
           expect(mailer.sentTo(email).length).toBe(1)
         }))
 
-      it.effect("a signup form subscribes with source FORM and its own details; only the link may resend its mail", () =>
+      it.effect("a signup form subscribes with source FORM and its own details; only the link may resend its mail; contact.confirmed names the form", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const store = yield* Store
-          const account = yield* freshAccount()
+          const { subscriptions, store, account } = yield* setUp()
           const list = yield* makeList(account)
           const email = someone()
           const form = { id: "form_1", name: "Newsletter", listId: list, fields: { city: "Oslo" } }
@@ -338,12 +333,42 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
           }])
           expect((yield* Effect.flip(subscriptions.resendConfirmation(account, email))).code).toBe("NO_PENDING_CONFIRMATION")
           expect((yield* subscriptions.resendConfirmation(account, email, { via: "link" })).confirmationSent).toBe(true)
+          // The new link keeps the form: contact.confirmed reports it.
+          expect((yield* subscriptions.confirm(linkIn(lastMailTo(email)!.text).token)).state).toBe("confirmed")
+          const confirmedAt = (yield* subscriptions.status(account, email)).contact!.confirmedAt!
+          expect(detailsOf(yield* eventsOf(account, "contact.confirmed"))).toEqual([{
+            type: "contact.confirmed", contactId: contact.id, email, formId: "form_1", listIds: [list], topicIds: [],
+            confirmedAt: confirmedAt.toISOString(),
+          }])
+        }))
+
+      it.effect("a signup form reaching a PENDING address mails nothing new; the outstanding link confirms for the latest form", () =>
+        Effect.gen(function* () {
+          const { subscriptions, store, account } = yield* setUp()
+          const list = yield* makeList(account)
+          const email = someone()
+          yield* subscriptions.subscribe(account, { email, listIds: [list], doubleOptIn: true })
+          const { token } = linkIn(lastMailTo(email)!.text)
+          const contact = Option.getOrThrow(yield* store.contacts.findByEmail(account.id, email))
+          expect(Option.getOrThrow(yield* store.confirmations.find(account.id, contact.id)).formId).toBeNull()
+          for (const id of ["form_a", "form_b"]) {
+            const form = { id, name: `Form ${id}`, listId: list, fields: {} }
+            const again = yield* subscriptions.subscribe(account, { email, listIds: [list], doubleOptIn: true }, { form })
+            expect(again).toMatchObject({ status: "PENDING", created: false, confirmationSent: false })
+            expect(Option.getOrThrow(yield* store.confirmations.find(account.id, contact.id)).formId).toBe(id)
+          }
+          expect(mailer.sentTo(email).length).toBe(1)
+          expect((yield* subscriptions.confirm(token)).state).toBe("confirmed")
+          const confirmedAt = (yield* subscriptions.status(account, email)).contact!.confirmedAt!
+          expect(detailsOf(yield* eventsOf(account, "contact.confirmed"))).toEqual([{
+            type: "contact.confirmed", contactId: contact.id, email, formId: "form_b", listIds: [list], topicIds: [],
+            confirmedAt: confirmedAt.toISOString(),
+          }])
         }))
 
       it.effect("an unsubscribe withdraws the pending confirmation: its link no longer confirms", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const account = yield* freshAccount()
+          const { subscriptions, account } = yield* setUp()
           const email = someone()
           yield* subscriptions.subscribe(account, { email, doubleOptIn: true })
           const { token } = linkIn(lastMailTo(email)!.text)
@@ -356,9 +381,7 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
     describe("unsubscribe", () => {
       it.effect("scope all works for a non-contact, keeps the method and reason, and is changed only once", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const store = yield* Store
-          const account = yield* freshAccount()
+          const { subscriptions, store, account } = yield* setUp()
           const email = someone()
           const first = yield* subscriptions.unsubscribe(account, { email, reason: "too much" }, { method: "one_click", campaignId: "cmp_1" })
           expect(first).toEqual({ email, contactId: null, scope: "all", changed: true })
@@ -373,9 +396,7 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
 
       it.effect("scope all keeps a Bounce suppression and a contact's lists, and marks the contact UNSUBSCRIBED", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const store = yield* Store
-          const account = yield* freshAccount()
+          const { subscriptions, store, account } = yield* setUp()
           const list = yield* makeList(account)
           const email = someone()
           const { contactId } = yield* subscriptions.subscribe(account, { email, listIds: [list] })
@@ -386,26 +407,22 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
           expect(status.contact?.unsubscribedAt).toBeInstanceOf(Date)
           expect(status.lists.map((l) => l.subscribed)).toEqual([true])
           const bounced = someone()
-          yield* store.suppressions.put({
-            id: uniqueText("sup") as never, accountId: account.id, email: bounced, reason: "Bounce", details: null,
-            createdAt: new Date(0), updatedAt: new Date(0),
-          })
+          yield* suppress(account, bounced, "Bounce")
           expect((yield* subscriptions.unsubscribe(account, { email: bounced })).changed).toBe(false)
           expect(Option.getOrThrow(yield* store.suppressions.findByEmail(account.id, bounced)).reason).toBe("Bounce")
         }))
 
       it.effect("scope list marks the membership removed and fires list.member_removed and contact.unsubscribed", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const account = yield* freshAccount()
+          const { subscriptions, account } = yield* setUp()
           const list = yield* makeList(account)
           const email = someone()
           const { contactId } = yield* subscriptions.subscribe(account, { email, listIds: [list] })
-          const before = (yield* eventsOf(account)).length
+          const before = yield* countEvents(account)
           expect(yield* subscriptions.unsubscribe(account, { email, scope: "list", listId: list }))
             .toEqual({ email, contactId, scope: "list", changed: true })
           expect((yield* subscriptions.unsubscribe(account, { email, scope: "list", listId: list })).changed).toBe(false)
-          expect(detailsOf((yield* eventsOf(account)).slice(before))).toEqual([
+          expect(yield* detailsSince(account, before)).toEqual([
             { type: "list.member_removed", listId: list, contactId, email, source: "UNSUBSCRIBE" },
             {
               type: "contact.unsubscribed", contactEmail: email, contactId, scope: "list", listId: list, topicId: null,
@@ -422,18 +439,16 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
 
       it.effect("scope topic opts out, leaves every list tagged with it, and works for a non-contact", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const store = yield* Store
-          const account = yield* freshAccount()
+          const { subscriptions, store, account } = yield* setUp()
           const topic = yield* makeTopic(account)
           const tagged = yield* makeList(account, { suppressionGroupId: topic })
           const plain = yield* makeList(account)
           const email = someone()
           const { contactId } = yield* subscriptions.subscribe(account, { email, listIds: [tagged, plain] })
-          const before = (yield* eventsOf(account)).length
+          const before = yield* countEvents(account)
           const result = yield* subscriptions.unsubscribe(account, { email, scope: "topic", topicId: topic }, { method: "link" })
           expect(result).toEqual({ email, contactId, scope: "topic", changed: true })
-          expect(detailsOf((yield* eventsOf(account)).slice(before))).toEqual([
+          expect(yield* detailsSince(account, before)).toEqual([
             { type: "list.member_removed", listId: tagged, contactId, email, source: "UNSUBSCRIBE" },
             {
               type: "contact.unsubscribed", contactEmail: email, contactId, scope: "topic", listId: null, topicId: topic,
@@ -450,18 +465,14 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
 
       it.effect("a missing id for its scope, a foreign id and unknown fields are refused and change nothing", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const store = yield* Store
-          const account = yield* freshAccount()
-          const other = yield* freshAccount()
-          const foreignList = yield* makeList(other)
-          const foreignTopic = yield* makeTopic(other)
+          const { subscriptions, store, account } = yield* setUp()
+          const foreign = yield* foreignIds
           const email = someone()
           const cases = [
             [{ email, scope: "list" }, "VALIDATION_ERROR"],
             [{ email, scope: "topic" }, "VALIDATION_ERROR"],
-            [{ email, scope: "list", listId: foreignList }, "LIST_NOT_FOUND"],
-            [{ email, scope: "topic", topicId: foreignTopic }, "TOPIC_NOT_FOUND"],
+            [{ email, scope: "list", listId: foreign.list }, "LIST_NOT_FOUND"],
+            [{ email, scope: "topic", topicId: foreign.topic }, "TOPIC_NOT_FOUND"],
             [{ email, scope: "everything" }, "VALIDATION_ERROR"],
             [{ email, reason: "r".repeat(501) }, "VALIDATION_ERROR"],
             [{ email, contactId: "ct_1" }, "VALIDATION_ERROR"],
@@ -478,8 +489,7 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
     describe("status and update", () => {
       it.effect("lists every topic by sortOrder then name, unpublished included, and a non-contact with contact null", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const account = yield* freshAccount()
+          const { subscriptions, account } = yield* setUp()
           const b = yield* makeTopic(account, { name: "Beta", sortOrder: 1 })
           const a = yield* makeTopic(account, { name: "Alpha", sortOrder: 1 })
           const z = yield* makeTopic(account, { name: "Zulu", sortOrder: 0 })
@@ -492,18 +502,17 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
 
       it.effect("PATCH turns topics off and on, joins and leaves lists, and fires the events", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const account = yield* freshAccount()
+          const { subscriptions, account } = yield* setUp()
           const topic = yield* makeTopic(account)
           const tagged = yield* makeList(account, { suppressionGroupId: topic })
           const other = yield* makeList(account)
           const email = someone()
           const { contactId } = yield* subscriptions.subscribe(account, { email, listIds: [tagged] })
-          const before = (yield* eventsOf(account)).length
+          const before = yield* countEvents(account)
           const off = yield* subscriptions.update(account, email, { topics: { [topic]: false }, lists: { [other]: true } })
           expect(off.topics).toEqual([expect.objectContaining({ id: topic, subscribed: false })])
           expect(off.lists.map((l) => [l.id, l.subscribed])).toEqual(expect.arrayContaining([[tagged, false], [other, true]]))
-          expect(detailsOf((yield* eventsOf(account)).slice(before))).toEqual([
+          expect(yield* detailsSince(account, before)).toEqual([
             { type: "list.member_added", listId: other, contactId, email, source: "API" },
             {
               type: "contact.subscribed", contactId, email, source: "API", listIds: [other], topicIds: [],
@@ -524,8 +533,7 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
 
       it.effect("PATCH refuses joining for a non-contact or an unsubscribed one without resubscribe; unsubscribeAll wins", () =>
         Effect.gen(function* () {
-          const subscriptions = yield* Subscriptions
-          const account = yield* freshAccount()
+          const { subscriptions, account } = yield* setUp()
           const list = yield* makeList(account)
           expect((yield* Effect.flip(subscriptions.update(account, someone(), { lists: { [list]: true } }))).code)
             .toBe("CONTACT_NOT_FOUND")

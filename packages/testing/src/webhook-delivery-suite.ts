@@ -4,7 +4,7 @@
  *  port: the test runs each enqueued job itself, with the attempt number the queue would give it. */
 import { describe, expect, it } from "@effect/vitest"
 import {
-  type Account, Accounts, Dns, type DomainEvent, fanOutEvents, type HttpTransport, IdsLive, JobQueue, type JobRun, maxAttempts,
+  type Account, Accounts, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue, type JobQueueService, type JobRun, maxAttempts,
   purgeWebhookHistory, runDeliveryJob, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob,
   webhookEnvelope, webhookRetryPolicy, Webhooks as WebhooksService,
 } from "@mailroom/core"
@@ -28,12 +28,14 @@ export const webhookDeliverySuite = <E>(
 ) =>
   describe(`webhook delivery (${backend})`, () => {
     const enqueued: Array<Enqueued> = []
+    const enqueue: JobQueueService["enqueue"] = (job, payload, options) =>
+      Effect.sync(() => {
+        if (job.name === webhookDeliveryJob.name) enqueued.push({ payload: payload as Enqueued["payload"], dedupeKey: options?.dedupeKey })
+        return `job_${enqueued.length}`
+      })
     const queue = Layer.succeed(JobQueue, {
-      enqueue: (job, payload, options) =>
-        Effect.sync(() => {
-          if (job.name === webhookDeliveryJob.name) enqueued.push({ payload: payload as Enqueued["payload"], dedupeKey: options?.dedupeKey })
-          return `job_${enqueued.length}`
-        }),
+      enqueue,
+      enqueueAll: enqueueEach(enqueue),
       work: () => Effect.die(new Error("not implemented")),
     })
     const mailer = makeCaptureMailer()

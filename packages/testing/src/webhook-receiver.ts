@@ -27,6 +27,8 @@ export type ReceiverAnswer =
   | { readonly reset: true }
   /** Answers 200 with a body of `bytes` bytes, streamed. */
   | { readonly hugeBody: number }
+  /** Holds the request open until `after` resolves, then answers as it says. */
+  | { readonly after: Promise<ReceiverAnswer> }
 
 export interface WebhookReceiver {
   /** `http(s)://127.0.0.1:port` (or the certificate's host name when TLS is on). */
@@ -106,7 +108,13 @@ export const startWebhookReceiver = async (options: ReceiverOptions = {}): Promi
         waiters.splice(waiters.indexOf(waiter), 1)
         waiter.resolve()
       }
-      const answer = receiver.answer(received)
+      respond(receiver.answer(received))
+    })
+    const respond = (answer: ReceiverAnswer): void => {
+      if ("after" in answer) {
+        void answer.after.then(respond)
+        return
+      }
       if ("hang" in answer) return
       if ("reset" in answer) {
         request.socket.destroy()
@@ -130,7 +138,7 @@ export const startWebhookReceiver = async (options: ReceiverOptions = {}): Promi
       }
       response.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers })
       response.end(answer.body ?? "")
-    })
+    }
   }
 
   const server = options.tls === undefined

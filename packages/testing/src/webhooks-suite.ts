@@ -76,7 +76,7 @@ export const webhooksSuite = (name: string, makeTarget: () => Promise<HttpTarget
         expect(answer.json.error.message).toMatch(reason)
       })
 
-      it("applies the plan limits: none below Starter, Starter 1, Micro 3", async () => {
+      it("applies the plan limits: none below Starter, Starter 1, Micro 3, Pro 10, Scale unlimited", async () => {
         const free = await account("free")
         const refused = await client.call("POST", "/v1/webhooks", { key: free, body: { url: url(), events: ["email.delivered"] } })
         expectError(refused, 400, "API_KEY_LIMIT_REACHED")
@@ -87,6 +87,14 @@ export const webhooksSuite = (name: string, makeTarget: () => Promise<HttpTarget
         const micro = await account("micro")
         for (let i = 0; i < 3; i++) await create(micro)
         expectError(await client.call("POST", "/v1/webhooks", { key: micro, body: { url: url(), events: ["email.delivered"] } }), 400, "API_KEY_LIMIT_REACHED")
+        const pro = await account("pro")
+        for (let i = 0; i < 10; i++) await create(pro)
+        expectError(await client.call("POST", "/v1/webhooks", { key: pro, body: { url: url(), events: ["email.delivered"] } }), 400, "API_KEY_LIMIT_REACHED")
+        const scale = await account("scale")
+        for (let i = 0; i < 11; i++) await create(scale)
+        const listed = await client.call("GET", "/v1/webhooks", { key: scale })
+        expect(listed.status).toBe(200)
+        expect(listed.json.webhooks).toHaveLength(11)
       })
 
       it("PATCH changes only the fields sent and checks them as create does; DELETE removes the endpoint", async () => {

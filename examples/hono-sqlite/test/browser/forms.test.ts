@@ -1,12 +1,10 @@
 /** Signup forms in a real browser on the starter (docs/forms.md): the embed snippet on a page served from another
- *  origin, allowed and then refused; the honeypot; the hosted page, its thank-you and its refusal; axe-core on each. */
+ *  origin, allowed and then refused; the honeypot; the hosted page, its thank-you and its refusal; a double opt-in
+ *  form's "Almost done" page, the same for a new and a known address; axe-core on each. */
 import { Hono } from "hono"
-import type { Browser, Page } from "playwright-core"
+import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import {
-  describeBrowser, fitsPhoneWidth, type Host, launchBrowser, screenshots, seriousViolations, serveApp, type Starter,
-  startStarter,
-} from "./harness.js"
+import { checkPage, describeBrowser, type Host, launchBrowser, linkIn, serveApp, type Starter, startStarter } from "./harness.js"
 
 describeBrowser("signup forms in Chromium", () => {
   let browser: Browser
@@ -20,12 +18,6 @@ describeBrowser("signup forms in Chromium", () => {
   const contactOf = async (email: string) =>
     (await starter.api("GET", `/v1/contacts?search=${encodeURIComponent(email)}`, key)).body.data[0] as
       { email: string; status: string; source: string; consentText: string; firstName: string } | undefined
-
-  const checkPage = async (page: Page, name: string) => {
-    expect(await seriousViolations(page)).toEqual([])
-    expect(await fitsPhoneWidth(page)).toBe(true)
-    await screenshots(page, name)
-  }
 
   beforeAll(async () => {
     browser = await launchBrowser()
@@ -116,17 +108,35 @@ input[type=email],input[type=text]{width:100%;padding:.5rem}button{margin-top:1r
     await page.close()
   })
 
+  it("shows the refusal of bad input in the snippet's status line on an allowed origin, and creates nothing", async () => {
+    await starter.api("PATCH", `/v1/forms/${form.id}`, key, { allowedOrigins: [shop.origin] })
+    const page = await browser.newPage()
+    await page.goto(shop.origin)
+    await page.getByLabel("Email address").fill("long@example.com")
+    await page.getByLabel("First name").fill("x".repeat(1001))
+    await page.getByRole("button", { name: "Subscribe" }).click()
+    // The browser lets the page read the answer only when it carries the form's CORS headers.
+    await expect.poll(() => page.locator("[data-mailroom-status]").textContent()).toMatch(/^firstName: /)
+    expect(await contactOf("long@example.com")).toBeUndefined()
+    await page.close()
+  })
+
   it("serves the hosted page, refuses bad input with the form again, and thanks after a plain post", async () => {
     const page = await browser.newPage()
     await page.goto(`${starter.origin}/f/${form.id}`)
     expect(await page.title()).toBe("Shop newsletter · Mailroom")
     await checkPage(page, "form-hosted")
     await page.getByLabel("Email address").fill("grace@example.com")
-    await page.getByLabel("First name").fill("x".repeat(1001))
+    // Too long, and markup: the page shows it again as the field's value, not as markup.
+    const typed = `"><script>window.pwned = 1</script><b>bold</b>${"x".repeat(1000)}`
+    await page.getByLabel("First name").fill(typed)
     await page.getByRole("button", { name: "Subscribe" }).click()
     await page.waitForLoadState()
     expect(await page.locator("[role=alert]").textContent()).toContain("firstName")
     expect(await page.getByLabel("Email address").inputValue()).toBe("grace@example.com")
+    // What was typed comes back as the field's value (cut at 1,000 characters), markup and all.
+    expect(await page.getByLabel("First name").inputValue()).toBe(typed.slice(0, 1000))
+    expect(await page.locator("main script, main b").count()).toBe(0)
     await checkPage(page, "form-hosted-error")
     await page.getByLabel("First name").fill("<script>window.pwned = 1</script>Grace")
     await page.getByRole("button", { name: "Subscribe" }).click()
@@ -135,6 +145,28 @@ input[type=email],input[type=text]{width:100%;padding:.5rem}button{margin-top:1r
     expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined()
     await checkPage(page, "form-hosted-thanks")
     expect(await contactOf("grace@example.com")).toMatchObject({ status: "ACTIVE", firstName: "<script>window.pwned = 1</script>Grace" })
+    await page.close()
+  })
+
+  it("a double opt-in form's hosted page says \"Almost done\", the same for a new and a known address, and mails the link", async () => {
+    const optIn = (await starter.api("POST", "/v1/forms", key, { name: "Confirmed newsletter", listIds: [listId], doubleOptIn: true })).body.data
+    const page = await browser.newPage()
+    const submit = async (email: string) => {
+      await page.goto(`${starter.origin}/f/${optIn.id}`)
+      await page.getByLabel("Email address").fill(email)
+      await page.getByRole("button", { name: "Subscribe" }).click()
+      await page.waitForURL(`${starter.origin}/f/${optIn.id}?submitted=1`)
+      return page.locator("[role=status]").textContent()
+    }
+    const almostDone = "Almost done: we sent you an email. Follow the link in it to confirm your subscription."
+    expect(await submit("pat@example.com")).toBe(almostDone)
+    await checkPage(page, "form-hosted-almost-done")
+    expect(await contactOf("pat@example.com")).toMatchObject({ status: "PENDING", source: "FORM" })
+    const [mail] = await starter.mailTo("pat@example.com")
+    expect(linkIn(mail!, "c").startsWith(`${starter.origin}/c/`)).toBe(true)
+    // An address already subscribed gets the very same page: nothing tells it from a new one.
+    expect(await submit("grace@example.com")).toBe(almostDone)
+    expect(await contactOf("grace@example.com")).toMatchObject({ status: "ACTIVE" })
     await page.close()
   })
 })

@@ -5,30 +5,32 @@
  *  Chromium is found at MAILROOM_CHROMIUM or /usr/bin/chromium. Without it the browser tests are skipped with one line
  *  saying how to enable them, except under CI=true (or MAILROOM_REQUIRE_BROWSER=1), where they fail instead. */
 import { serve } from "@hono/node-server"
+import { Store, Tokens, type TokenPurpose } from "@mailroom/core"
 import { mountMailroom } from "@mailroom/hono"
+import { Effect, TestClock, TestContext } from "effect"
 import { Hono } from "hono"
 import { createMailroom, type Mailroom, type MailroomConfig } from "mailroom"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { createServer, type Server } from "node:http"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import type { Server } from "node:http"
 import { once } from "node:events"
-import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { setTimeout as sleep } from "node:timers/promises"
 import { fileURLToPath } from "node:url"
 import { type Browser, chromium, type Page } from "playwright-core"
-import { describe, it } from "vitest"
+import { describe, expect, it } from "vitest"
+import { browserAvailable, browserRequired, chromiumPath } from "./chromium.js"
+import { freePort } from "../free-port.js"
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url))
 
-export const chromiumPath = process.env.MAILROOM_CHROMIUM ?? "/usr/bin/chromium"
-export const browserAvailable = existsSync(chromiumPath)
-const browserRequired = process.env.CI === "true" || process.env.MAILROOM_REQUIRE_BROWSER === "1"
+export { browserAvailable, chromiumPath } from "./chromium.js"
 
 /** Where screenshots go: git-ignored, kept after the run as test artifacts. */
 export const screenshotDirectory = join(root, ".artifacts", "screenshots")
 
-let announced = false
-/** `describe` for browser tests: skipped with one line when Chromium is missing, failing when CI requires it. */
+/** `describe` for browser tests: skipped when Chromium is missing (the global setup `announce.ts` says so once per
+ *  run), failing when CI requires it. */
 export const describeBrowser = (name: string, body: () => void) => {
   if (browserAvailable) return describe(name, body)
   if (browserRequired) {
@@ -38,27 +40,12 @@ export const describeBrowser = (name: string, body: () => void) => {
       })
     })
   }
-  if (!announced) {
-    announced = true
-    console.log(`Browser tests skipped: no Chromium at ${chromiumPath}; run \`apt-get install chromium\` (or set MAILROOM_CHROMIUM=/path/to/chromium) to enable them.`)
-  }
   return describe.skip(name, body)
 }
 
 export const launchBrowser = (): Promise<Browser> =>
   // The sandbox needs user namespaces, which containers and root shells often lack.
   chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox", "--disable-dev-shm-usage"] })
-
-/** A TCP port nothing listens on. */
-export const freePort = async (): Promise<number> => {
-  const server = createServer()
-  server.listen(0, "127.0.0.1")
-  await once(server, "listening")
-  const { port } = server.address() as AddressInfo
-  server.close()
-  await once(server, "close")
-  return port
-}
 
 export interface Host {
   readonly origin: string
@@ -87,6 +74,35 @@ export interface Starter extends Host {
   readonly adminToken: string
   /** Calls the operator or /v1 API as JSON; `token` is the admin token or an API key. */
   readonly api: (method: string, path: string, token: string, body?: unknown) => Promise<{ status: number; body: any }>
+  /** Runs an effect on the starter's Mailroom (its Store, Tokens, services). */
+  readonly run: <A>(effect: Effect.Effect<A, unknown, any>) => Promise<A>
+  /** A signed token of `purpose` for `subject`, made now, or (`expired`) under a TestClock at the epoch, long past its
+   *  lifetime. */
+  readonly token: (purpose: TokenPurpose, subject: Parameters<Tokens["make"]>[1], expired?: boolean) => Promise<string>
+  /** The account's events in the event outbox (what webhooks deliver), oldest first, of `type` when given. */
+  readonly events: (accountId: string, type?: string) => Promise<ReadonlyArray<OutboxEvent>>
+  /** The dev outbox's mail to `to` (GET /admin/outbox), newest first, once at least `count` messages are there:
+   *  delivery runs in the background, so this waits for it (at most 15 s). */
+  readonly mailTo: (to: string, count?: number) => Promise<ReadonlyArray<OutboxMail>>
+}
+
+export interface OutboxEvent {
+  readonly type: string
+  readonly details: Record<string, unknown>
+}
+
+export interface OutboxMail {
+  readonly subject: string
+  readonly html: string | null
+  readonly text: string | null
+  readonly headers: Record<string, string>
+}
+
+/** The first link in `mail` (html and text) whose path starts with `/<prefix>/`, as a full URL. */
+export const linkIn = (mail: OutboxMail, prefix: string): string => {
+  const link = new RegExp(`https?://[^\\s"'<>]+/${prefix}/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+`).exec(`${mail.html ?? ""} ${mail.text ?? ""}`)?.[0]
+  if (link === undefined) throw new Error(`no /${prefix}/ link in ${JSON.stringify(mail)}`)
+  return link
 }
 
 /** The starter's composition: Mailroom at the root of a Hono app, a fresh SQLite file, the dev outbox, APP_URL and
@@ -103,18 +119,41 @@ export const startStarter = async (config: Partial<MailroomConfig> = {}): Promis
   const app = new Hono()
   mountMailroom(app, "/", mailroom)
   const host = await hostOf(serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }) as Server, origin)
+  const api: Starter["api"] = async (method, path, token, body) => {
+    const response = await fetch(`${origin}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+    const text = await response.text()
+    return { status: response.status, body: text === "" ? null : JSON.parse(text) }
+  }
+  const run: Starter["run"] = (effect) => Effect.runPromise(effect.pipe(Effect.provide(mailroom.layer)) as Effect.Effect<never>)
   return {
     ...host,
     mailroom,
     adminToken,
-    api: async (method, path, token, body) => {
-      const response = await fetch(`${origin}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      })
-      const text = await response.text()
-      return { status: response.status, body: text === "" ? null : JSON.parse(text) }
+    api,
+    run,
+    token: (purpose, subject, expired = false) =>
+      run(Effect.gen(function* () {
+        if (expired) yield* TestClock.setTime(0)
+        return (yield* (yield* Tokens).make(purpose, subject)).token
+      }).pipe(expired ? Effect.provide(TestContext.TestContext) : (effect) => effect)),
+    events: async (accountId, type) => {
+      const events = await run(Effect.flatMap(Store, (store) =>
+        store.events.list(accountId as never, type === undefined ? undefined : { type: type as never })))
+      return [...events].sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime())
+        .map((event) => ({ type: event.type, details: event.details }))
+    },
+    mailTo: async (to, count = 1) => {
+      for (let waited = 0; ; waited += 100) {
+        const answer = await api("GET", `/admin/outbox?to=${encodeURIComponent(to)}`, adminToken)
+        if (answer.status !== 200) throw new Error(`GET /admin/outbox answered ${answer.status}`)
+        if (answer.body.data.length >= count) return answer.body.data
+        if (waited >= 15_000) throw new Error(`${answer.body.data.length} of ${count} messages to ${to} in the dev outbox`)
+        await sleep(100)
+      }
     },
     close: async () => {
       await host.close()
@@ -163,6 +202,14 @@ export const screenshots = async (page: Page, name: string): Promise<void> => {
     await page.screenshot({ path: join(screenshotDirectory, `${name}-${width}.png`), fullPage: true })
   }
   if (before !== null) await page.setViewportSize(before)
+}
+
+/** What every browser test checks on every page it shows: no serious or critical axe-core violation, nothing wider
+ *  than a phone, and the screenshots saved as `<name>-desktop.png` and `<name>-phone.png`. */
+export const checkPage = async (page: Page, name: string): Promise<void> => {
+  expect(await seriousViolations(page)).toEqual([])
+  expect(await fitsPhoneWidth(page)).toBe(true)
+  await screenshots(page, name)
 }
 
 /** The page fits a phone: nothing wider than the viewport, so no sideways scrolling. */

@@ -1,11 +1,13 @@
 /** The preference centre in a real browser on the starter: published topics in display order with their public
  *  labels, the recipient's lists, saving changes and unsubscribing from everything with method preference_center in
- *  the event outbox, a forged link, and axe-core on each page. */
-import { Store, Tokens } from "@mailroom/core"
+ *  the event outbox; a post from another site refused (403), a list that cannot be joined after unsubscribing from
+ *  everything (409), an expired or forged link; each changes nothing. axe-core and the screenshots on each page. */
+import { Tokens } from "@mailroom/core"
 import { Effect } from "effect"
-import type { Browser, Page } from "playwright-core"
+import { Hono } from "hono"
+import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { describeBrowser, fitsPhoneWidth, launchBrowser, screenshots, seriousViolations, type Starter, startStarter } from "./harness.js"
+import { checkPage, describeBrowser, launchBrowser, serveApp, type Starter, startStarter } from "./harness.js"
 
 describeBrowser("the preference centre in Chromium", () => {
   let browser: Browser
@@ -17,15 +19,7 @@ describeBrowser("the preference centre in Chromium", () => {
   const topicIds: Record<string, string> = {}
   let listId: string
 
-  const run = <A>(effect: Effect.Effect<A, unknown, any>) =>
-    Effect.runPromise(effect.pipe(Effect.provide(starter.mailroom.layer)) as Effect.Effect<A>)
-  const events = () => run(Effect.flatMap(Store, (store) => store.events.list(accountId as never)))
-
-  const checkPage = async (page: Page, name: string) => {
-    expect(await seriousViolations(page)).toEqual([])
-    expect(await fitsPhoneWidth(page)).toBe(true)
-    await screenshots(page, name)
-  }
+  const events = () => starter.events(accountId)
 
   beforeAll(async () => {
     browser = await launchBrowser()
@@ -47,7 +41,7 @@ describeBrowser("the preference centre in Chromium", () => {
       body: JSON.stringify({ email }),
     })
     expect(submitted.status).toBe(200)
-    url = await run(Effect.flatMap(Tokens, (tokens) => tokens.preferencesUrl({ accountId, recipient: email })))
+    url = await starter.run(Effect.flatMap(Tokens, (tokens) => tokens.preferencesUrl({ accountId, recipient: email })))
   }, 120_000)
   afterAll(async () => {
     await browser?.close()
@@ -95,6 +89,30 @@ describeBrowser("the preference centre in Chromium", () => {
     await page.close()
   })
 
+  it("refuses a post from another site's page with a 403 page, and changes nothing", async () => {
+    // Another origin (127.0.0.1 rather than localhost) with a form that posts to the recipient's preference centre.
+    const site = await serveApp(new Hono().get("/", (c) => c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Prize</title></head><body><main><h1>You won</h1><form method="post" action="${url}">
+<input type="hidden" name="action" value="unsubscribe_all"><button>Claim</button></form></main></body></html>`)))
+    const before = await events()
+    const page = await browser.newPage()
+    try {
+      await page.goto(site.origin)
+      const answer = page.waitForResponse((response) => response.url() === url)
+      await page.getByRole("button", { name: "Claim" }).click()
+      expect((await answer).status()).toBe(403)
+      await page.waitForLoadState()
+      expect(await page.locator("h1").textContent()).toBe("Email preferences")
+      expect(await page.locator("[role=alert]").textContent()).toBe("Change your preferences on this page itself.")
+      await checkPage(page, "preferences-cross-site")
+      expect((await starter.api("GET", `/v1/contacts?search=${email}`, key)).body.data[0].status).toBe("ACTIVE")
+      expect(await events()).toEqual(before)
+    } finally {
+      await page.close()
+      await site.close()
+    }
+  })
+
   it("unsubscribes from everything only when the button is pressed", async () => {
     const page = await browser.newPage()
     await page.goto(url)
@@ -108,14 +126,48 @@ describeBrowser("the preference centre in Chromium", () => {
     await page.close()
   })
 
-  it("answers a forged or truncated link with a page that tells nothing", async () => {
+  it("refuses to join a list after unsubscribing from everything: the 409 page says why, and nothing changes", async () => {
+    const before = await events()
     const page = await browser.newPage()
-    for (const bad of [`${url}x`, url.slice(0, -5), `${starter.origin}/p/forged`]) {
-      const response = await page.goto(bad)
-      expect(response?.status()).toBe(400)
-      expect(await page.locator("h1").textContent()).toBe("This link is not valid")
+    await page.goto(url)
+    expect(await page.getByLabel("Weekly digest").isChecked()).toBe(false)
+    await page.getByLabel("Weekly digest").check()
+    const answer = page.waitForResponse((response) => response.url() === url && response.request().method() === "POST")
+    await page.getByRole("button", { name: "Save preferences" }).click()
+    expect((await answer).status()).toBe(409)
+    await page.waitForLoadState()
+    expect(await page.locator("[role=alert]").textContent())
+      .toBe("You unsubscribed from everything, so lists cannot be joined here. Subscribe again through a signup form.")
+    expect(await page.getByLabel("Weekly digest").isChecked()).toBe(false)
+    await checkPage(page, "preferences-refused")
+    expect((await starter.api("GET", `/v1/contacts?search=${email}`, key)).body.data[0].status).toBe("UNSUBSCRIBED")
+    expect(await events()).toEqual(before)
+    await page.close()
+  })
+
+  it("answers an expired, forged or truncated link with a page that tells nothing, and changes nothing", async () => {
+    const before = await events()
+    const page = await browser.newPage()
+    const links = {
+      // The recipient's own link, signed more than a year ago.
+      expired: `${starter.origin}/p/${await starter.token("preferences", { accountId, recipient: email }, true)}`,
+      invalid: `${url}x`,
+      truncated: url.slice(0, -5),
+      forged: `${starter.origin}/p/forged`,
     }
-    await checkPage(page, "preferences-invalid")
+    for (const [name, bad] of Object.entries(links)) {
+      const response = await page.goto(bad)
+      expect(response?.status(), name).toBe(400)
+      expect(await page.locator("h1").textContent()).toBe("This link is not valid")
+      expect(await page.locator("[role=alert]").textContent()).toContain("The link may have expired")
+      expect(await page.locator("main").textContent()).not.toContain(email)
+      expect(await page.getByRole("button").count()).toBe(0)
+      await checkPage(page, `preferences-${name}`)
+      // What the page's buttons would post, made anyway: refused the same way.
+      const posted = await page.request.post(bad, { form: { action: "unsubscribe_all" }, headers: { origin: starter.origin } })
+      expect(posted.status()).toBe(400)
+    }
+    expect(await events()).toEqual(before)
     await page.close()
   })
 })

@@ -22,6 +22,8 @@ export interface PendingConfirmation {
   /** Where the browser goes after confirming (https only), or null for the plain confirmation page. */
   readonly redirectUrl: string | null
   readonly source: ConfirmationSource
+  /** The signup form that asked (source FORM), reported as formId by contact.confirmed; null for the API. */
+  readonly formId: string | null
   readonly expiresAt: Date
   readonly createdAt: Date
 }

@@ -53,6 +53,16 @@ export interface NewMember {
   readonly id: MemberId
 }
 
+/** One list a contact joins, with the membership id the service minted for it. */
+export interface NewListMembership {
+  readonly listId: string
+  readonly id: MemberId
+}
+
+/** The lists among `listIds` (first occurrence of each), each with a fresh membership id from `makeId`. */
+export const newListMemberships = (listIds: ReadonlyArray<string>, makeId: () => string): ReadonlyArray<NewListMembership> =>
+  [...new Set(listIds)].map((listId) => ({ listId, id: makeId() as MemberId }))
+
 /** The contacts among `contactIds` (first occurrence of each), each with a fresh membership id from `makeId`. */
 export const newMembers = (contactIds: ReadonlyArray<ContactId>, makeId: () => string): ReadonlyArray<NewMember> =>
   [...new Set(contactIds)].map((contactId) => ({ contactId, id: makeId() as MemberId }))

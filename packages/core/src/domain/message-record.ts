@@ -102,13 +102,31 @@ export const toStoredMessage = (input: {
   readonly scheduledFor: Date | null
   readonly createdAt: Date
 }): StoredMessage => {
-  const { envelope, ...rest } = input.message
+  const message = input.message
+  const envelope = message.envelope
   return {
     id: input.id,
     accountId: input.accountId,
     batchId: input.batchId,
     state: input.scheduledFor === null ? "queued" : "scheduled",
-    content: { ...rest, duplicates: envelope.duplicates },
+    // Field by field, in AcceptedMessage's order (the stored JSON keeps it): a rest pattern and a spread followed by
+    // a new field both take V8's slow path, which a batch of 1,000 messages pays on every request.
+    content: {
+      from: message.from,
+      replyTo: message.replyTo,
+      subject: message.subject,
+      html: message.html,
+      text: message.text,
+      attachments: message.attachments,
+      categories: message.categories,
+      tags: message.tags,
+      metadata: message.metadata,
+      stream: message.stream,
+      topicId: message.topicId,
+      track: message.track,
+      variables: message.variables,
+      duplicates: envelope.duplicates,
+    },
     recipients: envelope.recipients.map((recipient, position) => ({
       position,
       email: recipient.email,

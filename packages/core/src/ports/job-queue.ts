@@ -4,7 +4,7 @@
  *
  *  Enqueue does not promise to join the caller's SQL transaction (pg-boss cannot join @effect/sql's): anything that
  *  must commit with a change goes through the event outbox, and a relay turns committed events into jobs. */
-import { Context, type Duration, type Effect, type Schema, type Scope } from "effect"
+import { Context, type Duration, Effect, type Schema, type Scope } from "effect"
 import type { StoreError } from "../errors.js"
 
 /** When a failed job runs again, and when the queue gives up on it. Attempt 1 is the first run; after a failure of
@@ -60,6 +60,12 @@ export interface EnqueueOptions {
 export interface JobQueueService {
   /** Stores a job durably (as far as the engine is durable) and answers its id. */
   readonly enqueue: <A, I>(job: JobDefinition<A, I>, payload: A, options?: EnqueueOptions) => Effect.Effect<string, StoreError>
+  /** Enqueues several jobs of one definition at once (one write where the engine can), as `enqueue` does each, and
+   *  answers their ids in order. */
+  readonly enqueueAll: <A, I>(
+    job: JobDefinition<A, I>,
+    jobs: ReadonlyArray<{ readonly payload: A; readonly options?: EnqueueOptions }>,
+  ) => Effect.Effect<ReadonlyArray<string>, StoreError>
   /** Runs `handler` for jobs of `job` until the scope closes, at most `concurrency` at a time (default 1). A handler
    *  that fails or dies leaves the job to the retry policy; a run interrupted by a crash is retried too (delivery is at
    *  least once). Closing the scope stops taking jobs and waits a bounded time for the runs in flight. */
@@ -69,5 +75,9 @@ export interface JobQueueService {
     options?: { readonly concurrency?: number },
   ) => Effect.Effect<void, StoreError, Scope.Scope | R>
 }
+
+/** `enqueueAll` for an engine without a batch write (or a stand-in queue of a test): each job through `enqueue`. */
+export const enqueueEach = (enqueue: JobQueueService["enqueue"]): JobQueueService["enqueueAll"] => (job, jobs) =>
+  Effect.forEach(jobs, (one) => enqueue(job, one.payload, one.options))
 
 export class JobQueue extends Context.Tag("@mailroom/core/JobQueue")<JobQueue, JobQueueService>() {}

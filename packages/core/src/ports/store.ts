@@ -7,7 +7,7 @@ import type { DevOutboxEntry, DevOutboxQuery } from "../domain/dev-outbox.js"
 import type { DomainEvent, EventType } from "../domain/event.js"
 import type { DuplicateContact, StoreError } from "../errors.js"
 import type { ContactList, ListQuery, ListWithCount } from "../domain/list.js"
-import type { ContactMembership, ListMembership, MemberPage, MemberQuery, NewMember } from "../domain/member.js"
+import type { ContactMembership, ListMembership, MemberPage, MemberQuery, NewListMembership, NewMember } from "../domain/member.js"
 import type { SegmentRules } from "../domain/segment.js"
 import type {
   DeliveryId, DeliveryQuery, DeliveryStats, FailureStreak, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
@@ -63,6 +63,14 @@ export interface ContactPage {
   readonly total: number
 }
 
+/** An address as the account knows it: the subscribe and resubscribe rules decide on both. */
+export interface AddressRecord {
+  readonly contact: Option.Option<Contact>
+  readonly suppression: Option.Option<Suppression>
+  /** The account's lists among the `listIds` asked about (archived ones too), in no particular order. */
+  readonly listIds: ReadonlyArray<string>
+}
+
 export interface ContactRepository {
   /** Inserts a new contact with its tags and custom fields. Fails with DuplicateContact when the account already has
    *  a contact with this address; nothing is written then. */
@@ -84,6 +92,14 @@ export interface ContactRepository {
   readonly findById: (accountId: AccountId, id: ContactId) => Effect.Effect<Option.Option<Contact>, StoreError>
   /** The account's contact with this address, if any. Addresses arrive lower-cased. */
   readonly findByEmail: (accountId: AccountId, email: EmailAddress) => Effect.Effect<Option.Option<Contact>, StoreError>
+  /** What the account knows of an address, in one query (two more for the tags and custom fields of a contact found):
+   *  its contact, with tags and custom fields, and its account-level suppression, each or none; and, in the same
+   *  query, which of `listIds` (none when left out) are the account's lists. Addresses arrive lower-cased. */
+  readonly findAddress: (
+    accountId: AccountId,
+    email: EmailAddress,
+    listIds?: ReadonlyArray<string>,
+  ) => Effect.Effect<AddressRecord, StoreError>
   /** The account's contacts among these addresses, in one query, in no particular order. */
   readonly findByEmails: (accountId: AccountId, emails: ReadonlyArray<EmailAddress>) => Effect.Effect<ReadonlyArray<Contact>, StoreError>
   /** The account's contacts among these ids (foreign and unknown ids are left out), in one query. */
@@ -141,6 +157,9 @@ export interface ListRepository {
   readonly update: (list: ContactList) => Effect.Effect<boolean, StoreError>
   /** The account's list, archived or not, or none (also for another account's id). */
   readonly findById: (accountId: AccountId, id: string) => Effect.Effect<Option.Option<ContactList>, StoreError>
+  /** The account's lists among these ids, archived or not (foreign and unknown ids left out), in one query, in no
+   *  particular order. */
+  readonly findByIds: (accountId: AccountId, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ContactList>, StoreError>
   /** One page of the account's lists matching the query (semantics of core's matchesListQuery and compareLists), each
    *  with its contactCount at `now`: the current members of a STATIC list, the contacts matching the rules of a
    *  DYNAMIC one (core's matchesSegment). A bounded number of queries, whatever the page holds. */
@@ -174,6 +193,12 @@ export interface MemberRepository {
    *  id). Set-based: a bounded number of statements whatever the number of contacts. Answers the contact ids newly
    *  added or restored, in no particular order. */
   readonly addCurrent: (accountId: AccountId, listId: string, members: ReadonlyArray<NewMember>, at: Date) => Effect.Effect<ReadonlyArray<ContactId>, StoreError>
+  /** The same for one contact and several of the account's lists (a subscribe naming lists): each list among
+   *  `memberships` gets a new membership with the id given beside it, or its removed one restored; current
+   *  memberships stay as they are; lists of another account, unknown lists and a foreign contact are ignored; a list
+   *  named twice counts once (the first id). One statement. Answers the list ids newly added or restored, in no
+   *  particular order. */
+  readonly addToLists: (accountId: AccountId, contactId: ContactId, memberships: ReadonlyArray<NewListMembership>, at: Date) => Effect.Effect<ReadonlyArray<string>, StoreError>
   /** Deletes the current memberships of these contacts (removal by the list owner, which is no unsubscribe and keeps
    *  no history: rule 2). Removed memberships stay. Answers the ids whose membership was deleted. */
   readonly remove: (accountId: AccountId, listId: string, contactIds: ReadonlyArray<ContactId>) => Effect.Effect<ReadonlyArray<ContactId>, StoreError>
@@ -314,9 +339,19 @@ export interface WebhookRepository {
   readonly findDelivery: (accountId: AccountId, id: string) => Effect.Effect<Option.Option<WebhookDelivery>, StoreError>
   /** One page of the endpoint's deliveries, newest first (createdAt then id, descending), with the total matching. */
   readonly listDeliveries: (accountId: AccountId, endpointId: WebhookId, query: DeliveryQuery) => Effect.Effect<{ readonly deliveries: ReadonlyArray<WebhookDelivery>; readonly total: number }, StoreError>
+  /** The named deliveries of their accounts, each with its endpoint, in one read. A delivery that is unknown, of
+   *  another account, or whose endpoint is gone is left out. Answers in no particular order. */
+  readonly findDeliveriesWithEndpoints: (refs: ReadonlyArray<{ readonly accountId: AccountId; readonly deliveryId: string }>) => Effect.Effect<ReadonlyArray<{ readonly delivery: WebhookDelivery; readonly endpoint: WebhookEndpoint }>, StoreError>
+  /** The named endpoints of their accounts, in one read, ordered by id; unknown ones are left out. Inside a
+   *  transaction they stay locked until commit, taken in the order of their ids (Postgres: FOR NO KEY UPDATE, as
+   *  findEndpoint's `forUpdate`), so that two groups locking overlapping endpoints cannot deadlock. */
+  readonly lockEndpoints: (refs: ReadonlyArray<{ readonly accountId: AccountId; readonly endpointId: string }>) => Effect.Effect<ReadonlyArray<WebhookEndpoint>, StoreError>
   /** Records one attempt and what it did to its delivery (status, last status code and error, attempts counted,
    *  completedAt set when the status is no longer pending). */
   readonly recordAttempt: (attempt: WebhookAttempt, outcome: DeliveryOutcome) => Effect.Effect<void, StoreError>
+  /** recordAttempt for many attempts at once, set-based (one insert of the attempts, one update of their deliveries,
+   *  split only at the parameter limit), atomically. Each delivery appears at most once in one call. */
+  readonly recordAttempts: (records: ReadonlyArray<{ readonly attempt: WebhookAttempt; readonly outcome: DeliveryOutcome }>) => Effect.Effect<void, StoreError>
   /** The attempts of a delivery, first first. */
   readonly listAttempts: (accountId: AccountId, deliveryId: DeliveryId) => Effect.Effect<ReadonlyArray<WebhookAttempt>, StoreError>
   /** Attempts of the endpoint started at or after `since`: how many, and how many succeeded. */

@@ -8,8 +8,10 @@ import { decodeInput } from "../validation.js"
 import { InvalidCredentials, ResourceNotFound, type StoreError, Unauthorized } from "../errors.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
+import { orNotFound } from "../internal/found.js"
 import { serviceMethod } from "./tracing.js"
 import { displayPrefix, hashCredential } from "../internal/hash.js"
+import { currentDate } from "../internal/time.js"
 
 /** The inputs of the operator API, as callers pass them; each method decodes its input with the schema. */
 export type CreateAccountInput = typeof CreateAccountBody.Encoded
@@ -51,7 +53,7 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
     const method = yield* serviceMethod
     const ids = yield* Ids
     const config = yield* AccountsConfig
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+    const now = currentDate
     const cacheTtlMs = config.authCacheTtlMs ?? defaultAuthCacheTtlMs
     /** Successful lookups by key hash. Entries of an account are dropped when it or one of its keys changes. */
     const authCache = new Map<string, CachedAuthentication>()
@@ -70,13 +72,7 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
         for (const [hash, entry] of authCache) if (entry.account.id === accountId) authCache.delete(hash)
       })
 
-    const find = (id: string) =>
-      store.accounts.findById(id as AccountId).pipe(
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.fail(new ResourceNotFound({ resource: "account", id })),
-          onSome: Effect.succeed,
-        })),
-      )
+    const find = (id: string) => store.accounts.findById(id as AccountId).pipe(orNotFound("account", id))
 
     const issueKey = (accountId: AccountId, input: typeof CreateApiKeyBody.Type, createdAt: Date) => {
       const mode = input.mode ?? "live"

@@ -2,7 +2,7 @@
  *  Direct contact edits record no consent evidence, add no list memberships and append no events (rule 9). Every
  *  method decodes its input with core's schemas, so an Effect host, the Promise facade and an HTTP client meet the
  *  same limits and the same VALIDATION_ERROR. */
-import { Chunk, Clock, Effect, Either, Option, Stream } from "effect"
+import { Chunk, Effect, Either, Option, Stream } from "effect"
 import { type Account, planLimits } from "../domain/account.js"
 import {
   type Contact, type ContactFilter, type ContactId, type ContactStatus, type ContactTag, CreateContactInput,
@@ -20,7 +20,9 @@ import { activeRoom } from "../internal/active-room.js"
 import { sentFields } from "../internal/patch.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
+import { orNotFound } from "../internal/found.js"
 import { serviceMethod } from "./tracing.js"
+import { currentDate } from "../internal/time.js"
 
 export interface BulkCreateResult {
   readonly created: number
@@ -36,15 +38,10 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
     const store = yield* Store
     const method = yield* serviceMethod
     const ids = yield* Ids
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+    const now = currentDate
 
     const find = (account: Account, id: string) =>
-      store.contacts.findById(account.id, id as ContactId).pipe(
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.fail(new ResourceNotFound({ resource: "contact", id })),
-          onSome: Effect.succeed,
-        })),
-      )
+      store.contacts.findById(account.id, id as ContactId).pipe(orNotFound("contact", id))
 
     /** How many more ACTIVE contacts the account may gain; Infinity when its plan has no cap. */
     const roomFor = (account: Account) =>

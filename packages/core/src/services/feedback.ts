@@ -2,7 +2,7 @@
  *  feedback-loop complaints (ARF, RFC 5965). The HTTP layer parses the raw message; this service decides what the
  *  report means for the account's message and recipient, and records it in one transaction. Not shown in the spec;
  *  docs/sending.md documents the routes. */
-import { Clock, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import type { Account } from "../domain/account.js"
 import type { ContactId } from "../domain/contact.js"
 import { classifyDsnRecipient, isComplaint, parseRecipientMessageId, resolveRecipient } from "../domain/delivery-outcome.js"
@@ -14,8 +14,10 @@ import type { Suppression, SuppressionId } from "../domain/suppression.js"
 import { ValidationFailed } from "../errors.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
+import { recordHardBounce } from "./hard-bounce.js"
 import { recordResolutions } from "./message-delivery.js"
 import { serviceMethod } from "./tracing.js"
+import { currentDate } from "../internal/time.js"
 
 /** One recipient block of a delivery status notification, as parsed. */
 export interface DsnRecipientReport {
@@ -71,12 +73,12 @@ export class Feedback extends Effect.Service<Feedback>()("@mailroom/core/Feedbac
     const store = yield* Store
     const ids = yield* Ids
     const method = yield* serviceMethod
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+    const now = currentDate
 
-    /** A delivery status notification: each `failed` recipient bounces (hard unless its status is 4.x.x, a hard one
-     *  adds a Bounce suppression), each `delayed` one gets email.deferred; the recipient is found by the Message-ID
-     *  Mailroom gave it, else by address among the matched message's recipients. A hard bounce of an address no
-     *  message of the account matches still suppresses the address. */
+    /** A delivery status notification: each `failed` recipient bounces (hard unless its status is 4.x.x; a hard one
+     *  adds a Bounce suppression and moves an ACTIVE contact to BOUNCED: recordHardBounce), each `delayed` one gets
+     *  email.deferred; the recipient is found by the Message-ID Mailroom gave it, else by address among the matched
+     *  message's recipients. A hard bounce of an address no message of the account matches still does both. */
     const recordDeliveryReport = method("Feedback.recordDeliveryReport")(function* (account: Account, report: DeliveryReportInput) {
       if (report.recipients.length === 0) {
         return yield* Effect.fail(new ValidationFailed({ field: "message", detail: "names no recipient" }))
@@ -111,12 +113,7 @@ export class Feedback extends Effect.Service<Feedback>()("@mailroom/core/Feedbac
             continue
           }
           if (verdict.status === "bounced" && verdict.bounceType === "hard") {
-            const existing = yield* store.suppressions.findByEmail(account.id, email as EmailAddress)
-            if (Option.isNone(existing) || existing.value.reason !== "Complaint") {
-              yield* store.suppressions.put(suppression(account, email, "Bounce", {
-                bounceCode: verdict.bounceCode, bounceReason: verdict.bounceReason, messageId: null, recordedAt: at.toISOString(),
-              }, at))
-            }
+            yield* recordHardBounce(account.id, email, { bounceCode: verdict.bounceCode, bounceReason: verdict.bounceReason, messageId: null }, at)
             outcomes.push({ recipient: email, messageId: null, result: "bounced", bounceType: "hard" })
           } else {
             outcomes.push({ recipient: email, messageId: null, result: "ignored", detail: "no message of the account matches" })

@@ -2,17 +2,19 @@
  *  whether it asks for double opt-in, the origins its public submissions may come from, where a plain post is sent
  *  afterwards, the fields it collects and the consent text it records. Submissions go through the Subscriptions
  *  service (see http's form routes); this service only keeps the forms. */
-import { Clock, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import type { Account } from "../domain/account.js"
 import {
   canonicalOrigin, type CreateFormInput, type Form, type FormField, type FormId, type UpdateFormInput,
 } from "../domain/form.js"
 import type { PageRequest } from "../domain/paging.js"
-import { ListNotFound, ResourceNotFound, TopicNotFound } from "../errors.js"
+import { ListNotFound, TopicNotFound } from "../errors.js"
 import { sentFields } from "../internal/patch.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
+import { orNotFound } from "../internal/found.js"
 import { serviceMethod } from "./tracing.js"
+import { currentDate } from "../internal/time.js"
 
 const unique = <A>(values: ReadonlyArray<A>): ReadonlyArray<A> => [...new Set(values)]
 
@@ -24,15 +26,9 @@ export class Forms extends Effect.Service<Forms>()("@mailroom/core/Forms", {
     const store = yield* Store
     const method = yield* serviceMethod
     const ids = yield* Ids
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+    const now = currentDate
 
-    const find = (account: Account, id: string) =>
-      store.forms.findById(account.id, id).pipe(
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.fail(new ResourceNotFound({ resource: "form", id })),
-          onSome: Effect.succeed,
-        })),
-      )
+    const find = (account: Account, id: string) => store.forms.findById(account.id, id).pipe(orNotFound("form", id))
 
     /** Every list and topic a form names must be the account's; the first that is not answers LIST_NOT_FOUND or
      *  TOPIC_NOT_FOUND. */
@@ -58,10 +54,7 @@ export class Forms extends Effect.Service<Forms>()("@mailroom/core/Forms", {
 
     /** The form behind a public route, whatever its account; RESOURCE_NOT_FOUND when there is none. */
     const findPublic = method("Forms.findPublic")(function* (id: string) {
-      return yield* store.forms.findPublic(id).pipe(Effect.flatMap(Option.match({
-        onNone: () => Effect.fail(new ResourceNotFound({ resource: "form", id })),
-        onSome: Effect.succeed,
-      })))
+      return yield* store.forms.findPublic(id).pipe(orNotFound("form", id))
     })
 
     const create = method("Forms.create")(function* (account: Account, input: CreateFormInput) {

@@ -1,7 +1,7 @@
 /** CSV import: reads the file, then writes every new contact and list membership in one transaction. Spec: audience
  *  "POST /contacts/import", rules 8 and 9. An import records consent source `import`, clears no suppression and
  *  appends no events: CSV imports fire no webhooks. */
-import { Clock, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import type { Account } from "../domain/account.js"
 import { type Contact, type ContactId, newContact } from "../domain/contact.js"
 import {
@@ -16,6 +16,7 @@ import { activeRoom } from "../internal/active-room.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 import { serviceMethod } from "./tracing.js"
+import { currentDate } from "../internal/time.js"
 
 /** Addresses looked up, contacts inserted and memberships added per store call. A driver like better-sqlite3 runs a
  *  call's statements synchronously, so one batch is also the longest stretch the import holds the event loop. */
@@ -41,7 +42,7 @@ export class Imports extends Effect.Service<Imports>()("@mailroom/core/Imports",
     const store = yield* Store
     const method = yield* serviceMethod
     const ids = yield* Ids
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+    const now = currentDate
 
     /** A new contact from a row: ACTIVE, source CSV_IMPORT, consent source `import` recorded now, with the import's tags. */
     const contactFrom = (account: Account, row: ImportRow, tags: ReadonlyArray<string>, at: Date): Contact => {

@@ -3,6 +3,7 @@
  *  and waits a bounded time for the runs in flight. Engines supply how jobs are claimed, settled and waited for. */
 import { Cause, Deferred, Duration, Effect, Exit, FiberSet, Queue, Schedule, Schema, type Scope } from "effect"
 import type { StoreError } from "../errors.js"
+import { makeGroupCommit, nextTurn } from "../internal/group-commit.js"
 import type { JobDefinition, JobRun, RetryPolicy } from "../ports/job-queue.js"
 
 /** A job an engine has marked as running for this worker. */
@@ -18,8 +19,8 @@ export interface ClaimedJob {
 export interface JobSource {
   /** Marks at most `max` due jobs as running (attempt counted) and answers them. */
   readonly claim: (max: number) => Effect.Effect<ReadonlyArray<ClaimedJob>, StoreError>
-  /** The run succeeded: the job is finished. */
-  readonly complete: (job: ClaimedJob) => Effect.Effect<void, StoreError>
+  /** The runs succeeded: the jobs are finished. The loop groups the runs that finish together into one call. */
+  readonly complete: (jobs: ReadonlyArray<ClaimedJob>) => Effect.Effect<void, StoreError>
   /** The run failed: run again after `retryIn`, or, when it is undefined, give up. `error` describes the failure. */
   readonly fail: (job: ClaimedJob, retryIn: Duration.Duration | undefined, error: string) => Effect.Effect<void, StoreError>
   /** Waits until claiming again may find a job (the next due time, a poll interval, or an enqueue nearby). */
@@ -52,6 +53,7 @@ const runOne = <A, I, E, R>(
   job: JobDefinition<A, I>,
   handler: (payload: A, run: JobRun) => Effect.Effect<void, E, R>,
   source: JobSource,
+  complete: (claimed: ClaimedJob) => Effect.Effect<void, StoreError>,
   claimed: ClaimedJob,
 ) => {
   const run: JobRun = { jobId: claimed.id, attempt: claimed.attempt, lastAttempt: retryDelay(job.retry, claimed.attempt) === undefined }
@@ -67,7 +69,7 @@ const runOne = <A, I, E, R>(
   return Effect.uninterruptible(
     Effect.exit(Effect.interruptible(attempt)).pipe(
       Effect.flatMap((exit) => Exit.isSuccess(exit)
-        ? source.complete(claimed)
+        ? complete(claimed)
         : Effect.zipRight(
           Effect.logWarning(`job ${job.name} ${claimed.id} attempt ${claimed.attempt} failed`).pipe(
             Effect.annotateLogs("cause", describe(exit.cause))),
@@ -94,10 +96,14 @@ export const runJobWorker = <A, I, E, R>(
     yield* Queue.offerAll(slots, Array.from({ length: concurrency }, () => undefined))
     const runs = yield* FiberSet.make<void, never>()
     const stopped = yield* Deferred.make<void>()
+    // Runs that finish while a completion is being written are completed together, in the next write.
+    const complete = makeGroupCommit((jobs: ReadonlyArray<ClaimedJob>) => Effect.as(source.complete(jobs), jobs.map(() => undefined)))
 
     // Only the waits are interruptible: a claim that the database answered always gets its runs started.
     const dispatch = Effect.gen(function* () {
       yield* Queue.take(slots)
+      // Runs that finish together free their slots together: one claim refills them all.
+      yield* nextTurn
       const claimed = yield* Effect.uninterruptible(Effect.gen(function* () {
         const free = 1 + (yield* Queue.takeAll(slots)).length
         const claimed = yield* source.claim(free).pipe(
@@ -105,7 +111,7 @@ export const runJobWorker = <A, I, E, R>(
         )
         yield* Queue.offerAll(slots, Array.from({ length: free - claimed.length }, () => undefined))
         for (const one of claimed) {
-          yield* FiberSet.run(runs, runOne(job, handler, source, one).pipe(Effect.ensuring(Queue.offer(slots, undefined))))
+          yield* FiberSet.run(runs, runOne(job, handler, source, complete, one).pipe(Effect.ensuring(Queue.offer(slots, undefined))))
         }
         return claimed.length
       }))

@@ -1,7 +1,7 @@
 /** The contact lists API: lists, their members and dynamic segments. Spec: audience "Contact lists", rules 2, 6 and 9,
  *  and the list rows of "Moves made by other operations". Member changes append list.member_* events in the same
  *  transaction as the change. */
-import { Clock, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import type { Account } from "../domain/account.js"
 import { type Contact, type ContactId, newContact } from "../domain/contact.js"
 import type { EmailAddress } from "../domain/email.js"
@@ -20,7 +20,9 @@ import { activeRoom } from "../internal/active-room.js"
 import { sentFields } from "../internal/patch.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
+import { orFailWith } from "../internal/found.js"
 import { serviceMethod } from "./tracing.js"
+import { currentDate } from "../internal/time.js"
 
 /** The topic of a tagged list as the single-list read shows it. */
 export interface ListTopic {
@@ -66,7 +68,7 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
     const store = yield* Store
     const method = yield* serviceMethod
     const ids = yield* Ids
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+    const now = currentDate
 
     /** The one place a list's topic is checked and described: a topic id must be one of the account's topics
      *  (TOPIC_NOT_FOUND otherwise, another account's included); the single-list read describes it. */
@@ -85,12 +87,7 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
           }))
 
     const find = (account: Account, id: string) =>
-      store.lists.findById(account.id, id).pipe(
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.fail(new ListNotFound({ listId: id })),
-          onSome: Effect.succeed,
-        })),
-      )
+      store.lists.findById(account.id, id).pipe(orFailWith(() => new ListNotFound({ listId: id })))
 
     /** The list, refusing a DYNAMIC one: its members follow its rules and are never added or removed by hand. */
     const findStatic = (account: Account, id: string) =>

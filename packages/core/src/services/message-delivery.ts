@@ -18,13 +18,15 @@ import {
 } from "../domain/message-record.js"
 import { buildOutgoing, type UnsubscribeLinks } from "../domain/outgoing.js"
 import { compileContent } from "../domain/render.js"
-import type { Suppression, SuppressionId } from "../domain/suppression.js"
+import type { SendScope } from "../domain/suppression.js"
 import { ResourceNotFound, type StoreError, ValidationFailed } from "../errors.js"
 import { Ids } from "../ports/ids.js"
 import { defineJob, JobQueue, type JobRun } from "../ports/job-queue.js"
 import { type DkimKey, Mailer, type MailerError, type MailResult, type OutgoingMessage } from "../ports/mailer.js"
 import { Store } from "../ports/store.js"
+import { orNotFound } from "../internal/found.js"
 import { Background } from "./background.js"
+import { recordHardBounce } from "./hard-bounce.js"
 import { Tokens } from "./tokens.js"
 
 export interface DeliveryOptions {
@@ -48,7 +50,14 @@ export class DeliveryConfig extends Context.Reference<DeliveryConfig>()("@mailro
  *  on the deferral schedule while one of them is deferred (or the relay could not be reached). */
 export const messageDeliveryJob = defineJob(
   "message.deliver",
-  Schema.Struct({ accountId: Schema.String, messageId: Schema.String }),
+  Schema.Struct({
+    accountId: Schema.String,
+    messageId: Schema.String,
+    /** Every message of the run when it delivers several of the account's messages (messageId is the first): the
+     *  messages queued together (up to 100 recipients) share one run, so their bookkeeping costs a few transactions,
+     *  not a few each. */
+    batch: Schema.optional(Schema.Array(Schema.String)),
+  }),
   { retry: { delays: deferralDelays }, timeout: "10 minutes" },
 )
 
@@ -69,19 +78,44 @@ const waiting = (r: MessageRecipient) => r.status === "queued" || r.status === "
 
 const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLowerCase()
 
-/** Enqueues the delivery of each message named by email.queued events (one job per message, keyed by its id so a
- *  repeat while it is pending makes nothing new). Without a JobQueue nothing happens: the events wait for a worker. */
+/** Most submissions of one delivery run under way at once. */
+const submissionConcurrency = 10
+
+/** Most recipients one delivery run takes (a message of more recipients has a run of its own), so that a run stays
+ *  as short as a run of one large message: well inside the job's timeout even through a slow relay. */
+const recipientsPerRun = 100
+
+/** Enqueues the delivery of the messages named by email.queued events (one event per recipient): one job per account
+ *  for the messages of one batch of events (up to 100 recipients each), keyed by its first message's id so that a repeat while it is pending makes
+ *  nothing new. A message that lands in two runs is still sent once: a run only takes recipients still waiting.
+ *  Without a JobQueue nothing happens: the events wait for a worker. */
 export const dispatchQueuedMessages = (events: ReadonlyArray<DomainEvent>): Effect.Effect<void, StoreError> =>
   Effect.gen(function* () {
     const queue = yield* Effect.serviceOption(JobQueue)
     if (Option.isNone(queue)) return
-    const messages = new Map<string, { readonly accountId: string; readonly messageId: string }>()
+    // Recipients (queued events) per message, by account, in the order of the events.
+    const byAccount = new Map<string, Map<string, number>>()
     for (const event of events) {
       const messageId = event.details["messageId"]
       if (event.type !== "email.queued" || typeof messageId !== "string") continue
-      messages.set(messageId, { accountId: event.accountId, messageId })
+      const messages = byAccount.get(event.accountId) ?? new Map<string, number>()
+      messages.set(messageId, (messages.get(messageId) ?? 0) + 1)
+      byAccount.set(event.accountId, messages)
     }
-    yield* Effect.forEach(messages.values(), (payload) =>
+    const payloads = [...byAccount].flatMap(([accountId, messages]) => {
+      const runs: Array<Array<string>> = []
+      let recipients = recipientsPerRun
+      for (const [messageId, count] of messages) {
+        if (recipients >= recipientsPerRun) {
+          runs.push([])
+          recipients = 0
+        }
+        runs.at(-1)!.push(messageId)
+        recipients += count
+      }
+      return runs.map((batch) => batch.length === 1 ? { accountId, messageId: batch[0]! } : { accountId, messageId: batch[0]!, batch })
+    })
+    yield* Effect.forEach(payloads, (payload) =>
       queue.value.enqueue(messageDeliveryJob, payload, { dedupeKey: payload.messageId }), { discard: true })
   })
 
@@ -120,7 +154,8 @@ const eventsOf = (
       occurredAt: at,
       smtpResponse: verdict?.smtpResponse,
       bounceType: bounce?.bounceType,
-      bounceReason: bounce?.bounceReason,
+      // A recipient dropped at delivery carries its reason as the envelope's bounceReason, as one dropped at acceptance.
+      bounceReason: bounce?.bounceReason ?? extra.reason,
       reason: extra.reason,
       metadata: message.content.metadata,
     }),
@@ -134,38 +169,28 @@ const eventsOf = (
       smtpResponse: verdict?.smtpResponse ?? null,
       bounceType: bounce?.bounceType ?? null,
       bounceCode: bounce?.bounceCode ?? null,
-      bounceReason: bounce?.bounceReason ?? null,
+      bounceReason: bounce?.bounceReason ?? extra.reason ?? null,
     },
   }
 }
 
-/** Adds the Bounce suppression of a hard bounce, unless the address carries a Complaint suppression (which stays). */
-const suppressBounce = (
-  accountId: AccountId,
-  email: string,
-  details: { readonly bounceCode: string; readonly bounceReason: string; readonly messageId: string },
+/** Records what one report or attempt decided for recipients of a message: their new status, the message events, the
+ *  outbox events, and what a hard bounce does to the address (recordHardBounce). To run inside a Store transaction. */
+export const recordResolutions = (
+  message: StoredMessage,
+  resolutions: Parameters<typeof writeResolutions>[1],
   at: Date,
 ) =>
   Effect.gen(function* () {
     const store = yield* Store
-    const ids = yield* Ids
-    const existing = yield* store.suppressions.findByEmail(accountId, email as EmailAddress)
-    if (Option.isSome(existing) && existing.value.reason === "Complaint") return
-    const suppression: Suppression = {
-      id: ids.make("suppression", at) as SuppressionId,
-      accountId,
-      email: email as EmailAddress,
-      reason: "Bounce",
-      details: { ...details, recordedAt: at.toISOString() },
-      createdAt: at,
-      updatedAt: at,
-    }
-    yield* store.suppressions.put(suppression)
+    const { outbox, records } = yield* writeResolutions(message, resolutions, at)
+    if (records.length > 0) yield* store.messages.appendEvents(records)
+    if (outbox.length > 0) yield* store.events.append(outbox)
   })
 
-/** Records what one report or attempt decided for recipients of a message: their new status, the message events, the
- *  outbox events and the Bounce suppressions of hard bounces. To run inside a Store transaction. */
-export const recordResolutions = (
+/** recordResolutions without appending the events: it answers them, for a caller that appends the events of many
+ *  messages at once. */
+const writeResolutions = (
   message: StoredMessage,
   resolutions: ReadonlyArray<{
     readonly recipient: MessageRecipient
@@ -197,20 +222,23 @@ export const recordResolutions = (
         records.push(made.record)
       }
       if (resolution.suppression !== null) {
-        yield* suppressBounce(message.accountId, recipient.email, { ...resolution.suppression, messageId: message.id }, at)
+        yield* recordHardBounce(message.accountId, recipient.email, { ...resolution.suppression, messageId: message.id }, at)
       }
     }
     yield* store.messages.updateRecipients(message.accountId, message.id, updates)
-    if (records.length > 0) yield* store.messages.appendEvents(records)
-    if (outbox.length > 0) yield* store.events.append(outbox)
+    return { outbox, records }
   })
 
-/** The handler of messageDeliveryJob: one attempt for every recipient of the message still waiting. Recipients are
- *  marked held while their submission is under way (in a transaction that also makes sure no other run took them), so
- *  a crash between sending and recording never leads to a second submission. Fails with DeliveryDeferred, so that the
- *  queue runs it again later, while a recipient was deferred or the relay could not be reached; on the last attempt
- *  those recipients bounce softly instead. */
-export const deliverMessage = (payload: { readonly accountId: string; readonly messageId: string }, run: JobRun) =>
+/** The handler of messageDeliveryJob: one attempt for every recipient still waiting of each message of the run.
+ *  Recipients are marked held while their submission is under way (in a transaction that also makes sure no other run
+ *  took them), so a crash between sending and recording never leads to a second submission. The messages of a run
+ *  are taken in one transaction and their outcomes recorded in another, however many they are. Fails with
+ *  DeliveryDeferred, so that the queue runs it again later, while a recipient was deferred or the relay could not be
+ *  reached; on the last attempt those recipients bounce softly instead. */
+export const deliverMessage = (
+  payload: { readonly accountId: string; readonly messageId: string; readonly batch?: ReadonlyArray<string> | undefined },
+  run: JobRun,
+) =>
   Effect.gen(function* () {
     const store = yield* Store
     const ids = yield* Ids
@@ -219,50 +247,67 @@ export const deliverMessage = (payload: { readonly accountId: string; readonly m
     const mailer = yield* Effect.serviceOption(Mailer)
     if (Option.isNone(mailer)) return yield* Effect.dieMessage("message delivery needs a Mailer")
     const accountId = payload.accountId as AccountId
-    const messageId = payload.messageId as MessageId
+    const messageIds = (payload.batch ?? [payload.messageId]) as ReadonlyArray<MessageId>
 
     // Take the waiting recipients: serialised per account (a row lock on Postgres), so two runs never take the same.
+    // Committed before anything is sent: held is on disk before the first submission starts.
     const taken = yield* store.transaction(Effect.gen(function* () {
       yield* store.accounts.lock(accountId)
-      const found = yield* store.messages.findById(accountId, messageId)
-      if (Option.isNone(found) || found.value.state !== "queued") return Option.none()
-      const message = found.value
-      const candidates = message.recipients.filter(waiting)
-      if (candidates.length === 0) return Option.none()
       const at = new Date(yield* Clock.currentTimeMillis)
-      // Send-time filtering again (one set-based query): an address may have bounced, complained or opted out since
-      // the message was accepted (a deferral retried hours later, a scheduled send).
-      const { dropped } = yield* store.suppressions.eligibility(
-        accountId, { kind: message.content.stream, topicId: message.content.topicId }, candidates.map((r) => r.email as EmailAddress))
-      const reasons = new Map<string, string>(dropped.map((d) => [d.email, d.reason]))
-      const recipients = candidates.filter((r) => !reasons.has(r.email))
-      const blocked = candidates.filter((r) => reasons.has(r.email))
-      yield* store.messages.updateRecipients(accountId, messageId, [
-        ...recipients.map((r): RecipientUpdate => ({ position: r.position, status: "held", addAttempts: 0, lastResponse: submissionInProgress, at })),
-        ...blocked.map((r): RecipientUpdate => ({
-          position: r.position, status: "dropped", addAttempts: 0, lastResponse: `not sent: ${reasons.get(r.email)!}`, at,
-        })),
-      ])
-      if (blocked.length > 0) {
-        const made = blocked.map((r) =>
-          eventsOf(ids, message, r.email, message.content.subject, "email.dropped", undefined, at, { reason: reasons.get(r.email)! }))
-        yield* store.messages.appendEvents(made.map((m) => m.record))
-        yield* store.events.append(made.map((m) => m.outbox))
+      const loaded: Array<{ readonly message: StoredMessage; readonly candidates: ReadonlyArray<MessageRecipient> }> = []
+      for (const messageId of messageIds) {
+        const found = yield* store.messages.findById(accountId, messageId)
+        if (Option.isNone(found) || found.value.state !== "queued") continue
+        const candidates = found.value.recipients.filter(waiting)
+        if (candidates.length > 0) loaded.push({ message: found.value, candidates })
       }
-      if (recipients.length === 0) return Option.none()
-      return Option.some({ message, recipients })
+      // Send-time filtering again, one set-based query per scope (stream and topic) over the run's messages of that
+      // scope: an address may have bounced, complained or opted out since the message was accepted (a deferral retried
+      // hours later, a scheduled send).
+      const scopes = new Map<string, { readonly scope: SendScope; readonly addresses: Set<EmailAddress> }>()
+      for (const { message, candidates } of loaded) {
+        const key = `${message.content.stream}\u0000${message.content.topicId ?? ""}`
+        const entry = scopes.get(key) ?? { scope: { kind: message.content.stream, topicId: message.content.topicId }, addresses: new Set() }
+        for (const r of candidates) entry.addresses.add(r.email as EmailAddress)
+        scopes.set(key, entry)
+      }
+      const reasonsByScope = new Map<string, Map<string, string>>()
+      for (const [key, { scope, addresses }] of scopes) {
+        const { dropped } = yield* store.suppressions.eligibility(accountId, scope, [...addresses])
+        reasonsByScope.set(key, new Map(dropped.map((d) => [d.email, d.reason])))
+      }
+      const taken: Array<{ readonly message: StoredMessage; readonly recipients: ReadonlyArray<MessageRecipient> }> = []
+      const droppedEvents: Array<ReturnType<typeof eventsOf>> = []
+      for (const { message, candidates } of loaded) {
+        const reasons = reasonsByScope.get(`${message.content.stream}\u0000${message.content.topicId ?? ""}`)!
+        const recipients = candidates.filter((r) => !reasons.has(r.email))
+        const blocked = candidates.filter((r) => reasons.has(r.email))
+        yield* store.messages.updateRecipients(accountId, message.id, [
+          ...recipients.map((r): RecipientUpdate => ({ position: r.position, status: "held", addAttempts: 0, lastResponse: submissionInProgress, at })),
+          ...blocked.map((r): RecipientUpdate => ({
+            position: r.position, status: "dropped", addAttempts: 0, lastResponse: `not sent: ${reasons.get(r.email)!}`, at,
+          })),
+        ])
+        droppedEvents.push(...blocked.map((r) =>
+          eventsOf(ids, message, r.email, message.content.subject, "email.dropped", undefined, at, { reason: reasons.get(r.email)! })))
+        if (recipients.length > 0) taken.push({ message, recipients })
+      }
+      if (droppedEvents.length > 0) {
+        yield* store.messages.appendEvents(droppedEvents.map((m) => m.record))
+        yield* store.events.append(droppedEvents.map((m) => m.outbox))
+      }
+      return taken
     }))
-    if (Option.isNone(taken)) return
-    const { message, recipients } = taken.value
-
-    const accepted = toAcceptedMessage(message)
-    const from = message.content.from.email
-    const compiled = compileContent(accepted, "content.", { checked: true })
-    const dkim = config.dkimKeys?.find((key) => key.domainName.toLowerCase() === domainOf(from))
+    if (taken.length === 0) return
     const lastAttempt = run.lastAttempt
 
-    const attempt = (recipient: MessageRecipient) =>
-      Effect.gen(function* () {
+    /** The submissions of one message, one per recipient. */
+    const submissions = ({ message, recipients }: (typeof taken)[number]) => {
+      const accepted = toAcceptedMessage(message)
+      const from = message.content.from.email
+      const compiled = compileContent(accepted, "content.", { checked: true })
+      const dkim = config.dkimKeys?.find((key) => key.domainName.toLowerCase() === domainOf(from))
+      return recipients.map((recipient) => Effect.gen(function* () {
         const base = { recipient, before: recipient.status, subject: message.content.subject }
         let unsubscribe: UnsubscribeLinks | undefined
         if (accepted.stream === "marketing") {
@@ -287,53 +332,64 @@ export const deliverMessage = (payload: { readonly accountId: string; readonly m
         const outgoing: OutgoingMessage = dkim === undefined ? built.right : { ...built.right, dkim }
         const sent = yield* Effect.either(mailer.value.send(outgoing))
         return { ...base, subject: outgoing.subject, result: resultOf(recipient.email, sent) } satisfies Outcome
-      })
+      }))
+    }
 
-    const outcomes: ReadonlyArray<Outcome> = yield* Effect.forEach(recipients, attempt, { concurrency: 10 })
+    // Every submission of the run at once, up to the bound (the Mailer's pool queues the rest).
+    const attempts = taken.map(submissions)
+    const flat: ReadonlyArray<Outcome> = yield* Effect.all(attempts.flat(), { concurrency: submissionConcurrency })
     const at = new Date(yield* Clock.currentTimeMillis)
     // A deferral on the last run gives up; otherwise resolveRecipient decides from the run's number.
     const attemptNumber = lastAttempt ? deferralDelays.length + 1 : Math.min(run.attempt, deferralDelays.length)
 
     let retry: string | undefined
     yield* store.transaction(Effect.gen(function* () {
-      const resolutions: Array<Parameters<typeof recordResolutions>[1][number]> = []
-      const restored: Array<RecipientUpdate> = []
-      const dropped: Array<ReturnType<typeof eventsOf>> = []
-      for (const outcome of outcomes) {
-        const { recipient, subject, result } = outcome
-        switch (result.kind) {
-          case "verdict": {
-            const resolution = resolveRecipient(result.verdict, attemptNumber)
-            // No address in the detail: the job runner logs it.
-            if (resolution.retry) retry ??= "a recipient was deferred"
-            resolutions.push({ recipient, subject, resolution, addAttempts: 1 })
-            break
-          }
-          case "not-sent": {
-            if (!lastAttempt) {
-              retry ??= "the message could not be submitted"
-              restored.push({ position: recipient.position, status: outcome.before, addAttempts: 0, lastResponse: result.detail, at })
-            } else {
-              const verdict = gaveUp(recipient.attempts, result.detail)
-              resolutions.push({ recipient, subject, resolution: resolveRecipient(verdict, attemptNumber), addAttempts: 0 })
+      // The events of every message of the run, appended with one insert of each kind at the end.
+      const outbox: Array<DomainEvent> = []
+      const records: Array<MessageEvent> = []
+      let offset = 0
+      for (const [index, { message }] of taken.entries()) {
+        const outcomes = flat.slice(offset, offset + attempts[index]!.length)
+        offset += outcomes.length
+        const resolutions: Array<Parameters<typeof recordResolutions>[1][number]> = []
+        const restored: Array<RecipientUpdate> = []
+        const dropped: Array<ReturnType<typeof eventsOf>> = []
+        for (const outcome of outcomes) {
+          const { recipient, subject, result } = outcome
+          switch (result.kind) {
+            case "verdict": {
+              const resolution = resolveRecipient(result.verdict, attemptNumber)
+              // No address in the detail: the job runner logs it.
+              if (resolution.retry) retry ??= "a recipient was deferred"
+              resolutions.push({ recipient, subject, resolution, addAttempts: 1 })
+              break
             }
-            break
-          }
-          case "dropped": {
-            restored.push({ position: recipient.position, status: "dropped", addAttempts: 0, lastResponse: result.detail, at })
-            dropped.push(eventsOf(ids, message, recipient.email, subject, "email.dropped", undefined, at, { reason: "RENDER_FAILED" }))
-            break
+            case "not-sent": {
+              if (!lastAttempt) {
+                retry ??= "the message could not be submitted"
+                restored.push({ position: recipient.position, status: outcome.before, addAttempts: 0, lastResponse: result.detail, at })
+              } else {
+                const verdict = gaveUp(recipient.attempts, result.detail)
+                resolutions.push({ recipient, subject, resolution: resolveRecipient(verdict, attemptNumber), addAttempts: 0 })
+              }
+              break
+            }
+            case "dropped": {
+              restored.push({ position: recipient.position, status: "dropped", addAttempts: 0, lastResponse: result.detail, at })
+              dropped.push(eventsOf(ids, message, recipient.email, subject, "email.dropped", undefined, at, { reason: "RENDER_FAILED" }))
+              break
+            }
           }
         }
+        const written = yield* writeResolutions(message, resolutions, at)
+        outbox.push(...written.outbox, ...dropped.map((d) => d.outbox))
+        records.push(...written.records, ...dropped.map((d) => d.record))
+        if (restored.length > 0) yield* store.messages.updateRecipients(accountId, message.id, restored)
       }
-      yield* recordResolutions(message, resolutions, at)
-      if (restored.length > 0) yield* store.messages.updateRecipients(accountId, messageId, restored)
-      if (dropped.length > 0) {
-        yield* store.messages.appendEvents(dropped.map((d) => d.record))
-        yield* store.events.append(dropped.map((d) => d.outbox))
-      }
+      if (records.length > 0) yield* store.messages.appendEvents(records)
+      if (outbox.length > 0) yield* store.events.append(outbox)
     }))
-    if (retry !== undefined) return yield* Effect.fail(new DeliveryDeferred({ messageId, detail: retry }))
+    if (retry !== undefined) return yield* Effect.fail(new DeliveryDeferred({ messageId: payload.messageId, detail: retry }))
   })
 
 const resultOf = (recipient: string, sent: Either.Either<MailResult, MailerError>): Outcome["result"] => {
@@ -383,9 +439,7 @@ export class MessageDelivery extends Effect.Service<MessageDelivery>()("@mailroo
         const at = new Date(yield* Clock.currentTimeMillis)
         const updated = yield* store.transaction(Effect.gen(function* () {
           yield* store.accounts.lock(accountId)
-          const found = yield* store.messages.findById(accountId, messageId as MessageId)
-          if (Option.isNone(found)) return yield* Effect.fail(new ResourceNotFound({ resource: "message", id: messageId }))
-          const message = found.value
+          const message = yield* store.messages.findById(accountId, messageId as MessageId).pipe(orNotFound("message", messageId))
           const recipient = message.recipients.find((r) => r.email === email.trim().toLowerCase())
           if (recipient === undefined) return yield* Effect.fail(new ResourceNotFound({ resource: "recipient", id: email }))
           if (recipient.status !== "held") {

@@ -1,11 +1,12 @@
 /** The monthly sending quota: recipients per calendar month by plan, reserved at acceptance and never refunded.
  *  Spec: sending "Limits" and rules 2-3. Enterprise has no quota (the spec does not show one). */
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import { type Account, planLimits } from "../domain/account.js"
 import { quotaPeriod, quotaResetsAt } from "../domain/message-record.js"
 import { QuotaExceeded } from "../errors.js"
 import { Store } from "../ports/store.js"
 import { serviceMethod } from "./tracing.js"
+import { currentDate } from "../internal/time.js"
 
 /** Where an account stands in the current period. */
 export interface QuotaUsage {
@@ -21,7 +22,7 @@ export class Quota extends Effect.Service<Quota>()("@mailroom/core/Quota", {
   effect: Effect.gen(function* () {
     const store = yield* Store
     const method = yield* serviceMethod
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+    const now = currentDate
 
     /** Reserves `recipients` in the account's current month, or fails with QuotaExceeded (and reserves nothing).
      *  Atomic against concurrent reservations; joins the caller's transaction, so a send that fails later rolls its

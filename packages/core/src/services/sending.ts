@@ -6,7 +6,7 @@
  *  batch, reserves the quota for the recipients left, and writes the messages (state queued, dropped recipients with
  *  status dropped) with their email.queued and email.dropped events in one Store transaction. Delivery starts from the
  *  email.queued events; it is not done here. */
-import { Clock, Context, Duration, Effect, Option, Schema } from "effect"
+import { Context, Duration, Effect, Option, Schema } from "effect"
 import type { Account, AccountId } from "../domain/account.js"
 import type { DomainEvent } from "../domain/event.js"
 import { emailEvent, type EmailEventType } from "../domain/email-event.js"
@@ -25,6 +25,7 @@ import { Background } from "./background.js"
 import { checkIdempotencyKey, Idempotency, requestFingerprint } from "./idempotency.js"
 import { Quota } from "./quota.js"
 import { serviceMethod } from "./tracing.js"
+import { currentDate } from "../internal/time.js"
 
 /** Settings of the scheduled-send task. */
 export class SendingConfig extends Context.Reference<SendingConfig>()("@mailroom/core/SendingConfig", {
@@ -103,14 +104,15 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
     const background = yield* Background
     const config = yield* SendingConfig
     const method = yield* serviceMethod
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+    const now = currentDate
 
     /** The email.* event of one recipient, twice: in the outbox (webhooks, delivery) and in the message's log
-     *  (GET /emails/{id}). A dropped recipient's reason is the log's bounceReason. */
+     *  (GET /emails/{id}). A dropped recipient's reason is its bounceReason in both (the envelope carries bounceReason
+     *  on email.dropped, "when available"), and `details.reason` in the outbox. */
     const recipientEvent = (message: StoredMessage, type: EmailEventType, recipient: string, at: Date, reason?: string) => {
       const outbox = emailEvent({
         id: ids.make("event", at), accountId: message.accountId, type, messageId: message.id, recipient,
-        sender: message.content.from.email, subject: message.content.subject, occurredAt: at, reason,
+        sender: message.content.from.email, subject: message.content.subject, occurredAt: at, reason, bounceReason: reason,
         metadata: message.content.metadata,
       })
       const log: MessageEvent = {

@@ -5,14 +5,14 @@
  *  unsubscribe endpoints, the preference centre, signup forms and complaints reuse these methods with their own
  *  `method` / channel, so that every path applies the same rules and fires the same events. Each method decodes its
  *  own input with core's schemas, so Effect hosts and the Promise facade meet the same limits as HTTP clients. */
-import { Clock, Context, Effect, Either, Option, Schema } from "effect"
+import { Context, Effect, Either, Option, Schema } from "effect"
 import { type Account, type AccountId, planLimits } from "../domain/account.js"
 import type { PendingConfirmation } from "../domain/confirmation.js"
 import { type Contact, type ContactId, type ContactSource, type ContactStatus, mergeTags, newContact } from "../domain/contact.js"
 import { EmailAddress } from "../domain/email.js"
 import type { DomainEvent } from "../domain/event.js"
 import type { ListId } from "../domain/list.js"
-import { type MemberEventSource, memberEvent, newMembers } from "../domain/member.js"
+import { type MemberEventSource, memberEvent, newListMemberships } from "../domain/member.js"
 import { compileContent, renderContent } from "../domain/render.js"
 import {
   confirmedEvent, type ConsentInput, decideSubscribe, decideUnsubscribeAll, subscribedEvent, type SubscribeSource, unsubscribedEvent,
@@ -21,7 +21,7 @@ import {
 import {
   defaultConfirmationTemplate, SubscribeInput, UnsubscribeInput, UpdateSubscriptionInput,
 } from "../domain/subscription-input.js"
-import type { SuppressionId, SuppressionReason } from "../domain/suppression.js"
+import type { Suppression, SuppressionId, SuppressionReason } from "../domain/suppression.js"
 import type { Topic, TopicId } from "../domain/topic.js"
 import {
   ContactNotFound, FreeTierContactLimit, ListNotFound, NoPendingConfirmation, TopicNotFound,
@@ -35,6 +35,7 @@ import { decodeInput } from "../validation.js"
 import { SendingPause } from "./sending-pause.js"
 import { Tokens } from "./tokens.js"
 import { serviceMethod } from "./tracing.js"
+import { currentDate } from "../internal/time.js"
 
 /** The sender of confirmation mail unless the host names one. */
 export const defaultConfirmationFrom = "confirm@mailroom.localhost"
@@ -191,7 +192,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
     const ids = yield* Ids
     const tokens = yield* Tokens
     const pause = yield* SendingPause
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+    const now = currentDate
 
     const event = (account: Account | AccountId, at: Date) => ({
       id: ids.make("event", at),
@@ -217,13 +218,31 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
         occurredAt: at,
       }))
 
+    /** LIST_NOT_FOUND naming the first of `listIds` that is not among `known` (the account's lists found), if any. */
+    const requireLists = (listIds: ReadonlyArray<string>, known: ReadonlyArray<string>) => {
+      const found = new Set(known)
+      const missing = listIds.find((id) => !found.has(id))
+      return missing === undefined ? Effect.void : Effect.fail(new ListNotFound({ listId: missing }))
+    }
+
     /** The account's lists among `listIds`, or LIST_NOT_FOUND naming the first that is not (another account's too). */
     const checkLists = (account: Account, listIds: ReadonlyArray<string>) =>
-      Effect.forEach(listIds, (listId) =>
-        Effect.flatMap(store.lists.findById(account.id, listId), Option.match({
-          onNone: () => Effect.fail(new ListNotFound({ listId })),
-          onSome: Effect.succeed,
-        })))
+      listIds.length === 0
+        ? Effect.void
+        : Effect.flatMap(store.lists.findByIds(account.id, listIds), (found) => requireLists(listIds, found.map((list) => list.id)))
+
+    /** Makes the contact a current member of the account's lists among `listIds` in one statement; answers the lists
+     *  it newly joined (or rejoined), in the order of `listIds`. */
+    const joinLists = (accountId: AccountId, contactId: ContactId, listIds: ReadonlyArray<string>, at: Date) =>
+      listIds.length === 0
+        ? Effect.succeed<ReadonlyArray<string>>([])
+        : Effect.map(
+          store.members.addToLists(accountId, contactId, newListMemberships(listIds, () => ids.make("member", at)), at),
+          (joined) => {
+            const added = new Set(joined)
+            return listIds.filter((listId) => added.has(listId))
+          },
+        )
 
     /** The account's topics among `topicIds`, or TOPIC_NOT_FOUND naming the first that is not. */
     const checkTopics = (account: Account, topicIds: ReadonlyArray<string>) =>
@@ -289,7 +308,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
     const newConfirmation = (
       account: Account,
       contact: Contact,
-      fields: Pick<PendingConfirmation, "listIds" | "topicIds" | "redirectUrl" | "source">,
+      fields: Pick<PendingConfirmation, "listIds" | "topicIds" | "redirectUrl" | "source" | "formId">,
       at: Date,
     ) =>
       Effect.gen(function* () {
@@ -305,11 +324,13 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
         const form = context.form
         const listIds = unique(input.listIds)
         const topicIds = unique(input.topicIds)
-        yield* checkLists(account, listIds)
+        // The lists named are checked with the address's read, in the same query.
+        const address = yield* store.contacts.findAddress(account.id, input.email, listIds)
+        yield* requireLists(listIds, address.listIds)
         yield* checkTopics(account, topicIds)
         const at = yield* now
-        const existing = Option.getOrUndefined(yield* store.contacts.findByEmail(account.id, input.email))
-        const suppression = Option.getOrUndefined(yield* store.suppressions.findByEmail(account.id, input.email))
+        const existing = Option.getOrUndefined(address.contact)
+        const suppression = Option.getOrUndefined(address.suppression)
         const consent: ConsentInput | undefined = form === undefined
           ? input.consent
           : { ...input.consent, text: input.consent?.text ?? `Signup form: ${form.name}` }
@@ -375,11 +396,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
 
         let topicsOptedIn = 0
         for (const topicId of topicIds) if (yield* store.topics.optIn(account.id, topicId as TopicId, input.email)) topicsOptedIn++
-        const addedToListIds: Array<string> = []
-        for (const listId of listIds) {
-          const added = yield* store.members.addCurrent(account.id, listId, newMembers([contactId], () => ids.make("member", at)), at)
-          if (added.length > 0) addedToListIds.push(listId)
-        }
+        const addedToListIds = yield* joinLists(account.id, contactId, listIds, at)
 
         let mail: string | undefined
         // A contact made by this call has no pending confirmation: no need to ask the store.
@@ -389,8 +406,13 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
           if (!outstanding) {
             const made = yield* newConfirmation(account, contact, {
               listIds, topicIds, redirectUrl: input.redirectUrl ?? null, source: form === undefined ? "API" : "FORM",
+              formId: form?.id ?? null,
             }, at)
             mail = made.url
+          } else if (form !== undefined && pending !== undefined && pending.formId !== form.id) {
+            // A signup form reaching an address whose confirmation is outstanding mails nothing new, but the link
+            // already sent now confirms on behalf of the latest form: contact.confirmed names it.
+            yield* store.confirmations.put({ ...pending, formId: form.id })
           }
         } else if (pending !== undefined) {
           yield* store.confirmations.delete(account.id, contactId)
@@ -457,16 +479,17 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
     })
 
     /** Unsubscribe from everything: the contact becomes UNSUBSCRIBED (its pending confirmation goes) and an Unsubscribe
-     *  suppression is added unless the address has one; contact.unsubscribed when something changed. */
+     *  suppression is added unless the address has one; contact.unsubscribed when something changed. `contact` and
+     *  `suppression` are what one `findAddress` read in the same transaction. */
     const unsubscribeAll = (
       accountId: AccountId,
       email: EmailAddress,
       contact: Contact | undefined,
+      suppression: Suppression | undefined,
       details: { readonly method: UnsubscribeMethod; readonly campaignId?: string | undefined; readonly reason?: string | undefined },
       at: Date,
     ) =>
       Effect.gen(function* () {
-        const suppression = Option.getOrUndefined(yield* store.suppressions.findByEmail(accountId, email))
         const decision = decideUnsubscribeAll(contact?.status ?? null, suppression?.reason ?? null)
         if (contact !== undefined && decision.status !== undefined) {
           yield* store.contacts.update({ ...contact, status: decision.status, unsubscribedAt: at, updatedAt: at })
@@ -564,7 +587,11 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
         ...(input.reason !== undefined && input.reason !== null ? { reason: input.reason } : {}),
       }
       const at = yield* now
-      const contact = Option.getOrUndefined(yield* store.contacts.findByEmail(account.id, input.email))
+      // Scope all decides on the contact and the suppression: one read of both. The other scopes need the contact only.
+      const address = scope === "all"
+        ? yield* store.contacts.findAddress(account.id, input.email)
+        : { contact: yield* store.contacts.findByEmail(account.id, input.email), suppression: Option.none<Suppression>() }
+      const contact = Option.getOrUndefined(address.contact)
       let changed: boolean
       if (scope === "list") {
         yield* checkLists(account, [listId!])
@@ -573,7 +600,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
         yield* checkTopics(account, [topicId!])
         changed = yield* leaveTopic(account.id, input.email, contact, topicId!, details, at)
       } else {
-        changed = yield* unsubscribeAll(account.id, input.email, contact, details, at)
+        changed = yield* unsubscribeAll(account.id, input.email, contact, Option.getOrUndefined(address.suppression), details, at)
       }
       return { email: input.email, contactId: contact?.id ?? null, scope, changed } satisfies UnsubscribeResult
     }, store.transaction)
@@ -581,8 +608,9 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
     const readStatus = (account: Account, email: EmailAddress) =>
       Effect.gen(function* () {
         const at = yield* now
-        const contact = Option.getOrUndefined(yield* store.contacts.findByEmail(account.id, email))
-        const suppression = Option.getOrUndefined(yield* store.suppressions.findByEmail(account.id, email))
+        const address = yield* store.contacts.findAddress(account.id, email)
+        const contact = Option.getOrUndefined(address.contact)
+        const suppression = Option.getOrUndefined(address.suppression)
         const topics = yield* store.topics.all(account.id)
         const optedOut = new Set<string>(yield* store.topics.optedOut(account.id, email))
         const memberships = contact === undefined ? [] : yield* store.members.ofContact(account.id, contact.id)
@@ -653,9 +681,11 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
       const channel = channels[context.channel ?? "api"]
       const details = { method: channel.method }
       const at = yield* now
-      let contact = Option.getOrUndefined(yield* store.contacts.findByEmail(account.id, email))
+      const address = yield* store.contacts.findAddress(account.id, email)
+      let contact = Option.getOrUndefined(address.contact)
+      const suppression = Option.getOrUndefined(address.suppression)
       if (input.unsubscribeAll === true) {
-        yield* unsubscribeAll(account.id, email, contact, details, at)
+        yield* unsubscribeAll(account.id, email, contact, suppression, details, at)
         return yield* readStatus(account, email)
       }
       const topicEntries = Object.entries(input.topics ?? {})
@@ -670,7 +700,6 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
       const added: Array<string> = []
       if (joins.length > 0) {
         if (contact === undefined) return yield* Effect.fail(new ContactNotFound({ email }))
-        const suppression = Option.getOrUndefined(yield* store.suppressions.findByEmail(account.id, email))
         const decision = yield* Either.match(decideSubscribe(email, {
           contactStatus: contact.status,
           hasConsent: contact.consentAt !== null,
@@ -697,10 +726,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
           if (decision.liftSuppression) yield* store.suppressions.delete(account.id, email)
           resubscribed = true
         }
-        for (const listId of joins) {
-          const made = yield* store.members.addCurrent(account.id, listId, newMembers([contact.id], () => ids.make("member", at)), at)
-          if (made.length > 0) added.push(listId)
-        }
+        added.push(...yield* joinLists(account.id, contact.id, joins, at))
         events.push(...memberEvents("list.member_added", account.id, contact, added, channel.source, at))
       }
       const topicsOn: Array<string> = []
@@ -747,8 +773,8 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
           return yield* Effect.fail(new NoPendingConfirmation({ email, detail: "the contact subscribed through a signup form" }))
         }
         if (yield* pause.isPaused(account.id)) return { contact, pending, url: undefined }
-        const { listIds, topicIds, redirectUrl, source } = pending
-        const made = yield* newConfirmation(account, contact, { listIds, topicIds, redirectUrl, source }, yield* now)
+        const { listIds, topicIds, redirectUrl, source, formId } = pending
+        const made = yield* newConfirmation(account, contact, { listIds, topicIds, redirectUrl, source, formId }, yield* now)
         return { contact, pending: made.confirmation, url: made.url }
       }))
       const confirmationSent = written.url === undefined ? false : yield* sendConfirmation(account, written.contact, written.url)
@@ -792,7 +818,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
         yield* store.events.append([confirmedEvent(event(accountId, at), {
           contactId: contact.id,
           email: contact.email,
-          formId: null,
+          formId: pending.formId,
           listIds: pending.listIds,
           topicIds: pending.topicIds,
           confirmedAt: at,

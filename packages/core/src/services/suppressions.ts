@@ -1,16 +1,17 @@
 /** The suppressions API and send-time filtering. Spec: audience "Suppressions", "Suppression reasons" and
  *  "Send-time filtering". Suppressions added or removed here change no contact and append no events: only the
  *  Subscriptions API and the public unsubscribe links do (rule 9 and the POST /suppressions row). */
-import { Clock, Effect, Option } from "effect"
+import { Effect } from "effect"
 import type { Account, AccountId } from "../domain/account.js"
 import type { EmailAddress } from "../domain/email.js"
 import type {
   AddSuppressionInput, BulkSuppressionInput, SendScope, Suppression, SuppressionId, SuppressionQuery,
 } from "../domain/suppression.js"
-import { ResourceNotFound } from "../errors.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
+import { orNotFound } from "../internal/found.js"
 import { serviceMethod } from "./tracing.js"
+import { currentDate } from "../internal/time.js"
 
 export type BulkSuppressionResult =
   | { readonly action: "add"; readonly requested: number; readonly added: number; readonly updated: number }
@@ -21,7 +22,7 @@ export class Suppressions extends Effect.Service<Suppressions>()("@mailroom/core
     const store = yield* Store
     const method = yield* serviceMethod
     const ids = yield* Ids
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+    const now = currentDate
 
     const make = (account: Account, email: EmailAddress, input: Pick<Suppression, "reason" | "details">, at: Date): Suppression => ({
       id: ids.make("suppression", at) as SuppressionId,
@@ -39,9 +40,7 @@ export class Suppressions extends Effect.Service<Suppressions>()("@mailroom/core
 
     /** The suppression of the address, or RESOURCE_NOT_FOUND. */
     const get = method("Suppressions.get")(function* (account: Account, email: EmailAddress) {
-      const found = yield* store.suppressions.findByEmail(account.id, email)
-      if (Option.isNone(found)) return yield* Effect.fail(new ResourceNotFound({ resource: "suppression", id: email }))
-      return found.value
+      return yield* store.suppressions.findByEmail(account.id, email).pipe(orNotFound("suppression", email))
     })
 
     /** POST /suppressions: adds, or replaces reason and details of the address's suppression. */

@@ -1,31 +1,26 @@
 /** The topics API (suppression groups) and their opt-outs. Spec: audience "Topics (suppression groups)". The member
  *  routes only edit the group: they touch no list and append no events (the Subscriptions API and the links do).
  *  Deleting a topic deletes its opt-outs, so those addresses become eligible for its mail again. */
-import { Clock, Effect, Option } from "effect"
+import { Effect } from "effect"
 import type { Account } from "../domain/account.js"
 import type { EmailAddress } from "../domain/email.js"
 import type { PageRequest } from "../domain/paging.js"
 import type { CreateTopicInput, Topic, TopicId, TopicQuery, TopicWithCount, UpdateTopicInput } from "../domain/topic.js"
-import { ResourceNotFound } from "../errors.js"
 import { sentFields } from "../internal/patch.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
+import { orNotFound } from "../internal/found.js"
 import { serviceMethod } from "./tracing.js"
+import { currentDate } from "../internal/time.js"
 
 export class Topics extends Effect.Service<Topics>()("@mailroom/core/Topics", {
   effect: Effect.gen(function* () {
     const store = yield* Store
     const method = yield* serviceMethod
     const ids = yield* Ids
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+    const now = currentDate
 
-    const find = (account: Account, id: string) =>
-      store.topics.findById(account.id, id).pipe(
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.fail(new ResourceNotFound({ resource: "topic", id })),
-          onSome: Effect.succeed,
-        })),
-      )
+    const find = (account: Account, id: string) => store.topics.findById(account.id, id).pipe(orNotFound("topic", id))
 
     const withCount = (topic: Topic) =>
       Effect.map(store.topics.countOptOuts(topic.accountId, topic.id), (optOuts): TopicWithCount => ({ topic, optOuts }))

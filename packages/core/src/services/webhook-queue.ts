@@ -7,11 +7,12 @@ import type { DomainEvent } from "../domain/event.js"
 import {
   type WebhookDelivery, webhookEnvelope, type WebhookEndpoint, webhookLimits, webhookRetryPolicy,
 } from "../domain/webhook.js"
+import type { StoreError } from "../errors.js"
 import { defineJob, JobQueue, type JobRun } from "../ports/job-queue.js"
 import { Mailer } from "../ports/mailer.js"
 import { Store } from "../ports/store.js"
 import { Accounts } from "./accounts.js"
-import { type AttemptResult, attemptDelivery, maxAttempts } from "./webhook-sender.js"
+import { type AttemptResult, attemptDelivery, maxAttempts, type PendingRecord, type RecordedAttempt } from "./webhook-sender.js"
 import { WebhooksConfig } from "./webhook-target.js"
 
 /** One delivery to attempt. The queue retries a failed run on the spec's schedule and gives up after five retries.
@@ -53,7 +54,7 @@ export const requeuePendingDeliveries = Effect.gen(function* () {
   let offered = 0
   while (true) {
     const pending = yield* store.webhooks.pendingDeliveries(after, page)
-    yield* Effect.forEach(pending, (delivery) => enqueueDelivery(delivery), { discard: true })
+    yield* enqueueDeliveries(pending)
     offered += pending.length
     if (pending.length < page) return offered
     after = pending.at(-1)!.id
@@ -78,6 +79,17 @@ export const enqueueDelivery = (delivery: Pick<WebhookDelivery, "id" | "accountI
       }).pipe(Effect.asVoid),
   }))
 
+/** Enqueues the jobs of several deliveries in one write of the queue (see enqueueDelivery). */
+export const enqueueDeliveries = (deliveries: ReadonlyArray<Pick<WebhookDelivery, "id" | "accountId">>) =>
+  deliveries.length === 0 ? Effect.void : Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({
+    onNone: () => Effect.void,
+    onSome: (queue) =>
+      queue.enqueueAll(webhookDeliveryJob, deliveries.map((delivery) => ({
+        payload: { accountId: delivery.accountId, deliveryId: delivery.id },
+        options: { dedupeKey: delivery.id },
+      }))).pipe(Effect.asVoid),
+  }))
+
 /** One delivery per (event, active endpoint subscribed to its type), without queueing them. Safe to run again with
  *  the same events (after a crash, say): no pair gets a second delivery. */
 export const makeDeliveries = (events: ReadonlyArray<DomainEvent>) =>
@@ -95,8 +107,7 @@ export const makeDeliveries = (events: ReadonlyArray<DomainEvent>) =>
 
 /** Fan-out and one job per delivery made. The outbox consumer queues only once its transaction committed (see
  *  `webhookConsumer`): a job queued on pg-boss may run before an uncommitted delivery can be read. */
-export const fanOutEvents = (events: ReadonlyArray<DomainEvent>) =>
-  Effect.tap(makeDeliveries(events), (made) => Effect.forEach(made, (delivery) => enqueueDelivery(delivery), { discard: true }))
+export const fanOutEvents = (events: ReadonlyArray<DomainEvent>) => Effect.tap(makeDeliveries(events), enqueueDeliveries)
 
 /** The outbox consumer of webhooks: each batch makes its deliveries in the relay's transaction, and their jobs are
  *  queued once it committed (tried again for a while when the queue fails; a delivery left without a job is queued
@@ -107,15 +118,15 @@ export const webhookConsumer = () => {
     name: "webhooks",
     handle: (events: ReadonlyArray<DomainEvent>) =>
       Effect.map(makeDeliveries(events), (deliveries) => { made = deliveries }),
-    committed: () =>
-      Effect.suspend(() => {
-        const queued = made
-        made = []
-        return Effect.forEach(queued, (delivery) => enqueueDelivery(delivery), { discard: true, concurrency: 8 }).pipe(
-          Effect.retry(Schedule.exponential("250 millis").pipe(Schedule.intersect(Schedule.recurs(6)))),
-          Effect.catchAll((error) => Effect.logError("webhooks: deliveries not queued; they are queued again at the next start", error)),
-        )
-      }),
+    // Takes the batch's deliveries when called (the relay may handle its next batch while the jobs are queued).
+    committed: () => {
+      const queued = made
+      made = []
+      return enqueueDeliveries(queued).pipe(
+        Effect.retry(Schedule.exponential("250 millis").pipe(Schedule.intersect(Schedule.recurs(6)))),
+        Effect.catchAll((error) => Effect.logError("webhooks: deliveries not queued; they are queued again at the next start", error)),
+      )
+    },
   }
 }
 
@@ -155,29 +166,50 @@ const sendNotice = (result: AttemptResult) =>
 
 export const defaultNotificationFrom = "webhooks@mailroom.localhost"
 
-const findPair = (accountId: AccountId, deliveryId: string) =>
+/** A delivery with its endpoint, as the delivery job reads them. */
+export type DeliveryPair = readonly [WebhookDelivery, WebhookEndpoint]
+
+/** Reads the deliveries named, each with its endpoint, in one query; answers in the order given (none for a delivery
+ *  that is gone). Runs that start together share one read through a group loader (see `Webhooks`). */
+export const loadDeliveryPairs = (refs: ReadonlyArray<{ readonly accountId: string; readonly deliveryId: string }>) =>
   Effect.gen(function* () {
     const store = yield* Store
-    const delivery = yield* store.webhooks.findDelivery(accountId, deliveryId)
-    if (Option.isNone(delivery)) return Option.none<readonly [WebhookDelivery, WebhookEndpoint]>()
-    const endpoint = yield* store.webhooks.findEndpoint(accountId, delivery.value.endpointId)
-    return Option.map(endpoint, (e) => [delivery.value, e] as const)
+    const found = yield* store.webhooks.findDeliveriesWithEndpoints(refs.map((ref) => ({ accountId: ref.accountId as AccountId, deliveryId: ref.deliveryId })))
+    const byId = new Map(found.map(({ delivery, endpoint }) => [delivery.id as string, [delivery, endpoint] as const]))
+    return refs.map((ref) => Option.fromNullable(byId.get(ref.deliveryId)))
   })
+
+const loadOne = (ref: { readonly accountId: string; readonly deliveryId: string }) =>
+  Effect.map(loadDeliveryPairs([ref]), (pairs) => pairs[0]!)
 
 /** The handler of webhookDeliveryJob: one attempt. A delivery that is gone (endpoint deleted), no longer pending, or
  *  whose endpoint was disabled is left alone. A failed attempt fails the run, so that the queue retries it, unless it
  *  was the last one, which marks the delivery failed. */
-export const runDeliveryJob = (payload: { readonly accountId: string; readonly deliveryId: string }, run: JobRun) =>
+export const runDeliveryJob = (
+  payload: { readonly accountId: string; readonly deliveryId: string },
+  run: JobRun,
+  grouped: {
+    /** How the attempt is recorded (see recordAttempts); alone by default. */
+    readonly record?: (pending: PendingRecord) => Effect.Effect<RecordedAttempt, StoreError, Store>
+    /** How the delivery and its endpoint are read (see loadDeliveryPairs); alone by default. */
+    readonly load?: (ref: { readonly accountId: string; readonly deliveryId: string }) => Effect.Effect<Option.Option<DeliveryPair>, StoreError, Store>
+  } = {},
+) =>
   Effect.gen(function* () {
     const accountId = payload.accountId as AccountId
-    const pair = yield* findPair(accountId, payload.deliveryId)
+    const { record } = grouped
+    const pair = yield* (grouped.load ?? loadOne)(payload)
     if (Option.isNone(pair)) return
     const [delivery, endpoint] = pair.value
     if (delivery.status !== "pending") return
     if (!endpoint.active) return
     const accounts = yield* Accounts
     const final = run.lastAttempt || delivery.attempts + 1 >= maxAttempts
-    const result = yield* attemptDelivery({ id: accountId }, endpoint, delivery, { masterSecret: yield* accounts.secret, final })
+    const result = yield* attemptDelivery({ id: accountId }, endpoint, delivery, {
+      masterSecret: yield* accounts.secret,
+      final,
+      ...(record === undefined ? {} : { record }),
+    })
     if (result.decision.notify) yield* sendNotice(result)
     if (!result.attempt.succeeded && !final) {
       return yield* Effect.fail(new DeliveryAttemptFailed({ deliveryId: delivery.id, detail: result.attempt.error ?? "failed" }))

@@ -1,12 +1,13 @@
 /** One attempt of one delivery: check the URL again (rules and DNS), sign the stored body, POST it to the checked
  *  address, record the attempt with what it did to the delivery, and move the endpoint's failure streak. Shared by
  *  POST /test, manual retries and the delivery job. Spec: "Delivery and retry", "Signature". */
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect } from "effect"
 import type { Account } from "../domain/account.js"
 import {
   afterAttempt, isSuccessStatus, previousSecretValid, signedHeaders, type StreakDecision, type WebhookAttempt,
   type WebhookDelivery, type WebhookEndpoint, webhookLimits,
 } from "../domain/webhook.js"
+import type { StoreError } from "../errors.js"
 import { deriveKey, seal, unseal } from "../internal/secret-box.js"
 import { HttpTransport } from "../ports/http-transport.js"
 import { Ids } from "../ports/ids.js"
@@ -25,12 +26,96 @@ export interface AttemptResult {
 }
 
 /** The key that seals webhook secrets, derived from the account platform's MAILROOM_SECRET. */
-export const secretKey = (masterSecret: string) => deriveKey(masterSecret, "webhook-secrets")
+export const secretKey = (masterSecret: string) => {
+  // Derived once per MAILROOM_SECRET rather than on every attempt.
+  if (derived?.masterSecret !== masterSecret) derived = { masterSecret, key: deriveKey(masterSecret, "webhook-secrets") }
+  return derived.key
+}
+let derived: { readonly masterSecret: string; readonly key: Buffer } | undefined
 
 export const sealSecret = (masterSecret: string, secret: string) => seal(secretKey(masterSecret), secret)
 
 /** The clear secret; a secret sealed under another MAILROOM_SECRET cannot sign and is reported as such. */
 export const unsealSecret = (masterSecret: string, sealed: string): string | undefined => unseal(secretKey(masterSecret), sealed)
+
+/** An attempt made, to record with what it does to its delivery and its endpoint's streak. */
+export interface PendingRecord {
+  readonly endpoint: WebhookEndpoint
+  readonly attempt: WebhookAttempt
+  readonly status: WebhookDelivery["status"]
+  readonly at: Date
+}
+
+export interface RecordedAttempt {
+  readonly decision: StreakDecision
+  /** The endpoint after the attempt (its streak moved, or disabled). */
+  readonly updated: WebhookEndpoint
+}
+
+/** Records attempts in one transaction, set-based: the distinct endpoints locked in one statement, in the order of
+ *  their ids (so that two groups cannot deadlock), the attempts inserted and their deliveries moved in one statement
+ *  each, and one streak write per endpoint whose streak moved. The streaks are computed here, attempt after attempt
+ *  (by endpoint, then in the order given) with afterAttempt, from the endpoint as locked: concurrent groups count one
+ *  after another. The lock comes first: recording an attempt takes a key-share lock on the endpoint (its foreign key),
+ *  and two groups that each held one while asking for the endpoint's lock would deadlock. Answers in the order given. */
+export const recordAttempts = (pending: ReadonlyArray<PendingRecord>) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    if (pending.length === 0) return []
+    const order = pending.map((_, i) => i).sort((a, b) => {
+      const x = pending[a]!.endpoint.id
+      const y = pending[b]!.endpoint.id
+      return x < y ? -1 : x > y ? 1 : a - b
+    })
+    // A delivery recorded twice in one group is recorded in rounds, each naming a delivery once (in order).
+    const rounds: Array<Array<PendingRecord>> = []
+    for (const one of pending) {
+      const round = rounds.find((r) => r.every((other) => other.attempt.deliveryId !== one.attempt.deliveryId))
+      if (round === undefined) rounds.push([one])
+      else round.push(one)
+    }
+    return yield* store.transaction(Effect.gen(function* () {
+      const refs = [...new Map(pending.map(({ endpoint }) => [endpoint.id, { accountId: endpoint.accountId, endpointId: endpoint.id }])).values()]
+      const locked = new Map((yield* store.webhooks.lockEndpoints(refs)).map((endpoint) => [endpoint.id as string, endpoint]))
+      const current = new Map(locked)
+      const disabledHere = new Set<string>()
+      const answers: Array<RecordedAttempt> = []
+      for (const i of order) {
+        const { endpoint, attempt, at } = pending[i]!
+        const now = current.get(endpoint.id) ?? endpoint
+        const decision = afterAttempt(now.failureSettings, now.streak, attempt.succeeded)
+        const updated: WebhookEndpoint = decision.disable && now.active
+          ? {
+            ...now,
+            active: false,
+            streak: decision.streak,
+            disabledReason: `disabled automatically after ${decision.streak.consecutiveFailures} consecutive failed deliveries`,
+            disabledAt: at,
+            updatedAt: at,
+          }
+          : { ...now, streak: decision.streak }
+        if (!updated.active && now.active) disabledHere.add(endpoint.id)
+        current.set(endpoint.id, updated)
+        answers[i] = { decision, updated }
+      }
+      yield* Effect.forEach(rounds, (round) =>
+        store.webhooks.recordAttempts(round.map(({ attempt, status, at }) => ({
+          attempt,
+          outcome: { status, lastStatusCode: attempt.statusCode, lastError: attempt.error, at },
+        }))), { discard: true })
+      // One write per endpoint, in id order: the disabled endpoint whole, or the streak when it moved.
+      for (const [id, before] of [...locked].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+        const after = current.get(id)!
+        if (disabledHere.has(id)) yield* store.webhooks.updateEndpoint(after)
+        else if (after.streak.consecutiveFailures !== before.streak.consecutiveFailures || after.streak.notified !== before.streak.notified) {
+          yield* store.webhooks.setStreak(before.accountId, before.id, after.streak)
+        }
+      }
+      return answers
+    }))
+  })
+
+const recordOne = (pending: PendingRecord) => Effect.map(recordAttempts([pending]), (answers) => answers[0]!)
 
 const describeStatus = (status: number) => `the receiver answered ${status}; only a 2xx is a success`
 
@@ -41,10 +126,14 @@ export const attemptDelivery = (
   account: Pick<Account, "id">,
   endpoint: WebhookEndpoint,
   delivery: WebhookDelivery,
-  options: { readonly masterSecret: string; readonly final: boolean },
+  options: {
+    readonly masterSecret: string
+    readonly final: boolean
+    /** How the attempt is recorded: alone by default, or grouped with others (see recordAttempts). */
+    readonly record?: (pending: PendingRecord) => Effect.Effect<RecordedAttempt, StoreError, Store>
+  },
 ) =>
   Effect.gen(function* () {
-    const store = yield* Store
     const ids = yield* Ids
     const transport = yield* HttpTransport
     const config = yield* WebhooksConfig
@@ -99,30 +188,8 @@ export const attemptDelivery = (
       startedAt,
     }
     const status = succeeded ? "succeeded" : options.final ? "failed" : "pending"
-    // The streak is read and written under the endpoint's lock, so that concurrent attempts count one after another.
-    // The lock comes first: recording the attempt takes a key-share lock on the endpoint (its foreign key), and two
-    // attempts that each held one while asking for the endpoint's lock would deadlock.
-    const { decision, updated } = yield* store.transaction(Effect.gen(function* () {
-      const current = Option.getOrElse(yield* store.webhooks.findEndpoint(account.id, endpoint.id, { forUpdate: true }), () => endpoint)
-      yield* store.webhooks.recordAttempt(attempt, {
-        status, lastStatusCode: outcome.statusCode, lastError: outcome.error, at: finishedAt,
-      })
-      const decision = afterAttempt(current.failureSettings, current.streak, succeeded)
-      if (decision.disable && current.active) {
-        const disabled: WebhookEndpoint = {
-          ...current,
-          active: false,
-          streak: decision.streak,
-          disabledReason: `disabled automatically after ${decision.streak.consecutiveFailures} consecutive failed deliveries`,
-          disabledAt: finishedAt,
-          updatedAt: finishedAt,
-        }
-        yield* store.webhooks.updateEndpoint(disabled)
-        return { decision, updated: disabled }
-      }
-      yield* store.webhooks.setStreak(account.id, endpoint.id, decision.streak)
-      return { decision, updated: { ...current, streak: decision.streak } }
-    }))
+    const record = options.record ?? recordOne
+    const { decision, updated } = yield* record({ endpoint, attempt, status, at: finishedAt })
     return {
       attempt,
       delivery: {

@@ -11,8 +11,13 @@ export interface WebhooksOptions {
   readonly urlRules: UrlRules
   /** The From address of failure notices. */
   readonly notificationFrom?: string | undefined
-  /** Delivery attempts one process makes at once (default 16). */
+  /** Delivery attempts one process makes at once: POSTs in flight (default 16). */
   readonly deliveryConcurrency?: number | undefined
+  /** Delivery jobs one process runs at once per POST it may have in flight (default 1). Above 1, the reads and
+   *  records of some runs overlap the POSTs of others: worth it where each statement is a round trip (Postgres, where
+   *  the facade sets 4), not on SQLite, whose statements run on the event loop. A run waits for a POST's place behind
+   *  at most this many minus one others, each at most the 10-second delivery timeout. */
+  readonly deliveryRunsPerPost?: number | undefined
 }
 
 export class WebhooksConfig extends Context.Reference<WebhooksConfig>()("@mailroom/core/WebhooksConfig", {

@@ -10,23 +10,28 @@ import {
   webhookLimits, type WebhookDelivery,
 } from "../domain/webhook.js"
 import { ValidationFailed, WebhookLimitReached, WebhookNotFound } from "../errors.js"
+import { makeGroupCommit } from "../internal/group-commit.js"
 import { sentFields } from "../internal/patch.js"
+import { HttpTransport } from "../ports/http-transport.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
+import { orFailWith } from "../internal/found.js"
 import { Accounts } from "./accounts.js"
 import { serviceMethod } from "./tracing.js"
-import { attemptDelivery, sealSecret } from "./webhook-sender.js"
+import { attemptDelivery, recordAttempts, sealSecret } from "./webhook-sender.js"
 import { checkWebhookTarget, WebhooksConfig } from "./webhook-target.js"
 import { Background } from "./background.js"
 import {
-  enqueueDelivery, purgeWebhookHistory, requeuePendingDeliveries, runDeliveryJob, schedulePurge,
+  enqueueDelivery, loadDeliveryPairs, purgeWebhookHistory, requeuePendingDeliveries, runDeliveryJob, schedulePurge,
   webhookConsumer, webhookDeliveryJob, webhookPurgeJob,
 } from "./webhook-queue.js"
+import { currentDate } from "../internal/time.js"
 
 const day = 24 * 60 * 60 * 1000
 
-/** Delivery attempts made at once by one process, unless WebhooksConfig says otherwise. */
+/** Delivery attempts made at once by one process (POSTs in flight), unless WebhooksConfig says otherwise. */
 export const defaultDeliveryConcurrency = 16
+
 
 export interface TestResult {
   readonly success: boolean
@@ -52,7 +57,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
     const ids = yield* Ids
     const accounts = yield* Accounts
     const method = yield* serviceMethod
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+    const now = currentDate
 
     // Automatic delivery, for every host that builds the services (the host starts it with Background.start):
     // committed events fan out to deliveries, the queue makes each delivery's attempts, deliveries left pending
@@ -61,8 +66,24 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
     const withServices = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(Effect.provideService(Accounts, accounts), Effect.provideService(Ids, ids))
     yield* background.consume(webhookConsumer())
-    yield* background.work(webhookDeliveryJob, (payload, run) => withServices(runDeliveryJob(payload, run)), {
-      concurrency: (yield* WebhooksConfig).deliveryConcurrency ?? defaultDeliveryConcurrency,
+    // Runs that start together read their deliveries in one query, and attempts that finish together are recorded
+    // in one transaction (one commit for many deliveries).
+    const load = makeGroupCommit(loadDeliveryPairs)
+    const record = makeGroupCommit(recordAttempts)
+    // At most deliveryConcurrency POSTs are in flight; the worker may run more jobs than that (deliveryRunsPerPost),
+    // so that the reads and records of some runs overlap the POSTs of others instead of holding a POST's place.
+    const webhooksConfig = yield* WebhooksConfig
+    const posts = Math.max(1, Math.floor(webhooksConfig.deliveryConcurrency ?? defaultDeliveryConcurrency))
+    const runsPerPost = Math.max(1, Math.floor(webhooksConfig.deliveryRunsPerPost ?? 1))
+    const posting = yield* Effect.makeSemaphore(posts)
+    const gated = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.flatMap(HttpTransport, (transport) =>
+        Effect.provideService(effect, HttpTransport, { post: (request) => posting.withPermits(1)(transport.post(request)) }))
+    yield* background.work(webhookDeliveryJob, (payload, run) => {
+      const attempt = withServices(runDeliveryJob(payload, run, { record, load }))
+      return runsPerPost === 1 ? attempt : gated(attempt)
+    }, {
+      concurrency: posts * runsPerPost,
     })
     yield* background.work(webhookPurgeJob, () => Effect.zipRight(purgeWebhookHistory, schedulePurge("tomorrow")))
     yield* background.atStart("webhook delivery", Effect.zipRight(
@@ -72,10 +93,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
     ))
 
     const find = (account: Account, id: string) =>
-      store.webhooks.findEndpoint(account.id, id).pipe(Effect.flatMap(Option.match({
-        onNone: () => Effect.fail(new WebhookNotFound({ resource: "webhook", id })),
-        onSome: Effect.succeed,
-      })))
+      store.webhooks.findEndpoint(account.id, id).pipe(orFailWith(() => new WebhookNotFound({ resource: "webhook", id })))
 
     /** The URL rules, checked on create and update as on every delivery. */
     const checkUrl = (url: string) =>

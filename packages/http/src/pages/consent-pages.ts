@@ -4,7 +4,7 @@
  *  document. Every value shown goes through `html`, which escapes it. No page needs JavaScript. Forms post to the
  *  page's own URL (or a path relative to it), so the pages work wherever the host mounts Mailroom. */
 import { html, type SafeHtml } from "./html.js"
-import { notice, pageResponse, postForm, submitButton } from "./layout.js"
+import { notice, type PageTheme, pageResponse, postForm, submitButton } from "./layout.js"
 
 /** One page: what the layout puts into the document. */
 export interface PageContent {
@@ -34,22 +34,28 @@ const leavingText = (leaving: Leaving): SafeHtml => {
 const buttonForm = (action: string, label: string) =>
   postForm(action, html`<div class="actions">${submitButton(label)}</div>`)
 
-/** GET /u/<token>: names what the recipient leaves; nothing changes until the button is pressed. */
-export const unsubscribePage = (email: string, leaving: Leaving): PageContent => ({
+/** The way to the recipient's preference centre (`/p/<token>`), where they choose topics and lists instead. */
+const preferencesLink = (preferencesUrl: string, text: string) => html`<p><a href="${preferencesUrl}">${text}</a></p>`
+
+/** GET /u/<token>: names what the recipient leaves; nothing changes until the button is pressed. It offers the
+ *  preference centre at `preferencesUrl`. */
+export const unsubscribePage = (email: string, leaving: Leaving, preferencesUrl: string): PageContent => ({
   title: "Unsubscribe",
   status: 200,
   body: html`<h1>Unsubscribe</h1>
 <p>Stop sending ${leavingText(leaving)} to <strong>${email}</strong>?</p>
 ${leaving.kind === "topic" && leaving.description !== null && html`<p class="muted">${leaving.description}</p>`}
-${buttonForm("", "Unsubscribe")}`,
+${buttonForm("", "Unsubscribe")}
+${preferencesLink(preferencesUrl, "Choose which mail you receive instead")}`,
 })
 
 /** The answer to the unsubscribe button (and to a mailbox provider's one-click POST on the same URL). */
-export const unsubscribedPage = (email: string, leaving: Leaving, changed: boolean): PageContent => ({
+export const unsubscribedPage = (email: string, leaving: Leaving, changed: boolean, preferencesUrl: string): PageContent => ({
   title: "Unsubscribed",
   status: 200,
   body: html`<h1>${changed ? "You are unsubscribed" : "You were already unsubscribed"}</h1>
-${notice("success", html`<strong>${email}</strong> will no longer receive ${leavingText(leaving)}.`)}`,
+${notice("success", html`<strong>${email}</strong> will no longer receive ${leavingText(leaving)}.`)}
+${preferencesLink(preferencesUrl, "Manage your email preferences")}`,
 })
 
 /** GET /c/<token>: the button that confirms. A link scanner that fetches the link does not press it. */
@@ -105,17 +111,24 @@ export const nothingToConfirmPage = (): PageContent => ({
 <p>This subscription is no longer waiting for a confirmation. If you still want this mail, sign up again.</p>`,
 })
 
-/** A link that is not one of ours (forged, truncated or mangled by a mail program), or one whose list or topic is
- *  gone. An unsubscribe link past its year of life is answered here too. */
-export const invalidLinkPage = (kind: "confirm" | "unsubscribe"): PageContent => ({
+/** What the invalid-link page tells the recipient to do, by the page the link was for. */
+const invalidLinkAdvice = {
+  confirm: "The confirmation link is incomplete, damaged or no longer valid. Open it from the newest mail, or copy the whole link into the address bar.",
+  unsubscribe: "The unsubscribe link is incomplete, damaged or no longer valid. Use the unsubscribe link of a recent mail, or copy the whole link into the address bar.",
+  preferences: "The link may have expired or been copied incompletely. Use the link in the most recent email you received from us.",
+} as const
+
+/** A link that is not one of ours (forged, truncated or mangled by a mail program), or one whose list, topic or
+ *  account is gone. An unsubscribe or preferences link past its year of life is answered here too. It tells nothing
+ *  about the address. */
+export const invalidLinkPage = (kind: keyof typeof invalidLinkAdvice): PageContent => ({
   title: "This link is not valid",
   status: 400,
   body: html`<h1>This link is not valid</h1>
-${notice("error", kind === "confirm"
-    ? "The confirmation link is incomplete, damaged or no longer valid. Open it from the newest mail, or copy the whole link into the address bar."
-    : "The unsubscribe link is incomplete, damaged or no longer valid. Use the unsubscribe link of a recent mail, or copy the whole link into the address bar.")}`,
+${notice("error", invalidLinkAdvice[kind])}`,
 })
 
-/** The page as an HTTP answer. Its form may be redirected to an https page (a confirmation's redirectUrl). */
-export const consentPageResponse = (page: PageContent): Response =>
-  pageResponse({ title: page.title, body: page.body, status: page.status, formTargets: ["https:"] })
+/** The page as an HTTP answer in the host's theme. Its form may be redirected to an https page (a confirmation's
+ *  redirectUrl). */
+export const consentPageResponse = (page: PageContent, theme: PageTheme): Response =>
+  pageResponse({ title: page.title, body: page.body, status: page.status, theme, formTargets: ["https:"] })

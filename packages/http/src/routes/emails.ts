@@ -1,6 +1,7 @@
 /** /v1/emails: sending (POST /emails/send, /emails/batch, /emails/schedule, DELETE /emails/schedule/{id}) through
  *  the Sending service, and reading a message back (GET /emails/{id}: not shown in the spec). The body is read under
- *  the app's 8 MiB limit and decoded by the service, so the facade gets the same errors. */
+ *  the app's 8 MiB limit and decoded by the service, so the facade gets the same errors. Request rates are
+ *  perSecondRateLimit's (rate-limit.ts). */
 import {
   type BatchInput, BatchResult, type MessageDetails, Messages, type ScheduleInput, ScheduleResult, Sending, type SendInput,
   SendResult,
@@ -10,7 +11,6 @@ import { type Context, Hono } from "hono"
 import { requireScope } from "../auth.js"
 import type { MailroomEnv } from "../env.js"
 import { ok } from "../envelope.js"
-import { rateLimit } from "../rate-limit.js"
 import { readJson } from "../validation.js"
 
 const Address = Schema.Struct({ email: Schema.String, name: Schema.optional(Schema.String) })
@@ -88,19 +88,19 @@ const encodeResult = <A, I>(schema: Schema.Schema<A, I, never>, result: A) => Ef
 const send = requireScope("emails:send")
 
 export const emailRoutes = new Hono<MailroomEnv>()
-  .post("/emails/send", send, rateLimit("emailsSend"), (c) =>
+  .post("/emails/send", send, (c) =>
     c.get("run")(Effect.gen(function* () {
       const body = yield* readJson<typeof SendInput.Encoded>(c)
       const result = yield* (yield* Sending).send(c.get("account"), body, idempotencyKey(c))
       return c.json(ok(yield* encodeResult(SendResult, result)))
     })))
-  .post("/emails/batch", send, rateLimit("emailsBatch"), (c) =>
+  .post("/emails/batch", send, (c) =>
     c.get("run")(Effect.gen(function* () {
       const body = yield* readJson<typeof BatchInput.Encoded>(c)
       const result = yield* (yield* Sending).batch(c.get("account"), body, idempotencyKey(c))
       return c.json(ok(yield* encodeResult(BatchResult, result)))
     })))
-  .post("/emails/schedule", send, rateLimit("emailsSend"), (c) =>
+  .post("/emails/schedule", send, (c) =>
     c.get("run")(Effect.gen(function* () {
       const body = yield* readJson<typeof ScheduleInput.Encoded>(c)
       const result = yield* (yield* Sending).schedule(c.get("account"), body, idempotencyKey(c))

@@ -259,9 +259,7 @@ export const publicFormRoutes = (options: PublicFormOptions) => {
       // CORS headers only for an origin the form allows, so that other sites cannot read even the refusal.
       const allowed = error._tag !== "OriginNotAllowed" && error._tag !== "ResourceNotFound" && origin !== null
       if (json) {
-        const response = errorResponse(error)
-        if (allowed) for (const [name, value] of Object.entries(corsHeaders(origin))) response.headers.set(name, value)
-        return response
+        return errorResponse(error, "envelope", "api", allowed ? corsHeaders(origin) : {})
       }
       return refusalPage(c, c.req.param("id"), error, origin, received)
     })

@@ -10,6 +10,7 @@ import { Effect, Exit } from "effect"
 import { Hono, type Context } from "hono"
 import { readBody } from "../body.js"
 import type { HttpServices, MailroomEnv } from "../env.js"
+import { consentPageResponse, invalidLinkPage } from "../pages/consent-pages.js"
 import { html, type SafeHtml } from "../pages/html.js"
 import { checkboxField, fieldset, notice, type PageTheme, pageResponse, submitButton } from "../pages/layout.js"
 
@@ -29,13 +30,7 @@ const publishedTopics = (account: Parameters<Topics["list"]>[0]) =>
     (page): ReadonlyArray<Topic> => page.topics.map(({ topic }) => topic),
   )
 
-const invalidLink = (theme: PageTheme) =>
-  pageResponse({
-    title: "Link not valid",
-    status: 400,
-    theme,
-    body: html`<h1>This link is not valid</h1>${notice("error", "The link may have expired or been copied incompletely. Use the link in the most recent email you received from us.")}`,
-  })
+const invalidLink = (theme: PageTheme) => consentPageResponse(invalidLinkPage("preferences"), theme)
 
 interface View {
   readonly email: string

@@ -21,9 +21,10 @@ import { type Context, Hono } from "hono"
 import { readBody } from "../body.js"
 import type { MailroomEnv } from "../env.js"
 import {
-  confirmedPage, confirmPage, consentPageResponse as pageResponse, invalidLinkPage, type Leaving, newLinkPage,
-  nothingToConfirmPage, staleConfirmationPage, unsubscribedPage, unsubscribePage,
+  confirmedPage, confirmPage, consentPageResponse, invalidLinkPage, type Leaving, newLinkPage, nothingToConfirmPage,
+  type PageContent, staleConfirmationPage, unsubscribedPage, unsubscribePage,
 } from "../pages/consent-pages.js"
+import type { PageTheme } from "../pages/layout.js"
 import { decodeInput, readJson } from "../validation.js"
 import { type ConfirmationState, confirmationLink, resendConfirmation, unsubscribeRecipient } from "./consent-actions.js"
 
@@ -178,96 +179,108 @@ const queryToken = (c: Context<MailroomEnv>) => {
     : Effect.succeed(token)
 }
 
-export const publicRoutes = new Hono<MailroomEnv>()
-  .post("/v1/unsubscribe", (c) =>
-    c.get("run")(Effect.gen(function* () {
-      const json = yield* readJson<Record<string, unknown>>(c)
-      if ("contactId" in json && !("token" in json)) {
-        return yield* Effect.fail(new ValidationFailed({
-          field: "contactId",
-          detail: "is not accepted: send the token of the unsubscribe link as token",
-        }))
-      }
-      const body = yield* decodeInput(PublicUnsubscribeBody, json, { onExcessProperty: "error" })
-      const resolved = yield* resolveToken("unsubscribe", body.token)
-      const target = yield* scopeOf(
-        yield* publicScope(body.scope),
-        body.listId ?? resolved.claims.l,
-        (yield* topicOf(body)) ?? resolved.claims.t,
-      )
-      const { changed } = yield* unsubscribeRecipient(resolved.account, {
-        email: resolved.email,
-        ...target,
-        reason: body.reason ?? null,
-        campaignId: resolved.claims.c ?? null,
-      }, "link")
-      return c.json({ success: true, message: messageOf(target.scope, changed), data: { scope: target.scope, changed } })
-    })))
-  .post("/v1/unsubscribe/one-click", (c) =>
-    c.get("run")(Effect.gen(function* () {
-      const token = yield* queryToken(c)
-      yield* readOneClickBody(c.req.raw)
-      // Always 200 once a token is present, with the same message whether or not anything changed: a caller learns
-      // nothing about which tokens hold.
-      yield* resolveToken("unsubscribe", token).pipe(
-        Effect.flatMap((resolved) => unsubscribeRecipient(resolved.account, {
-          email: resolved.email, scope: "all", listId: null, topicId: null, reason: null,
+/** The preference centre's link for the recipient of an unsubscribe link, which the unsubscribe pages offer. */
+const preferencesUrlOf = (resolved: Resolved) =>
+  Effect.flatMap(Tokens, (tokens) => tokens.preferencesUrl({ accountId: resolved.account.id, recipient: resolved.email }))
+
+export interface PublicRouteOptions {
+  /** The look of the unsubscribe and confirmation pages (docs/hosted-pages.md). */
+  readonly theme: PageTheme
+}
+
+export const publicRoutes = ({ theme }: PublicRouteOptions) => {
+  const pageResponse = (page: PageContent) => consentPageResponse(page, theme)
+  return new Hono<MailroomEnv>()
+    .post("/v1/unsubscribe", (c) =>
+      c.get("run")(Effect.gen(function* () {
+        const json = yield* readJson<Record<string, unknown>>(c)
+        if ("contactId" in json && !("token" in json)) {
+          return yield* Effect.fail(new ValidationFailed({
+            field: "contactId",
+            detail: "is not accepted: send the token of the unsubscribe link as token",
+          }))
+        }
+        const body = yield* decodeInput(PublicUnsubscribeBody, json, { onExcessProperty: "error" })
+        const resolved = yield* resolveToken("unsubscribe", body.token)
+        const target = yield* scopeOf(
+          yield* publicScope(body.scope),
+          body.listId ?? resolved.claims.l,
+          (yield* topicOf(body)) ?? resolved.claims.t,
+        )
+        const { changed } = yield* unsubscribeRecipient(resolved.account, {
+          email: resolved.email,
+          ...target,
+          reason: body.reason ?? null,
           campaignId: resolved.claims.c ?? null,
-        }, "one_click")),
-        Effect.catchTag("InvalidToken", () => Effect.void),
-      )
-      return c.json({ success: true, message: "The unsubscribe request was received." })
-    })))
-  .get("/v1/unsubscribe/one-click", (c) =>
-    c.get("run")(Effect.gen(function* () {
-      const token = yield* queryToken(c)
-      const links = yield* LinksConfig
-      const origin = (links.trackUrl ?? links.appUrl).replace(/\/+$/, "")
-      return c.redirect(`${origin}/u/${encodeURIComponent(token)}`, 303)
-    })))
-  .get("/u/:token", (c) =>
-    c.get("run")(Effect.gen(function* () {
-      const resolved = yield* resolveToken("unsubscribe", c.req.param("token"))
-      return pageResponse(unsubscribePage(resolved.email, yield* leavingOf(resolved)))
-    }).pipe(
-      Effect.catchTags({ InvalidToken: brokenLink("unsubscribe"), ListNotFound: brokenLink("unsubscribe"),
-        ResourceNotFound: brokenLink("unsubscribe") }),
-      Effect.map((answer) => answer instanceof Response ? answer : pageResponse(answer)),
-    )))
-  .post("/u/:token", (c) =>
-    c.get("run")(Effect.gen(function* () {
-      yield* readOneClickBody(c.req.raw)
-      const resolved = yield* resolveToken("unsubscribe", c.req.param("token"))
-      const leaving = yield* leavingOf(resolved)
-      const { changed } = yield* unsubscribeRecipient(resolved.account, {
-        email: resolved.email, ...linkScope(resolved.claims), reason: null, campaignId: resolved.claims.c ?? null,
-      }, "one_click")
-      return pageResponse(unsubscribedPage(resolved.email, leaving, changed))
-    }).pipe(
-      Effect.catchTags({ InvalidToken: brokenLink("unsubscribe"), ListNotFound: brokenLink("unsubscribe"),
-        ResourceNotFound: brokenLink("unsubscribe") }),
-      Effect.map((answer) => answer instanceof Response ? answer : pageResponse(answer)),
-    )))
-  .get("/c/:token", (c) =>
-    c.get("run")(Effect.map(confirmationLink(c.req.param("token"), false), (state) =>
-      pageResponse(confirmationPage(state, c.req.param("token"))))))
-  .post("/c/:token", (c) =>
-    c.get("run")(Effect.gen(function* () {
-      yield* readOneClickBody(c.req.raw)
-      const state = yield* confirmationLink(c.req.param("token"), true)
-      return state.kind === "confirmed" && state.redirectUrl !== null
-        ? c.redirect(state.redirectUrl, 303)
-        : pageResponse(confirmationPage(state, c.req.param("token")))
-    })))
-  .post("/c/:token/resend", (c) =>
-    c.get("run")(Effect.gen(function* () {
-      yield* readOneClickBody(c.req.raw)
-      // An expired link may ask for a new one: its signature still says who asked.
-      const { claims } = yield* (yield* Tokens).inspect("confirm", c.req.param("token"))
-      const resolved = yield* resolveClaims(claims)
-      const outcome = yield* resendConfirmation(resolved.account, resolved.email)
-      return outcome === "nothing" ? nothingToConfirmPage() : newLinkPage(resolved.email, outcome === "sent")
-    }).pipe(
-      Effect.catchTags({ InvalidToken: brokenLink("confirm") }),
-      Effect.map(pageResponse),
-    )))
+        }, "link")
+        return c.json({ success: true, message: messageOf(target.scope, changed), data: { scope: target.scope, changed } })
+      })))
+    .post("/v1/unsubscribe/one-click", (c) =>
+      c.get("run")(Effect.gen(function* () {
+        const token = yield* queryToken(c)
+        yield* readOneClickBody(c.req.raw)
+        // Always 200 once a token is present, with the same message whether or not anything changed: a caller learns
+        // nothing about which tokens hold.
+        yield* resolveToken("unsubscribe", token).pipe(
+          Effect.flatMap((resolved) => unsubscribeRecipient(resolved.account, {
+            email: resolved.email, scope: "all", listId: null, topicId: null, reason: null,
+            campaignId: resolved.claims.c ?? null,
+          }, "one_click")),
+          Effect.catchTag("InvalidToken", () => Effect.void),
+        )
+        return c.json({ success: true, message: "The unsubscribe request was received." })
+      })))
+    .get("/v1/unsubscribe/one-click", (c) =>
+      c.get("run")(Effect.gen(function* () {
+        const token = yield* queryToken(c)
+        const links = yield* LinksConfig
+        const origin = (links.trackUrl ?? links.appUrl).replace(/\/+$/, "")
+        return c.redirect(`${origin}/u/${encodeURIComponent(token)}`, 303)
+      })))
+    .get("/u/:token", (c) =>
+      c.get("run")(Effect.gen(function* () {
+        const resolved = yield* resolveToken("unsubscribe", c.req.param("token"))
+        return pageResponse(unsubscribePage(resolved.email, yield* leavingOf(resolved), yield* preferencesUrlOf(resolved)))
+      }).pipe(
+        Effect.catchTags({ InvalidToken: brokenLink("unsubscribe"), ListNotFound: brokenLink("unsubscribe"),
+          ResourceNotFound: brokenLink("unsubscribe") }),
+        Effect.map((answer) => answer instanceof Response ? answer : pageResponse(answer)),
+      )))
+    .post("/u/:token", (c) =>
+      c.get("run")(Effect.gen(function* () {
+        yield* readOneClickBody(c.req.raw)
+        const resolved = yield* resolveToken("unsubscribe", c.req.param("token"))
+        const leaving = yield* leavingOf(resolved)
+        const { changed } = yield* unsubscribeRecipient(resolved.account, {
+          email: resolved.email, ...linkScope(resolved.claims), reason: null, campaignId: resolved.claims.c ?? null,
+        }, "one_click")
+        return pageResponse(unsubscribedPage(resolved.email, leaving, changed, yield* preferencesUrlOf(resolved)))
+      }).pipe(
+        Effect.catchTags({ InvalidToken: brokenLink("unsubscribe"), ListNotFound: brokenLink("unsubscribe"),
+          ResourceNotFound: brokenLink("unsubscribe") }),
+        Effect.map((answer) => answer instanceof Response ? answer : pageResponse(answer)),
+      )))
+    .get("/c/:token", (c) =>
+      c.get("run")(Effect.map(confirmationLink(c.req.param("token"), false), (state) =>
+        pageResponse(confirmationPage(state, c.req.param("token"))))))
+    .post("/c/:token", (c) =>
+      c.get("run")(Effect.gen(function* () {
+        yield* readOneClickBody(c.req.raw)
+        const state = yield* confirmationLink(c.req.param("token"), true)
+        return state.kind === "confirmed" && state.redirectUrl !== null
+          ? c.redirect(state.redirectUrl, 303)
+          : pageResponse(confirmationPage(state, c.req.param("token")))
+      })))
+    .post("/c/:token/resend", (c) =>
+      c.get("run")(Effect.gen(function* () {
+        yield* readOneClickBody(c.req.raw)
+        // An expired link may ask for a new one: its signature still says who asked.
+        const { claims } = yield* (yield* Tokens).inspect("confirm", c.req.param("token"))
+        const resolved = yield* resolveClaims(claims)
+        const outcome = yield* resendConfirmation(resolved.account, resolved.email)
+        return outcome === "nothing" ? nothingToConfirmPage() : newLinkPage(resolved.email, outcome === "sent")
+      }).pipe(
+        Effect.catchTags({ InvalidToken: brokenLink("confirm") }),
+        Effect.map(pageResponse),
+      )))
+}

@@ -1,9 +1,9 @@
 /** Set-based statements over many rows or ids, split only where a statement would exceed the bound-parameter limit. */
-import type { SqlClient } from "@effect/sql/SqlClient"
+import { type SqlClient, TransactionConnection } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Row } from "@effect/sql/SqlConnection"
 import type { Fragment } from "@effect/sql/Statement"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 
 /** Most parameters bound to one statement: under SQLite's limit (32,766) and Postgres's (65,535). */
 export const maxParameters = 32_000
@@ -16,6 +16,12 @@ export const chunksOf = <A>(items: ReadonlyArray<A>, size: number): ReadonlyArra
   for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size))
   return chunks
 }
+
+/** Runs `effect` in a transaction of its own, or as part of the caller's when one is running: there a savepoint would
+ *  cost a round trip and change nothing, since a caller that fails rolls the whole transaction back. */
+export const atomically = <A, E, R>(sql: SqlClient, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
+  Effect.flatMap(Effect.serviceOption(TransactionConnection), (transaction) =>
+    Option.isSome(transaction) ? effect : sql.withTransaction(effect))
 
 /** Runs `statement` once per chunk of `items` and concatenates the answers. Several chunks run in one transaction
  *  (joining the caller's), so that the whole operation stays atomic. */

@@ -9,6 +9,7 @@ import { webhooks } from "./0007_webhooks.js"
 import { consent } from "./0008_consent.js"
 import { messages } from "./0009_messages.js"
 import { forms } from "./0010_forms.js"
+import { confirmationForm } from "./0011_confirmation_form.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -22,6 +23,7 @@ export const migrations: ReadonlyArray<Migration> = [
   consent,
   messages,
   forms,
+  confirmationForm,
 ]
 
 export type { Migration } from "./migration.js"

@@ -3,7 +3,8 @@ import { describe, expect } from "@effect/vitest"
 import { Store } from "@mailroom/core"
 import { Effect, Option } from "effect"
 import { uniqueText } from "../fixtures.js"
-import { at, insertAccount, insertContacts } from "../store-suite/support.js"
+import { makeList } from "../list-suite/support.js"
+import { at, comparable, insertAccount, insertContacts } from "../store-suite/support.js"
 import { address, type ConsentTester, makeSuppression, makeTopic } from "./support.js"
 
 export const storeConsentTests = (it: ConsentTester) => {
@@ -23,6 +24,52 @@ export const storeConsentTests = (it: ConsentTester) => {
         expect(second.suppression.updatedAt.getTime()).toBe(at(9).getTime())
         const found = Option.getOrThrow(yield* suppressions.findByEmail(accountId, first.email))
         expect(found.reason).toBe("Bounce")
+      }))
+
+    it.effect("contacts.findAddress answers the address's contact and suppression in the account, each or none", () =>
+      Effect.gen(function* () {
+        const { contacts, suppressions } = yield* Store
+        const accountId = yield* insertAccount
+        const other = yield* insertAccount
+        const [contact] = yield* insertContacts(accountId, [{ tags: ["vip"], customFields: { plan: "gold" } }])
+        const both = contact!.email
+        const suppression = makeSuppression({ accountId, email: both, details: { note: "kept" } }, "Bounce")
+        yield* suppressions.put(suppression)
+        const found = yield* contacts.findAddress(accountId, both)
+        expect(comparable(Option.getOrThrow(found.contact))).toEqual(comparable(contact!))
+        expect(Option.getOrThrow(found.suppression)).toEqual(suppression)
+        const onlySuppressed = makeSuppression({ accountId }, "Unsubscribe")
+        yield* suppressions.put(onlySuppressed)
+        expect(yield* contacts.findAddress(accountId, onlySuppressed.email))
+          .toEqual({ contact: Option.none(), suppression: Option.some(onlySuppressed), listIds: [] })
+        const [plain] = yield* insertContacts(accountId, [{}])
+        const alone = yield* contacts.findAddress(accountId, plain!.email)
+        expect(Option.map(alone.contact, comparable)).toEqual(Option.some(comparable(plain!)))
+        expect(alone.suppression).toEqual(Option.none())
+        expect(yield* contacts.findAddress(other, both)).toEqual({ contact: Option.none(), suppression: Option.none(), listIds: [] })
+        expect(yield* contacts.findAddress(accountId, address()))
+          .toEqual({ contact: Option.none(), suppression: Option.none(), listIds: [] })
+      }))
+
+    it.effect("contacts.findAddress answers, in the same read, which of the lists asked about are the account's", () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const accountId = yield* insertAccount
+        const other = yield* insertAccount
+        const [mine, archived, theirs] = [makeList({ accountId }), makeList({ accountId, isArchived: true }), makeList({ accountId: other })]
+        for (const list of [mine, archived, theirs]) yield* store.lists.insert(list)
+        const [contact] = yield* insertContacts(accountId, [{ tags: ["vip"] }])
+        const suppression = makeSuppression({ accountId, email: contact!.email }, "Manual")
+        yield* store.suppressions.put(suppression)
+        const asked = [mine.id, theirs.id, "list_unknown", archived.id, mine.id]
+        const found = yield* store.contacts.findAddress(accountId, contact!.email, asked)
+        expect(comparable(Option.getOrThrow(found.contact))).toEqual(comparable(contact!))
+        expect(Option.getOrThrow(found.suppression)).toEqual(suppression)
+        expect([...found.listIds].sort()).toEqual([mine.id, archived.id].sort())
+        const stranger = yield* store.contacts.findAddress(accountId, address(), asked)
+        expect(stranger.contact).toEqual(Option.none())
+        expect([...stranger.listIds].sort()).toEqual([mine.id, archived.id].sort())
+        expect((yield* store.contacts.findAddress(accountId, address(), [theirs.id, "list_unknown"])).listIds).toEqual([])
       }))
 
     it.effect("insertIfAbsent keeps an existing suppression of any reason", () =>
@@ -178,12 +225,17 @@ export const storeConsentTests = (it: ConsentTester) => {
         const [contact] = yield* insertContacts(accountId, [{ status: "PENDING" }])
         const base = {
           accountId, contactId: contact!.id, nonce: "n1", listIds: ["lst_1"], topicIds: [], redirectUrl: null,
-          source: "API" as const, expiresAt: at(100), createdAt: at(1),
+          source: "API" as const, formId: null, expiresAt: at(100), createdAt: at(1),
         }
         yield* confirmations.put(base)
-        yield* confirmations.put({ ...base, nonce: "n2", redirectUrl: "https://example.com/thanks", expiresAt: at(200) })
+        expect(Option.getOrThrow(yield* confirmations.find(accountId, contact!.id)).formId).toBeNull()
+        yield* confirmations.put({
+          ...base, nonce: "n2", redirectUrl: "https://example.com/thanks", source: "FORM", formId: "frm_1", expiresAt: at(200),
+        })
         const read = Option.getOrThrow(yield* confirmations.find(accountId, contact!.id))
-        expect(read).toMatchObject({ nonce: "n2", listIds: ["lst_1"], topicIds: [], redirectUrl: "https://example.com/thanks", source: "API" })
+        expect(read).toMatchObject({
+          nonce: "n2", listIds: ["lst_1"], topicIds: [], redirectUrl: "https://example.com/thanks", source: "FORM", formId: "frm_1",
+        })
         expect(read.expiresAt.getTime()).toBe(at(200).getTime())
         expect(Option.isNone(yield* confirmations.find(yield* insertAccount, contact!.id))).toBe(true)
         yield* contacts.delete(accountId, contact!.id)

@@ -1,7 +1,9 @@
 /** The HTTP client of the scenario suite: calls a target as any client would, and makes accounts and keys through
  *  the operator API. Requests are addressed to http://mailroom.test; a target that runs a real server rewrites the
  *  origin (and adds its base path) before sending them on. */
+import type { RateLimiterMemory } from "rate-limiter-flexible"
 import { expect } from "vitest"
+import type { LimiterSpec } from "../held-window-limiter.js"
 
 /** A Mailroom configured with adminToken "test-admin-token", mounted however the caller likes. */
 export interface HttpTarget {
@@ -10,9 +12,13 @@ export interface HttpTarget {
 }
 
 /** What the suite asks of the Mailroom behind a target, besides adminToken "test-admin-token": createMailroom's
- *  `rateLimits` option. */
+ *  `rateLimits` option, to be passed on as it is. */
 export interface HttpTargetConfig {
-  readonly rateLimits: { readonly failedAuthenticationsPerMinute: number }
+  readonly rateLimits: {
+    readonly failedAuthenticationsPerMinute: number
+    readonly publicRequestsPerSecond?: number
+    readonly store?: (spec: LimiterSpec) => RateLimiterMemory
+  }
 }
 
 export const adminToken = "test-admin-token"

@@ -134,6 +134,13 @@ export const sendingTests = (client: () => Client) => {
       const batchHeaders = { "idempotency-key": "batch-42" }
       const batch = await client().call("POST", "/v1/emails/batch", { key, body: batchOf(2), headers: batchHeaders })
       expect((await client().call("POST", "/v1/emails/batch", { key, body: batchOf(2), headers: batchHeaders })).json).toEqual(batch.json)
+      const scheduleHeaders = { "idempotency-key": "schedule-42" }
+      const scheduled = send({ scheduledFor: new Date(Date.now() + 3_600_000).toISOString() })
+      const firstSchedule = await client().call("POST", "/v1/emails/schedule", { key, body: scheduled, headers: scheduleHeaders })
+      expect(firstSchedule.json.data.status).toBe("scheduled")
+      expect((await client().call("POST", "/v1/emails/schedule", { key, body: scheduled, headers: scheduleHeaders })).json).toEqual(firstSchedule.json)
+      const another = { ...scheduled, to: [{ email: "x@example.org" }] }
+      expectError(await client().call("POST", "/v1/emails/schedule", { key, body: another, headers: scheduleHeaders }), 409, "IDEMPOTENCY_KEY_REUSED")
     })
 
     it("schedule: answers scheduled, refuses the past and beyond a year, queues it when due; cancel answers 404 after", async () => {

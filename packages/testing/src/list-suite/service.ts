@@ -61,6 +61,24 @@ export const serviceTests = (it: ListTester) => {
         expect(page.total).toBe(2)
       }))
 
+    it.effect("a topic of another account, or an unknown one, is TOPIC_NOT_FOUND on create and update, and nothing changes", () =>
+      Effect.gen(function* () {
+        const lists = yield* Lists
+        const account = yield* freshAccount()
+        const other = yield* freshAccount()
+        const foreign = (yield* (yield* Topics).create(other, { name: "Theirs" })).topic.id
+        const created = yield* Effect.flip(lists.create(account, { name: "Stray", suppressionGroupId: foreign }))
+        expect(created).toMatchObject({ _tag: "TopicNotFound", code: "TOPIC_NOT_FOUND", topicId: foreign })
+        expect((yield* lists.list(account, listQuery)).total).toBe(0)
+        const mine = (yield* (yield* Topics).create(account, { name: "Mine" })).topic.id
+        const list = yield* lists.create(account, { name: "News", suppressionGroupId: mine })
+        for (const topicId of [foreign, "grp_unknown"]) {
+          const refused = yield* Effect.flip(lists.update(account, list.list.id, { name: "Renamed", suppressionGroupId: topicId }))
+          expect(refused).toMatchObject({ _tag: "TopicNotFound", code: "TOPIC_NOT_FOUND", topicId })
+        }
+        expect((yield* lists.get(account, list.list.id)).list).toMatchObject({ name: "News", suppressionGroupId: mine })
+      }))
+
     it.effect("a list of another account, or an unknown id, is LIST_NOT_FOUND everywhere and nothing changes", () =>
       Effect.gen(function* () {
         const lists = yield* Lists

@@ -37,6 +37,22 @@ export const storeListTests = (it: ListTester) => {
         expect(Option.isNone(yield* store.lists.findById(accountId, "lst_unknown"))).toBe(true)
       }))
 
+    it.effect("findByIds answers the account's lists among the ids, archived ones included, leaving out foreign and unknown ids", () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const accountId = yield* insertAccount
+        const other = yield* insertAccount
+        const open = makeList({ accountId })
+        const archived = makeList({ accountId, isArchived: true })
+        const foreign = makeList({ accountId: other })
+        for (const list of [open, archived, foreign]) yield* store.lists.insert(list)
+        const found = yield* store.lists.findByIds(accountId, [archived.id, foreign.id, "lst_unknown", open.id, open.id])
+        expect(found.map((list) => list.id).sort()).toEqual([open.id, archived.id].sort())
+        expect(plainList(found.find((list) => list.id === archived.id)!)).toEqual(plainList(archived))
+        expect(yield* store.lists.findByIds(accountId, [])).toEqual([])
+        expect(yield* store.lists.findByIds(other, [open.id])).toEqual([])
+      }))
+
     it.effect("update replaces every field but id, account, type and createdAt, and ignores another account's list", () =>
       Effect.gen(function* () {
         const store = yield* Store

@@ -1,9 +1,9 @@
 /** Store contract of `Store.members`: adding and restoring (addCurrent, which the CSV import calls too), owner removal,
  *  list unsubscribes (markRemoved), and the paged member read with its filters and counts. */
 import { describe, expect } from "@effect/vitest"
-import { type ContactId, type MemberQuery, memberSuppressionStatuses, Store } from "@mailroom/core"
+import { type ContactId, type MemberId, type MemberQuery, memberSuppressionStatuses, type NewListMembership, Store } from "@mailroom/core"
 import { Effect, Option } from "effect"
-import { makeContact, makeMembers } from "../fixtures.js"
+import { makeContact, makeMembers, uniqueText } from "../fixtures.js"
 import { at, insertAccount, insertContacts } from "../store-suite/support.js"
 import { emailsOf, type ListTester, makeList, plainMember, sorted } from "./support.js"
 
@@ -17,6 +17,10 @@ const accountWithList = Effect.gen(function* () {
   yield* store.lists.insert(list)
   return { accountId, list }
 })
+
+/** One new membership per list named, duplicates kept (the store must count a list named twice once). */
+const joining = (listIds: ReadonlyArray<string>): ReadonlyArray<NewListMembership> =>
+  listIds.map((listId) => ({ listId, id: uniqueText("mem") as MemberId }))
 
 const idsOf = (contacts: ReadonlyArray<{ readonly id: ContactId }>) => contacts.map((contact) => contact.id)
 
@@ -50,6 +54,47 @@ export const storeMemberTests = (it: ListTester) => {
         expect(yield* store.members.addCurrent(other, list.id, makeMembers([foreigner!.id]), at(1))).toEqual([])
         expect(Option.isNone(yield* store.members.find(other, list.id, foreigner!.id))).toBe(true)
         expect((yield* store.members.page(accountId, list.id, everyone)).counts.total).toBe(1)
+      }))
+
+    it.effect("addToLists joins one contact to several lists in one call: new rows with the ids given, removed ones restored", () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const { accountId, list } = yield* accountWithList
+        const [second, third] = [makeList({ accountId }), makeList({ accountId })]
+        yield* store.lists.insert(second)
+        yield* store.lists.insert(third)
+        const [ada] = yield* insertContacts(accountId, [{}])
+        const first = joining([list.id, list.id, second.id])
+        expect(sorted(yield* store.members.addToLists(accountId, ada!.id, first, at(1)))).toEqual(sorted([list.id, second.id]))
+        const membership = Option.getOrThrow(yield* store.members.find(accountId, list.id, ada!.id))
+        expect(membership).toMatchObject({ id: first[0]!.id, accountId, listId: list.id, contactId: ada!.id, removedAt: null })
+        expect(membership.addedAt.getTime()).toBe(at(1).getTime())
+        yield* store.members.markRemoved(accountId, second.id, [ada!.id], at(2))
+        const again = joining([list.id, second.id, third.id])
+        expect(sorted(yield* store.members.addToLists(accountId, ada!.id, again, at(3)))).toEqual(sorted([second.id, third.id]))
+        const restored = Option.getOrThrow(yield* store.members.find(accountId, second.id, ada!.id))
+        expect(restored).toMatchObject({ id: first[2]!.id, removedAt: null })
+        expect(restored.addedAt.getTime()).toBe(at(3).getTime())
+        expect(Option.getOrThrow(yield* store.members.find(accountId, list.id, ada!.id)).addedAt.getTime()).toBe(at(1).getTime())
+        expect(yield* store.members.addToLists(accountId, ada!.id, [], at(4))).toEqual([])
+      }))
+
+    it.effect("addToLists ignores lists of another account, unknown lists and a foreign contact", () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const { accountId, list } = yield* accountWithList
+        const other = yield* insertAccount
+        const theirs = makeList({ accountId: other })
+        yield* store.lists.insert(theirs)
+        const [mine] = yield* insertContacts(accountId, [{}])
+        const [foreigner] = yield* insertContacts(other, [{}])
+        const memberships = joining([theirs.id, "lst_unknown", list.id])
+        expect(yield* store.members.addToLists(accountId, mine!.id, memberships, at(1))).toEqual([list.id])
+        expect(Option.isNone(yield* store.members.find(other, theirs.id, mine!.id))).toBe(true)
+        expect(yield* store.members.addToLists(accountId, foreigner!.id, joining([list.id]), at(1))).toEqual([])
+        expect(yield* store.members.addToLists(other, mine!.id, joining([theirs.id]), at(1))).toEqual([])
+        expect((yield* store.members.page(accountId, list.id, everyone)).counts.total).toBe(1)
+        expect((yield* store.members.page(other, theirs.id, everyone)).counts.total).toBe(0)
       }))
 
     it.effect("an unsubscribe from the list keeps the row as history; adding again restores it with a new addedAt", () =>

@@ -263,6 +263,9 @@ export const messageTests = (it: StoreTester) => {
         expect(yield* quota.reserve(accountId, "2026-03", 2, 5)).toEqual({ reserved: true, used: 5 })
         expect(yield* quota.reserve(accountId, "2026-03", 1, 5)).toEqual({ reserved: false, used: 5 })
         expect(yield* quota.reserve(accountId, "2026-04", 5, 5)).toEqual({ reserved: true, used: 5 })
+        // A first reservation above the limit makes no counter.
+        expect(yield* quota.reserve(accountId, "2026-06", 6, 5)).toEqual({ reserved: false, used: 0 })
+        expect(yield* quota.reserve(accountId, "2026-06", 5, 5)).toEqual({ reserved: true, used: 5 })
         expect(yield* quota.reserve(other, "2026-03", 4, 5)).toEqual({ reserved: true, used: 4 })
         expect(yield* quota.used(accountId, "2026-03")).toBe(5)
       }))

@@ -1,6 +1,8 @@
 /** Store contract: webhook endpoints, fan-out to deliveries, attempts, stats and purge. */
 import { describe, expect } from "@effect/vitest"
-import { type AccountId, deliveryIdFor, type FanOutEvent, Store, type WebhookEndpoint } from "@mailroom/core"
+import {
+  type AccountId, deliveryIdFor, type FanOutEvent, Store, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint,
+} from "@mailroom/core"
 import { Effect, Option } from "effect"
 import { makeWebhookAttempt, makeWebhookDelivery, makeWebhookEndpoint, uniqueText } from "../fixtures.js"
 import { at, insertAccount, type StoreTester } from "./support.js"
@@ -155,6 +157,87 @@ export const webhookTests = (it: StoreTester) => {
         expect(yield* webhooks.attemptStats(accountId, endpoint.id, at(0))).toEqual({ totalDeliveries: 3, successfulDeliveries: 1 })
         expect(yield* webhooks.attemptStats(accountId, endpoint.id, at(40))).toEqual({ totalDeliveries: 2, successfulDeliveries: 1 })
         expect(yield* webhooks.attemptStats(accountId, endpoint.id, at(500))).toEqual({ totalDeliveries: 0, successfulDeliveries: 0 })
+      }))
+
+    it.effect("reads many deliveries with their endpoints in one call, only of the accounts named", () =>
+      Effect.gen(function* () {
+        const { webhooks } = yield* Store
+        const accountId = yield* insertAccount
+        const other = yield* insertAccount
+        const a = yield* insertEndpoint({ accountId, description: "a" })
+        const b = yield* insertEndpoint({ accountId, description: "b" })
+        const foreign = yield* insertEndpoint({ accountId: other })
+        const first = makeWebhookDelivery({ accountId, endpointId: a.id, attempts: 2, lastStatusCode: 503, lastError: "busy" })
+        const second = makeWebhookDelivery({ accountId, endpointId: b.id })
+        const theirs = makeWebhookDelivery({ accountId: other, endpointId: foreign.id })
+        for (const delivery of [first, second, theirs]) yield* webhooks.insertDelivery(delivery)
+        const found = yield* webhooks.findDeliveriesWithEndpoints([
+          { accountId, deliveryId: second.id },
+          { accountId, deliveryId: first.id },
+          { accountId, deliveryId: theirs.id },
+          { accountId, deliveryId: "whd_missing" },
+        ])
+        const byId = new Map(found.map((pair) => [pair.delivery.id as string, pair]))
+        expect([...byId.keys()].sort()).toEqual([first.id, second.id].sort())
+        expect(byId.get(first.id)!.delivery).toEqual(Option.getOrThrow(yield* webhooks.findDelivery(accountId, first.id)))
+        expect(byId.get(first.id)!.delivery).toMatchObject({ attempts: 2, lastStatusCode: 503, lastError: "busy", endpointId: a.id })
+        expect(comparableEndpoint(byId.get(first.id)!.endpoint)).toEqual(comparableEndpoint(a))
+        expect(comparableEndpoint(byId.get(second.id)!.endpoint)).toEqual(comparableEndpoint(b))
+        expect(yield* webhooks.findDeliveriesWithEndpoints([])).toEqual([])
+        const own = yield* webhooks.findDeliveriesWithEndpoints([{ accountId: other, deliveryId: theirs.id }])
+        expect(own.map((pair) => [pair.delivery.id, pair.endpoint.id])).toEqual([[theirs.id, foreign.id]])
+      }))
+
+    it.effect("locks the named endpoints of their accounts and answers them in id order", () =>
+      Effect.gen(function* () {
+        const { webhooks, transaction } = yield* Store
+        const accountId = yield* insertAccount
+        const other = yield* insertAccount
+        const endpoints = [yield* insertEndpoint({ accountId }), yield* insertEndpoint({ accountId }), yield* insertEndpoint({ accountId })]
+        const foreign = yield* insertEndpoint({ accountId: other })
+        const locked = yield* transaction(webhooks.lockEndpoints([
+          ...[...endpoints].reverse().map((e) => ({ accountId, endpointId: e.id })),
+          { accountId, endpointId: endpoints[0]!.id },
+          { accountId, endpointId: foreign.id },
+          { accountId, endpointId: "wh_missing" },
+        ]))
+        expect(locked.map((e) => e.id)).toEqual(endpoints.map((e) => e.id).sort())
+        expect(locked.map(comparableEndpoint)).toEqual([...endpoints].sort((x, y) => (x.id < y.id ? -1 : 1)).map(comparableEndpoint))
+        expect(yield* webhooks.lockEndpoints([])).toEqual([])
+      }))
+
+    it.effect("records many attempts at once, each moving its own delivery", () =>
+      Effect.gen(function* () {
+        const { webhooks } = yield* Store
+        const accountId = yield* insertAccount
+        const endpoint = yield* insertEndpoint({ accountId })
+        const [ok, retry, failed, untouched] = [0, 1, 2, 3].map(() => makeWebhookDelivery({ accountId, endpointId: endpoint.id, attempts: 1 }))
+        for (const delivery of [ok!, retry!, failed!, untouched!]) yield* webhooks.insertDelivery(delivery)
+        const attemptOf = (delivery: WebhookDelivery | undefined, fields: Partial<WebhookAttempt>) =>
+          makeWebhookAttempt({ accountId, endpointId: endpoint.id, deliveryId: delivery!.id, attempt: 2, startedAt: at(20), ...fields })
+        const records = [
+          { attempt: attemptOf(ok, {}), outcome: { status: "succeeded" as const, lastStatusCode: 200, lastError: null, at: at(21) } },
+          { attempt: attemptOf(retry, { succeeded: false, statusCode: 503, error: "status 503" }), outcome: { status: "pending" as const, lastStatusCode: 503, lastError: "status 503", at: at(22) } },
+          { attempt: attemptOf(failed, { succeeded: false, statusCode: null, responseSnippet: null, error: "no answer" }), outcome: { status: "failed" as const, lastStatusCode: null, lastError: "no answer", at: at(23) } },
+        ]
+        yield* webhooks.recordAttempts(records)
+        yield* webhooks.recordAttempts([])
+        const read = (id: string) => Effect.map(webhooks.findDelivery(accountId, id), Option.getOrThrow)
+        const done = yield* read(ok!.id)
+        expect(done).toMatchObject({ status: "succeeded", attempts: 2, lastStatusCode: 200, lastError: null })
+        expect(done.updatedAt.getTime()).toBe(at(21).getTime())
+        expect(done.completedAt?.getTime()).toBe(at(21).getTime())
+        const pending = yield* read(retry!.id)
+        expect(pending).toMatchObject({ status: "pending", attempts: 2, lastStatusCode: 503, lastError: "status 503", completedAt: null })
+        const gaveUp = yield* read(failed!.id)
+        expect(gaveUp).toMatchObject({ status: "failed", attempts: 2, lastStatusCode: null, lastError: "no answer" })
+        expect(gaveUp.completedAt?.getTime()).toBe(at(23).getTime())
+        expect(yield* read(untouched!.id)).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: null })
+        for (const { attempt } of records) {
+          expect((yield* webhooks.listAttempts(accountId, attempt.deliveryId)).map((a) => ({ ...a, startedAt: a.startedAt.getTime() })))
+            .toEqual([{ ...attempt, startedAt: attempt.startedAt.getTime() }])
+        }
+        expect(yield* webhooks.attemptStats(accountId, endpoint.id, at(0))).toEqual({ totalDeliveries: 3, successfulDeliveries: 1 })
       }))
 
     it.effect("sets the failure streak", () =>

@@ -1,0 +1,137 @@
+/** Mailroom's SqlClient over one better-sqlite3 connection: @effect/sql's client (statements, transactions,
+ *  savepoints) over a connection that Mailroom opens itself, so that its statements can run straight on the driver
+ *  (withDirectStatements). It behaves as @effect/sql-sqlite-node's client does: one connection in WAL mode, a
+ *  transaction holds the connection until it ends, other statements wait for it, and prepared statements are kept
+ *  for reuse. */
+import type * as Reactivity from "@effect/experimental/Reactivity"
+import { SqlClient, type SqlConnection, SqlError, Statement } from "@effect/sql"
+import { withDirectStatements } from "@mailroom/sql"
+import Database from "better-sqlite3"
+import { Context, Effect, Exit, FiberRef, Scope } from "effect"
+
+/** How many prepared statements stay cached; beyond that the least recently used one is dropped. Mailroom's own
+ *  statement texts number in the low hundreds; texts that depend on input (IN lists of any length) come and go. */
+const preparedCacheSize = 500
+
+const failure = (message: string) => (cause: unknown) => new SqlError.SqlError({ cause, message })
+
+export const makeSqliteClient = (filename: string): Effect.Effect<SqlClient.SqlClient, SqlError.SqlError, Scope.Scope | Reactivity.Reactivity> =>
+  Effect.gen(function* () {
+    const db = yield* Effect.acquireRelease(
+      Effect.try({ try: () => new Database(filename), catch: failure("Failed to open the database") }),
+      (opened) => Effect.sync(() => opened.close()),
+    )
+    db.pragma("journal_mode = WAL")
+
+    // A Map keeps insertion order: a hit moves the text to the end, so the first key is the least recently used.
+    const prepared = new Map<string, Database.Statement>()
+    const prepare = (sql: string): Database.Statement => {
+      const cached = prepared.get(sql)
+      if (cached !== undefined) {
+        prepared.delete(sql)
+        prepared.set(sql, cached)
+        return cached
+      }
+      const statement = db.prepare(sql)
+      prepared.set(sql, statement)
+      if (prepared.size > preparedCacheSize) prepared.delete(prepared.keys().next().value!)
+      return statement
+    }
+    const run = (statement: Database.Statement, params: ReadonlyArray<unknown>): ReadonlyArray<object> => {
+      if (statement.reader) return statement.all(...params) as Array<object>
+      statement.run(...params)
+      return []
+    }
+    const execute = (sql: string, params: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<object>, SqlError.SqlError> => {
+      let statement: Database.Statement
+      try {
+        statement = prepare(sql)
+      } catch (cause) {
+        return Effect.fail(failure("Failed to prepare statement")(cause))
+      }
+      try {
+        return Effect.succeed(run(statement, params))
+      } catch (cause) {
+        return Effect.fail(failure("Failed to execute statement")(cause))
+      }
+    }
+
+    const connection: SqlConnection.Connection = {
+      execute: (sql, params, transformRows) =>
+        Effect.suspend(() => transformRows ? Effect.map(execute(sql, params), transformRows) : execute(sql, params)),
+      executeRaw: (sql, params) =>
+        Effect.try({
+          try: () => {
+            const statement = prepare(sql)
+            return statement.reader ? statement.all(...params) : statement.run(...params)
+          },
+          catch: failure("Failed to execute statement"),
+        }),
+      executeValues: (sql, params) =>
+        Effect.try({
+          try: () => {
+            const statement = prepare(sql)
+            if (!statement.reader) {
+              statement.run(...params)
+              return []
+            }
+            statement.raw(true)
+            try {
+              return statement.all(...params) as Array<ReadonlyArray<unknown>>
+            } finally {
+              statement.raw(false)
+            }
+          },
+          catch: failure("Failed to execute statement"),
+        }),
+      executeUnprepared: (sql, params, transformRows) =>
+        Effect.try({ try: () => run(prepare(sql), params), catch: failure("Failed to execute statement") }).pipe(
+          Effect.map((rows) => transformRows ? transformRows(rows) : rows),
+        ),
+      executeStream: () => Effect.dieMessage("executeStream not implemented") as never,
+    }
+
+    // One connection: a transaction takes the only permit for its whole length; a statement outside one waits for it.
+    const semaphore = yield* Effect.makeSemaphore(1)
+    const client = yield* SqlClient.make({
+      acquirer: semaphore.withPermits(1)(Effect.succeed(connection)),
+      transactionAcquirer: Effect.uninterruptibleMask((restore) =>
+        Effect.as(
+          Effect.zipRight(
+            restore(semaphore.take(1)),
+            Effect.tap(Effect.scope, (scope) => Scope.addFinalizer(scope, semaphore.release(1))),
+          ),
+          connection,
+        )),
+      compiler: Statement.makeCompilerSqlite(),
+      spanAttributes: [["db.system.name", "sqlite"]],
+    })
+    // Outside a transaction a statement runs at once, unless another fiber's transaction is open on the connection:
+    // the statement then waits for it on @effect/sql's path. better-sqlite3 runs synchronously, so nothing else can
+    // begin a transaction between this check and the statement.
+    const direct = withDirectStatements(client, (sql, params) => db.inTransaction ? undefined : execute(sql, params))
+
+    // A transaction as @effect/sql runs one (the connection held from BEGIN to COMMIT or ROLLBACK, the body
+    // interruptible and the end not, a failed COMMIT or ROLLBACK a defect), without its span and scope when spans are
+    // off. A nested transaction (a savepoint), or any transaction with spans on, is @effect/sql's own.
+    const end = (sql: "COMMIT" | "ROLLBACK") =>
+      Effect.suspend(() => execute(sql, [])).pipe(Effect.orDie, Effect.ensuring(semaphore.release(1)))
+    const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
+      Effect.withFiberRuntime((fiber) => {
+        const context = fiber.currentContext
+        if (fiber.getFiberRef(FiberRef.currentTracerEnabled) || Context.getOption(context, SqlClient.TransactionConnection)._tag === "Some") {
+          return client.withTransaction(effect)
+        }
+        const inTransaction = Context.add(context, SqlClient.TransactionConnection, [connection, 0] as const)
+        return Effect.uninterruptibleMask((restore) =>
+          Effect.zipRight(
+            restore(semaphore.take(1)),
+            Effect.suspend(() => execute("BEGIN", [])).pipe(
+              Effect.tapError(() => semaphore.release(1)),
+              Effect.zipRight(Effect.exit(Effect.locally(restore(effect), FiberRef.currentContext, inTransaction))),
+              Effect.flatMap((exit) => Effect.zipRight(end(Exit.isSuccess(exit) ? "COMMIT" : "ROLLBACK"), exit)),
+            ),
+          ))
+      })
+    return Object.assign(direct, { withTransaction })
+  })
