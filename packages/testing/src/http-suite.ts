@@ -30,9 +30,12 @@ import { transcriptTests } from "./http-suite/transcript.js"
 export const httpSuite = (name: string, makeTarget: (config: HttpTargetConfig) => Promise<HttpTarget>) =>
   describe(`HTTP scenarios (${name})`, () => {
     const targets: Array<HttpTarget> = []
+    // Each close waits for the target's jobs in flight (up to the 30-second shutdown grace): the sending tests leave
+    // a hundred deliveries queued, which a busy machine takes seconds to drain. The targets close side by side, with
+    // room for that grace.
     afterAll(async () => {
-      for (const target of targets) await target.close()
-    })
+      await Promise.all(targets.map((target) => target.close()))
+    }, 120_000)
     /** A client of the target made with `config`, made on first use. */
     const lazyClient = (config: HttpTargetConfig) => {
       let target: Promise<HttpTarget> | undefined
