@@ -44,14 +44,22 @@ const eventRow = (event: DomainEvent) => ({
 })
 
 /** The events after `cursor` that the relay may hand out now. Postgres: only events of transactions older than the
- *  oldest transaction still running (pg_snapshot_xmin of this statement's snapshot), in (xid, seq) order, so that a
- *  transaction committing late can never add an event behind the cursor. SQLite: one writer at a time, so seq order. */
+ *  oldest transaction of this database still running when this statement's snapshot was taken, in (xid, seq) order,
+ *  so that a transaction committing late can never add an event behind the cursor. Transaction ids are server-wide:
+ *  the running ones (the snapshot's xip) that pg_stat_activity shows in another database are left out, so that a
+ *  long transaction of another application on the server (a dump, a migration, a benchmark) does not hold the relay
+ *  back. A running id it cannot place (the transaction ended meanwhile, a prepared transaction) counts as this
+ *  database's: the relay waits for it as before. SQLite: one writer at a time, so seq order. */
 const eventsAfter = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit: number) =>
   sql.onDialectOrElse({
     pg: () =>
       sql`SELECT seq, xid::text AS xid, id, account_id, type, recipient, details, occurred_at FROM events
         WHERE (xid, seq) > (${String(cursor.xid)}::xid8, ${cursor.seq})
-          AND xid < pg_snapshot_xmin(pg_current_snapshot())
+          AND xid < (SELECT COALESCE(
+            (SELECT min(running) FROM pg_snapshot_xip(snapshot) AS running
+              WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity AS elsewhere
+                WHERE elsewhere.backend_xid = running::xid AND elsewhere.datname <> current_database())),
+            pg_snapshot_xmax(snapshot)) FROM (SELECT pg_current_snapshot() AS snapshot) AS now)
         ORDER BY xid, seq LIMIT ${limit}`,
     orElse: () =>
       sql`SELECT seq, 0 AS xid, id, account_id, type, recipient, details, occurred_at FROM events
