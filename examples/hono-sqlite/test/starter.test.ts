@@ -494,15 +494,17 @@ const eventsIn = (databaseFile: string, accountId: string) => {
   }
 }
 
+/** Boots the starter with the admin token on a fresh SQLite file, and answers both. */
+const bootOnFreshFile = async (): Promise<{ readonly starter: Starter; readonly databaseFile: string }> => {
+  const DATABASE_URL = freshDatabaseUrl()
+  return { starter: await bootStarter({ DATABASE_URL, ADMIN_TOKEN: adminToken }), databaseFile: DATABASE_URL.slice("sqlite:".length) }
+}
+
 describe("double opt-in on the starter", () => {
   let starter: Starter
   let databaseFile: string
 
-  beforeAll(async () => {
-    const DATABASE_URL = freshDatabaseUrl()
-    databaseFile = DATABASE_URL.slice("sqlite:".length)
-    starter = await bootStarter({ DATABASE_URL, ADMIN_TOKEN: adminToken })
-  }, bootTimeoutMs)
+  beforeAll(async () => { ({ starter, databaseFile } = await bootOnFreshFile()) }, bootTimeoutMs)
 
   const eventsOf = (accountId: string) => eventsIn(databaseFile, accountId)
   const pressButton = (link: string) =>
@@ -569,11 +571,7 @@ describe("sending on the starter (docs/sending.md)", () => {
   let starter: Starter
   let databaseFile: string
 
-  beforeAll(async () => {
-    const DATABASE_URL = freshDatabaseUrl()
-    databaseFile = DATABASE_URL.slice("sqlite:".length)
-    starter = await bootStarter({ DATABASE_URL, ADMIN_TOKEN: adminToken })
-  }, bootTimeoutMs)
+  beforeAll(async () => { ({ starter, databaseFile } = await bootOnFreshFile()) }, bootTimeoutMs)
 
   /** POST /v1/emails/send that must be accepted; answers the message id. */
   const send = async (token: string, body: Record<string, unknown>) => {
