@@ -5,10 +5,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
   type Account, Accounts, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue, type JobQueueService, type JobRun, maxAttempts,
-  purgeWebhookHistory, runDeliveryJob, runFirstAttempts, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, webhookFirstAttemptsJob,
+  purgeWebhookHistory, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, webhookFirstAttemptsJob,
   webhookEnvelope, webhookRetryPolicy, Webhooks as WebhooksService,
 } from "@mailroom/core"
-import { Effect, Either, Layer, Option, TestClock } from "effect"
+import { Clock, Effect, Either, Layer, Option, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { makeCaptureMailer } from "./capture-mailer.js"
 import { makeEvent } from "./fixtures.js"
@@ -163,6 +163,22 @@ export const webhookDeliverySuite = <E>(
           // The second attempt is the retry job's first run.
           expect(Either.isLeft(yield* runJob(account, failed[0]!.id, 1))).toBe(true)
           expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, failed[0]!.id)).attempts).toBe(2)
+        }))
+
+      it.effect("queued again at start: an attempted delivery gets its retry job now, an unattempted one a first-attempts run five minutes on", () =>
+        Effect.gen(function* () {
+          const { account, receiver: r } = yield* setup()
+          const [attempted, unattempted] = yield* fanOutEvents([event(account), event(account)])
+          r.answer = () => ({ status: 500 })
+          yield* runFirstAttempts({ accountId: account.id, deliveryIds: [attempted!.id] }, { concurrency: 1 })
+          const before = enqueued.length
+          const now = yield* Clock.currentTimeMillis
+          yield* requeuePendingDeliveries
+          const mine = enqueued.slice(before).filter((job) => JSON.stringify(job.payload).includes(attempted!.id) || JSON.stringify(job.payload).includes(unattempted!.id))
+          expect(mine.map((job) => [job.name, job.payload, job.dedupeKey, job.runAt?.getTime()])).toEqual([
+            [webhookDeliveryJob.name, { accountId: account.id, deliveryId: attempted!.id }, attempted!.id, now],
+            [webhookFirstAttemptsJob.name, { accountId: account.id, deliveryIds: [unattempted!.id] }, `later:${unattempted!.id}`, now + 5 * 60_000],
+          ])
         }))
 
       it.effect("a failing receiver is retried by the queue five times, then the delivery is failed; every attempt is recorded", () =>

@@ -70,11 +70,19 @@ export const schedulePurge = (which: "today" | "tomorrow") =>
     })
   })
 
-/** Queues every pending delivery of an active endpoint again, as first-attempts runs (see enqueueDeliveries). Run when
- *  the work starts, for deliveries whose job a previous process lost (the memory queue keeps nothing, say). A run
- *  attempts the deliveries still without an attempt, and hands those already attempted to their retry job (dedupe
- *  key: the delivery's id, so one already queued is left alone); a delivery queued again starts its retry schedule
- *  over, but never makes more than the spec's six attempts. Answers how many were offered to the queue. */
+/** How long a first attempt queued again at start waits: longer than a first-attempts run of a previous process can
+ *  still be running or waiting for its retry (its timeout, the engine's margin and maintenance, the retry delay), so
+ *  that two runs never attempt the same delivery at once; by then that run has attempted it, and the run queued here
+ *  finds it attempted. */
+export const requeuedFirstAttemptsDelay = Duration.minutes(5)
+
+/** Queues every pending delivery of an active endpoint again. Run when the work starts, for deliveries whose job a
+ *  previous process lost (the memory queue keeps nothing, say). A delivery attempted before gets its retry job now
+ *  (dedupe key: the delivery's id, so one already queued is left alone); a delivery queued again starts its retry
+ *  schedule over, but never makes more than the spec's six attempts. A delivery not yet attempted gets a
+ *  first-attempts run due after `requeuedFirstAttemptsDelay`: the run that the relay queued for it may still be
+ *  queued (grouped otherwise), and a run finds the deliveries another run attempted, and hands them on. Answers how
+ *  many were offered to the queue. */
 export const requeuePendingDeliveries = Effect.gen(function* () {
   const store = yield* Store
   const page = 500
@@ -82,7 +90,9 @@ export const requeuePendingDeliveries = Effect.gen(function* () {
   let offered = 0
   while (true) {
     const pending = yield* store.webhooks.pendingDeliveries(after, page)
-    yield* enqueueDeliveries(pending)
+    const now = yield* Clock.currentTimeMillis
+    yield* enqueueRetries(pending.filter((delivery) => delivery.attempts > 0).map((delivery) => ({ delivery, runAt: new Date(now) })))
+    yield* enqueueDeliveries(pending.filter((delivery) => delivery.attempts === 0), new Date(now + Duration.toMillis(requeuedFirstAttemptsDelay)))
     offered += pending.length
     if (pending.length < page) return offered
     after = pending.at(-1)!.id
@@ -96,7 +106,7 @@ export class DeliveryAttemptFailed extends Schema.TaggedError<DeliveryAttemptFai
 }) {}
 
 /** The deliveries' first-attempts runs: in the order given, by account, up to `firstAttemptsPerRun` per run. */
-const firstAttemptRuns = (deliveries: ReadonlyArray<Pick<WebhookDelivery, "id" | "accountId">>) => {
+const firstAttemptRuns = (deliveries: ReadonlyArray<Pick<WebhookDelivery, "id" | "accountId">>, runAt: Date | undefined) => {
   const byAccount = new Map<string, Array<string>>()
   for (const delivery of deliveries) {
     const ids = byAccount.get(delivery.accountId)
@@ -106,21 +116,23 @@ const firstAttemptRuns = (deliveries: ReadonlyArray<Pick<WebhookDelivery, "id" |
   return [...byAccount].flatMap(([accountId, ids]) =>
     Array.from({ length: Math.ceil(ids.length / firstAttemptsPerRun) }, (_, i) => {
       const deliveryIds = ids.slice(i * firstAttemptsPerRun, (i + 1) * firstAttemptsPerRun)
-      return { payload: { accountId, deliveryIds }, options: { dedupeKey: deliveryIds[0]! } }
+      // A run queued for later has a key of its own: it must never take the place of a run due now.
+      return { payload: { accountId, deliveryIds }, options: runAt === undefined ? { dedupeKey: deliveryIds[0]! } : { dedupeKey: `later:${deliveryIds[0]!}`, runAt } }
     }))
 }
 
 /** Queues the first attempts of deliveries, in one write of the queue: one webhookFirstAttemptsJob per account and up
- *  to `firstAttemptsPerRun` deliveries (keyed by the first delivery's id). Without a JobQueue they stay pending until
- *  a worker starts and resumes pending deliveries. */
-export const enqueueDeliveries = (deliveries: ReadonlyArray<Pick<WebhookDelivery, "id" | "accountId">>) =>
+ *  to `firstAttemptsPerRun` deliveries, due now (keyed by the first delivery's id) or at `runAt` (keyed apart, so that
+ *  a run queued for later never drops one due now). Without a JobQueue they stay pending until a worker starts and
+ *  resumes pending deliveries. */
+export const enqueueDeliveries = (deliveries: ReadonlyArray<Pick<WebhookDelivery, "id" | "accountId">>, runAt?: Date) =>
   deliveries.length === 0 ? Effect.void : Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({
     onNone: () => Effect.void,
-    onSome: (queue) => queue.enqueueAll(webhookFirstAttemptsJob, firstAttemptRuns(deliveries)).pipe(Effect.asVoid),
+    onSome: (queue) => queue.enqueueAll(webhookFirstAttemptsJob, firstAttemptRuns(deliveries, runAt)).pipe(Effect.asVoid),
   }))
 
 /** Queues one delivery's first attempt (a run of one): a manual retry, say. */
-export const enqueueDelivery = (delivery: Pick<WebhookDelivery, "id" | "accountId">) => enqueueDeliveries([delivery])
+export const enqueueDelivery = (delivery: Pick<WebhookDelivery, "id" | "accountId">) => enqueueDeliveries([delivery], undefined)
 
 /** Queues the retry jobs of deliveries already attempted, each due at its `runAt` (keyed by the delivery's id: one
  *  already queued is left alone). */
