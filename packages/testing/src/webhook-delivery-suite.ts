@@ -165,6 +165,30 @@ export const webhookDeliverySuite = <E>(
           expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, failed[0]!.id)).attempts).toBe(2)
         }))
 
+      it.effect("a first-attempts run POSTs nothing more to an endpoint once its failures reach autoDisableAfter; the rest wait in a run of their own", () =>
+        Effect.gen(function* () {
+          const { account, endpoint, receiver: r, webhooks } = yield* setup()
+          const store = yield* Store
+          yield* webhooks.updateFailureSettings(account, endpoint.id, { autoDisableAfter: 2 })
+          r.answer = () => ({ status: 500 })
+          const made = yield* fanOutEvents([event(account), event(account), event(account), event(account), event(account)])
+          const before = r.requests.length
+          const queuedBefore = enqueued.length
+          yield* runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 1 })
+          expect(r.requests.length).toBe(before + 2)
+          expect(Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id))).toMatchObject({ active: false })
+          const rest = made.slice(2)
+          for (const delivery of rest) {
+            expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))).toMatchObject({ status: "pending", attempts: 0 })
+          }
+          expect(enqueued.slice(queuedBefore).filter((job) => job.name === webhookFirstAttemptsJob.name).map((job) => job.payload)).toEqual([
+            { accountId: account.id, deliveryIds: rest.map((d) => d.id) },
+          ])
+          // That run finds the endpoint disabled and POSTs nothing.
+          yield* runFirstAttempts({ accountId: account.id, deliveryIds: rest.map((d) => d.id) }, { concurrency: 1 })
+          expect(r.requests.length).toBe(before + 2)
+        }))
+
       it.effect("queued again at start: an attempted delivery gets its retry job now, an unattempted one a first-attempts run five minutes on", () =>
         Effect.gen(function* () {
           const { account, receiver: r } = yield* setup()

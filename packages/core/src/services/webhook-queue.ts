@@ -23,8 +23,9 @@ import { WebhooksConfig } from "./webhook-target.js"
 export const firstAttemptsPerRun = 100
 
 /** A run of webhookFirstAttemptsJob starts no POST after this long: the deliveries it has not reached (behind a slow
- *  receiver, say) are queued as a run of their own, so that a run ends well within the job's timeout. */
-const firstAttemptsBudget = Duration.seconds(30)
+ *  receiver, say) are queued as a run of their own, so that a run ends well within the job's timeout and within the
+ *  default shutdown grace (30 seconds). */
+const firstAttemptsBudget = Duration.seconds(15)
 
 /** The first attempts of up to `firstAttemptsPerRun` deliveries of one account, made together: the POSTs at once (up to
  *  the delivery concurrency), then every attempt recorded in one transaction; a delivery whose first attempt failed
@@ -274,7 +275,8 @@ export const runDeliveryJob = (
 
 /** The handler of webhookFirstAttemptsJob. Of the deliveries named, those gone (endpoint deleted), no longer pending or
  *  whose endpoint was disabled are left alone; those still without an attempt are attempted at once (at most
- *  `concurrency` POSTs in flight; none started past the run's budget), and every attempt made is recorded in one
+ *  `concurrency` POSTs in flight; none started past the run's budget, nor to an endpoint whose failures in the run
+ *  reached its autoDisableAfter), and every attempt made is recorded in one
  *  transaction (recordAttempts: streaks counted in order, one statement per table); then the failure notices go out,
  *  the failed deliveries are queued for their retries (due 30 seconds after the attempt), and those the budget left
  *  are queued as a run of their own. A delivery already attempted (by an earlier run of this job that failed after its
@@ -295,16 +297,25 @@ export const runFirstAttempts = (
     // Read once per endpoint for the run, not once per attempt.
     const secrets = new Map<string, ReturnType<typeof signingSecrets>>()
     const budget = Duration.toMillis(firstAttemptsBudget)
+    // Each endpoint's failure streak as this run's answers move it: once it reaches autoDisableAfter, the record will
+    // disable the endpoint, and the run POSTs nothing more to it (its other deliveries go to a run of their own, which
+    // finds the endpoint disabled).
+    const streaks = new Map<string, number>()
     const made = yield* Effect.forEach(fresh, ([delivery, endpoint]) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         if (now - started >= budget) return undefined
+        const { autoDisableAfter } = endpoint.failureSettings
+        const streak = () => streaks.get(endpoint.id) ?? endpoint.streak.consecutiveFailures
+        if (autoDisableAfter > 0 && streak() >= autoDisableAfter) return undefined
         let endpointSecrets = secrets.get(endpoint.id)
         if (endpointSecrets === undefined) {
           endpointSecrets = signingSecrets(masterSecret, endpoint, new Date(now))
           secrets.set(endpoint.id, endpointSecrets)
         }
-        return yield* makeAttempt({ id: accountId }, endpoint, delivery, { masterSecret, secrets: endpointSecrets })
+        const one = yield* makeAttempt({ id: accountId }, endpoint, delivery, { masterSecret, secrets: endpointSecrets })
+        streaks.set(endpoint.id, one.attempt.succeeded ? 0 : streak() + 1)
+        return one
       }), { concurrency: Math.max(1, options.concurrency) })
 
     const attempted: Array<{ readonly delivery: WebhookDelivery; readonly pending: PendingRecord }> = []
