@@ -175,10 +175,11 @@ export { Lists } from "./services/lists.js"
 export type { ListTopic, ListDetails, ListsPage, MembersPage, AddMembersResult } from "./services/lists.js"
 export { Webhooks, defaultDeliveryConcurrency } from "./services/webhooks.js"
 export type { TestResult, EndpointHealth } from "./services/webhooks.js"
-export { attemptDelivery, maxAttempts } from "./services/webhook-sender.js"
+export { attemptDelivery, makeAttempt, maxAttempts } from "./services/webhook-sender.js"
 export type { AttemptResult } from "./services/webhook-sender.js"
 export {
   webhookDeliveryJob, webhookPurgeJob, DeliveryAttemptFailed, enqueueDelivery, fanOutEvents, runDeliveryJob,
+  webhookFirstAttemptsJob, runFirstAttempts, firstAttemptsPerRun,
   purgeWebhookHistory, defaultNotificationFrom, requeuePendingDeliveries, schedulePurge, makeDeliveries, webhookConsumer,
 } from "./services/webhook-queue.js"
 export { Suppressions } from "./services/suppressions.js"

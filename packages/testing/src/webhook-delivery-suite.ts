@@ -5,18 +5,20 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
   type Account, Accounts, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue, type JobQueueService, type JobRun, maxAttempts,
-  purgeWebhookHistory, runDeliveryJob, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob,
+  purgeWebhookHistory, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, webhookFirstAttemptsJob,
   webhookEnvelope, webhookRetryPolicy, Webhooks as WebhooksService,
 } from "@mailroom/core"
-import { Effect, Either, Layer, Option, TestClock } from "effect"
+import { Clock, Effect, Either, Layer, Option, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { makeCaptureMailer } from "./capture-mailer.js"
 import { makeEvent } from "./fixtures.js"
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js"
 
 interface Enqueued {
-  readonly payload: { readonly accountId: string; readonly deliveryId: string }
+  readonly name: string
+  readonly payload: unknown
   readonly dedupeKey: string | undefined
+  readonly runAt: Date | undefined
 }
 
 /** Builds the layers of one scenario: services over `store`, relaxed URL rules, a recording queue and a capture mailer.
@@ -30,7 +32,7 @@ export const webhookDeliverySuite = <E>(
     const enqueued: Array<Enqueued> = []
     const enqueue: JobQueueService["enqueue"] = (job, payload, options) =>
       Effect.sync(() => {
-        if (job.name === webhookDeliveryJob.name) enqueued.push({ payload: payload as Enqueued["payload"], dedupeKey: options?.dedupeKey })
+        enqueued.push({ name: job.name, payload, dedupeKey: options?.dedupeKey, runAt: options?.runAt })
         return `job_${enqueued.length}`
       })
     const queue = Layer.succeed(JobQueue, {
@@ -95,8 +97,8 @@ export const webhookDeliverySuite = <E>(
           const delivery = only(made)
           expect(delivery).toMatchObject({ endpointId: endpoint.id, eventId: subscribed.id, status: "pending" })
           expect(made.some((d) => d.endpointId === other.endpoint.id)).toBe(false)
-          expect(enqueued.filter((job) => job.payload.deliveryId === delivery.id)).toEqual([
-            { payload: { accountId: account.id, deliveryId: delivery.id }, dedupeKey: delivery.id },
+          expect(enqueued.filter((job) => JSON.stringify(job.payload).includes(delivery.id))).toEqual([
+            { name: webhookFirstAttemptsJob.name, payload: { accountId: account.id, deliveryIds: [delivery.id] }, dedupeKey: delivery.id, runAt: undefined },
           ])
           expect(yield* fanOutEvents([subscribed])).toEqual([])
 
@@ -116,6 +118,91 @@ export const webhookDeliverySuite = <E>(
           // A job run again after success (at least once delivery) POSTs nothing more.
           yield* runJob(account, delivery.id, 2)
           expect(r.requests.length).toBe(before + 1)
+        }))
+
+      it.effect("a first-attempts run POSTs its deliveries, records each attempt once and queues the failed ones' retries 30 seconds on", () =>
+        Effect.gen(function* () {
+          const { account, receiver: r, webhooks } = yield* setup()
+          const store = yield* Store
+          const flaky = yield* webhooks.create(account, { url: `http://127.0.0.1:${r.port}/flaky`, events: ["contact.subscribed"] })
+          r.answer = (request) => request.path === "/flaky" ? { status: 503, body: "later" } : { status: 200, body: "ok" }
+          const events = [event(account), event(account), event(account)]
+          const made = yield* fanOutEvents(events)
+          expect(made).toHaveLength(6)
+          const queued = enqueued.filter((job) => job.name === webhookFirstAttemptsJob.name && JSON.stringify(job.payload).includes(made[0]!.id))
+          expect(queued).toEqual([{
+            name: webhookFirstAttemptsJob.name, payload: { accountId: account.id, deliveryIds: made.map((d) => d.id) }, dedupeKey: made[0]!.id, runAt: undefined,
+          }])
+          const before = r.requests.length
+          const retriesBefore = enqueued.length
+          yield* runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 4 })
+          const requests = r.requests.slice(before)
+          expect(requests.map((request) => request.headers["webhook-id"]).sort()).toEqual(made.map((d) => d.id).sort())
+          for (const delivery of made) {
+            const failing = delivery.endpointId === flaky.endpoint.id
+            const stored = Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))
+            expect(stored).toMatchObject({ status: failing ? "pending" : "succeeded", attempts: 1, lastStatusCode: failing ? 503 : 200 })
+            const attempts = yield* store.webhooks.listAttempts(account.id, delivery.id)
+            expect(attempts.map((a) => [a.attempt, a.succeeded])).toEqual([[1, !failing]])
+          }
+          const retries = enqueued.slice(retriesBefore)
+          const failed = made.filter((d) => d.endpointId === flaky.endpoint.id)
+          expect(retries.map((job) => [job.name, job.payload, job.dedupeKey])).toEqual(failed.map((d) => [
+            webhookDeliveryJob.name, { accountId: account.id, deliveryId: d.id }, d.id,
+          ]))
+          for (const [i, job] of retries.entries()) {
+            const stored = Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, failed[i]!.id))
+            expect(job.runAt?.getTime()).toBe(stored.updatedAt.getTime() + 30_000)
+          }
+          // Run again (its process died after the record, say): nothing is POSTed twice, and the failed deliveries are
+          // handed to their retry job again (which the queue's dedupe key keeps single).
+          yield* runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 4 })
+          expect(r.requests.length).toBe(before + made.length)
+          expect(enqueued.slice(retriesBefore + retries.length).map((job) => [job.name, job.dedupeKey])).toEqual(
+            failed.map((d) => [webhookDeliveryJob.name, d.id]))
+          // The second attempt is the retry job's first run.
+          expect(Either.isLeft(yield* runJob(account, failed[0]!.id, 1))).toBe(true)
+          expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, failed[0]!.id)).attempts).toBe(2)
+        }))
+
+      it.effect("a first-attempts run POSTs nothing more to an endpoint once its failures reach autoDisableAfter; the rest wait in a run of their own", () =>
+        Effect.gen(function* () {
+          const { account, endpoint, receiver: r, webhooks } = yield* setup()
+          const store = yield* Store
+          yield* webhooks.updateFailureSettings(account, endpoint.id, { autoDisableAfter: 2 })
+          r.answer = () => ({ status: 500 })
+          const made = yield* fanOutEvents([event(account), event(account), event(account), event(account), event(account)])
+          const before = r.requests.length
+          const queuedBefore = enqueued.length
+          yield* runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 1 })
+          expect(r.requests.length).toBe(before + 2)
+          expect(Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id))).toMatchObject({ active: false })
+          const rest = made.slice(2)
+          for (const delivery of rest) {
+            expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))).toMatchObject({ status: "pending", attempts: 0 })
+          }
+          expect(enqueued.slice(queuedBefore).filter((job) => job.name === webhookFirstAttemptsJob.name).map((job) => job.payload)).toEqual([
+            { accountId: account.id, deliveryIds: rest.map((d) => d.id) },
+          ])
+          // That run finds the endpoint disabled and POSTs nothing.
+          yield* runFirstAttempts({ accountId: account.id, deliveryIds: rest.map((d) => d.id) }, { concurrency: 1 })
+          expect(r.requests.length).toBe(before + 2)
+        }))
+
+      it.effect("queued again at start: an attempted delivery gets its retry job now, an unattempted one a first-attempts run five minutes on", () =>
+        Effect.gen(function* () {
+          const { account, receiver: r } = yield* setup()
+          const [attempted, unattempted] = yield* fanOutEvents([event(account), event(account)])
+          r.answer = () => ({ status: 500 })
+          yield* runFirstAttempts({ accountId: account.id, deliveryIds: [attempted!.id] }, { concurrency: 1 })
+          const before = enqueued.length
+          const now = yield* Clock.currentTimeMillis
+          yield* requeuePendingDeliveries
+          const mine = enqueued.slice(before).filter((job) => JSON.stringify(job.payload).includes(attempted!.id) || JSON.stringify(job.payload).includes(unattempted!.id))
+          expect(mine.map((job) => [job.name, job.payload, job.dedupeKey, job.runAt?.getTime()])).toEqual([
+            [webhookDeliveryJob.name, { accountId: account.id, deliveryId: attempted!.id }, attempted!.id, now],
+            [webhookFirstAttemptsJob.name, { accountId: account.id, deliveryIds: [unattempted!.id] }, `later:${unattempted!.id}`, now + 5 * 60_000],
+          ])
         }))
 
       it.effect("a failing receiver is retried by the queue five times, then the delivery is failed; every attempt is recorded", () =>

@@ -1,6 +1,7 @@
-/** Webhook work on the JobQueue: fan-out of committed outbox events to deliveries, the delivery job (one attempt per
- *  run, retried by the queue after 30 s, 2 min, 15 min, 1 h and 4 h), failure notices, and the 90-day purge of
- *  attempts. Spec: "Delivery and retry". */
+/** Webhook work on the JobQueue: fan-out of committed outbox events to deliveries, the first attempts of the
+ *  deliveries that arrive together made by one job run, the retry job (one attempt per run, retried by the queue on the
+ *  rest of the schedule: the five retries come after 30 s, 2 min, 15 min, 1 h and 4 h), failure notices, and the 90-day
+ *  purge of attempts. Spec: "Delivery and retry". */
 import { Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
 import type { AccountId } from "../domain/account.js"
 import type { DomainEvent } from "../domain/event.js"
@@ -12,16 +13,43 @@ import { defineJob, JobQueue, type JobRun } from "../ports/job-queue.js"
 import { Mailer } from "../ports/mailer.js"
 import { Store } from "../ports/store.js"
 import { Accounts } from "./accounts.js"
-import { type AttemptResult, attemptDelivery, maxAttempts, type PendingRecord, type RecordedAttempt } from "./webhook-sender.js"
+import {
+  type AttemptResult, attemptDelivery, attemptResult, makeAttempt, maxAttempts, type PendingRecord,
+  pendingRecord, type RecordedAttempt, recordAttempts, signingSecrets,
+} from "./webhook-sender.js"
 import { WebhooksConfig } from "./webhook-target.js"
 
-/** One delivery to attempt. The queue retries a failed run on the spec's schedule and gives up after five retries.
- *  A run is one attempt (at most 10 seconds of HTTP, plus the URL check and the record), so it times out after a
- *  minute: a run whose process died is retried that soon (plus the engine's margin). */
+/** Most deliveries one run of webhookFirstAttemptsJob attempts. */
+export const firstAttemptsPerRun = 100
+
+/** A run of webhookFirstAttemptsJob starts no POST after this long: the deliveries it has not reached (behind a slow
+ *  receiver, say) are queued as a run of their own, so that a run ends well within the job's timeout and within the
+ *  default shutdown grace (30 seconds). */
+const firstAttemptsBudget = Duration.seconds(15)
+
+/** The first attempts of up to `firstAttemptsPerRun` deliveries of one account, made together: the POSTs at once (up to
+ *  the delivery concurrency), then every attempt recorded in one transaction; a delivery whose first attempt failed
+ *  goes to webhookDeliveryJob, due 30 seconds later. A run that fails (the database is down) or is cut short (its
+ *  process died) is retried, 30 seconds later; it attempts again only the deliveries still without an attempt. The
+ *  dedupe key is the first delivery's id. */
+export const webhookFirstAttemptsJob = defineJob(
+  "webhook.first-attempts",
+  Schema.Struct({ accountId: Schema.String, deliveryIds: Schema.Array(Schema.String) }),
+  { retry: webhookRetryPolicy, timeout: Duration.minutes(1) },
+)
+
+/** The wait between a failed first attempt and the second. */
+const firstRetryDelay = Duration.decode(webhookRetryPolicy.delays[0]!)
+
+/** The retries of one delivery whose first attempt failed: one attempt per run, queued due after the first delay (30
+ *  s), and retried by the queue after the rest of the schedule (2 min, 15 min, 1 h, 4 h); the last failure marks the
+ *  delivery failed. A run is one attempt (at most 10 seconds of HTTP, plus the URL check and the record), so it times
+ *  out after a minute: a run whose process died is retried that soon (plus the engine's margin). The dedupe key is
+ *  the delivery's id. */
 export const webhookDeliveryJob = defineJob(
   "webhook.deliver",
   Schema.Struct({ accountId: Schema.String, deliveryId: Schema.String }),
-  { retry: webhookRetryPolicy, timeout: Duration.minutes(1) },
+  { retry: { delays: webhookRetryPolicy.delays.slice(1) }, timeout: Duration.minutes(1) },
 )
 
 /** Deletes attempts older than 90 days. Runs daily: `schedulePurge` queues today's run when the work starts, and each
@@ -43,10 +71,19 @@ export const schedulePurge = (which: "today" | "tomorrow") =>
     })
   })
 
-/** Queues every pending delivery of an active endpoint again (those already queued are left alone: the job's dedupe
- *  key is the delivery's id). Run when the work starts, for deliveries whose job a previous process lost (the memory
- *  queue keeps nothing, say). A delivery queued again starts its engine's retry schedule over, but never makes more
- *  than the spec's six attempts. Answers how many were offered to the queue. */
+/** How long a first attempt queued again at start waits: longer than a first-attempts run of a previous process can
+ *  still be running or waiting for its retry (its timeout, the engine's margin and maintenance, the retry delay), so
+ *  that two runs never attempt the same delivery at once; by then that run has attempted it, and the run queued here
+ *  finds it attempted. */
+export const requeuedFirstAttemptsDelay = Duration.minutes(5)
+
+/** Queues every pending delivery of an active endpoint again. Run when the work starts, for deliveries whose job a
+ *  previous process lost (the memory queue keeps nothing, say). A delivery attempted before gets its retry job now
+ *  (dedupe key: the delivery's id, so one already queued is left alone); a delivery queued again starts its retry
+ *  schedule over, but never makes more than the spec's six attempts. A delivery not yet attempted gets a
+ *  first-attempts run due after `requeuedFirstAttemptsDelay`: the run that the relay queued for it may still be
+ *  queued (grouped otherwise), and a run finds the deliveries another run attempted, and hands them on. Answers how
+ *  many were offered to the queue. */
 export const requeuePendingDeliveries = Effect.gen(function* () {
   const store = yield* Store
   const page = 500
@@ -54,7 +91,9 @@ export const requeuePendingDeliveries = Effect.gen(function* () {
   let offered = 0
   while (true) {
     const pending = yield* store.webhooks.pendingDeliveries(after, page)
-    yield* enqueueDeliveries(pending)
+    const now = yield* Clock.currentTimeMillis
+    yield* enqueueRetries(pending.filter((delivery) => delivery.attempts > 0).map((delivery) => ({ delivery, runAt: new Date(now) })))
+    yield* enqueueDeliveries(pending.filter((delivery) => delivery.attempts === 0), new Date(now + Duration.toMillis(requeuedFirstAttemptsDelay)))
     offered += pending.length
     if (pending.length < page) return offered
     after = pending.at(-1)!.id
@@ -67,26 +106,44 @@ export class DeliveryAttemptFailed extends Schema.TaggedError<DeliveryAttemptFai
   detail: Schema.String,
 }) {}
 
-/** Enqueues the delivery when a JobQueue is configured (keyed by the delivery's id, so it is never queued twice at
- *  once); without one it stays pending until a worker starts and resumes pending deliveries. */
-export const enqueueDelivery = (delivery: Pick<WebhookDelivery, "id" | "accountId">, runAt?: Date) =>
-  Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({
-    onNone: () => Effect.void,
-    onSome: (queue) =>
-      queue.enqueue(webhookDeliveryJob, { accountId: delivery.accountId, deliveryId: delivery.id }, {
-        dedupeKey: delivery.id,
-        ...(runAt === undefined ? {} : { runAt }),
-      }).pipe(Effect.asVoid),
-  }))
+/** The deliveries' first-attempts runs: in the order given, by account, up to `firstAttemptsPerRun` per run. */
+const firstAttemptRuns = (deliveries: ReadonlyArray<Pick<WebhookDelivery, "id" | "accountId">>, runAt: Date | undefined) => {
+  const byAccount = new Map<string, Array<string>>()
+  for (const delivery of deliveries) {
+    const ids = byAccount.get(delivery.accountId)
+    if (ids === undefined) byAccount.set(delivery.accountId, [delivery.id])
+    else ids.push(delivery.id)
+  }
+  return [...byAccount].flatMap(([accountId, ids]) =>
+    Array.from({ length: Math.ceil(ids.length / firstAttemptsPerRun) }, (_, i) => {
+      const deliveryIds = ids.slice(i * firstAttemptsPerRun, (i + 1) * firstAttemptsPerRun)
+      // A run queued for later has a key of its own: it must never take the place of a run due now.
+      return { payload: { accountId, deliveryIds }, options: runAt === undefined ? { dedupeKey: deliveryIds[0]! } : { dedupeKey: `later:${deliveryIds[0]!}`, runAt } }
+    }))
+}
 
-/** Enqueues the jobs of several deliveries in one write of the queue (see enqueueDelivery). */
-export const enqueueDeliveries = (deliveries: ReadonlyArray<Pick<WebhookDelivery, "id" | "accountId">>) =>
+/** Queues the first attempts of deliveries, in one write of the queue: one webhookFirstAttemptsJob per account and up
+ *  to `firstAttemptsPerRun` deliveries, due now (keyed by the first delivery's id) or at `runAt` (keyed apart, so that
+ *  a run queued for later never drops one due now). Without a JobQueue they stay pending until a worker starts and
+ *  resumes pending deliveries. */
+export const enqueueDeliveries = (deliveries: ReadonlyArray<Pick<WebhookDelivery, "id" | "accountId">>, runAt?: Date) =>
   deliveries.length === 0 ? Effect.void : Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({
     onNone: () => Effect.void,
+    onSome: (queue) => queue.enqueueAll(webhookFirstAttemptsJob, firstAttemptRuns(deliveries, runAt)).pipe(Effect.asVoid),
+  }))
+
+/** Queues one delivery's first attempt (a run of one): a manual retry, say. */
+export const enqueueDelivery = (delivery: Pick<WebhookDelivery, "id" | "accountId">) => enqueueDeliveries([delivery], undefined)
+
+/** Queues the retry jobs of deliveries already attempted, each due at its `runAt` (keyed by the delivery's id: one
+ *  already queued is left alone). */
+const enqueueRetries = (retries: ReadonlyArray<{ readonly delivery: Pick<WebhookDelivery, "id" | "accountId">; readonly runAt: Date }>) =>
+  retries.length === 0 ? Effect.void : Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({
+    onNone: () => Effect.void,
     onSome: (queue) =>
-      queue.enqueueAll(webhookDeliveryJob, deliveries.map((delivery) => ({
+      queue.enqueueAll(webhookDeliveryJob, retries.map(({ delivery, runAt }) => ({
         payload: { accountId: delivery.accountId, deliveryId: delivery.id },
-        options: { dedupeKey: delivery.id },
+        options: { dedupeKey: delivery.id, runAt },
       }))).pipe(Effect.asVoid),
   }))
 
@@ -105,8 +162,8 @@ export const makeDeliveries = (events: ReadonlyArray<DomainEvent>) =>
     })), at)
   })
 
-/** Fan-out and one job per delivery made. The outbox consumer queues only once its transaction committed (see
- *  `webhookConsumer`): a job queued on pg-boss may run before an uncommitted delivery can be read. */
+/** Fan-out and the first-attempts runs of the deliveries made. The outbox consumer queues only once its transaction
+ *  committed (see `webhookConsumer`): a job queued on pg-boss may run before an uncommitted delivery can be read. */
 export const fanOutEvents = (events: ReadonlyArray<DomainEvent>) => Effect.tap(makeDeliveries(events), enqueueDeliveries)
 
 /** The outbox consumer of webhooks: each batch makes its deliveries in the relay's transaction, and their jobs are
@@ -214,6 +271,75 @@ export const runDeliveryJob = (
     if (!result.attempt.succeeded && !final) {
       return yield* Effect.fail(new DeliveryAttemptFailed({ deliveryId: delivery.id, detail: result.attempt.error ?? "failed" }))
     }
+  })
+
+/** The handler of webhookFirstAttemptsJob. Of the deliveries named, those gone (endpoint deleted), no longer pending or
+ *  whose endpoint was disabled are left alone; those still without an attempt are attempted at once (at most
+ *  `concurrency` POSTs in flight; none started past the run's budget, nor to an endpoint whose failures in the run
+ *  reached its autoDisableAfter), and every attempt made is recorded in one
+ *  transaction (recordAttempts: streaks counted in order, one statement per table); then the failure notices go out,
+ *  the failed deliveries are queued for their retries (due 30 seconds after the attempt), and those the budget left
+ *  are queued as a run of their own. A delivery already attempted (by an earlier run of this job that failed after its
+ *  record, or queued again at start) is handed to its retry job. Fails, to be run again, when the record or the
+ *  queueing fails. */
+export const runFirstAttempts = (
+  payload: { readonly accountId: string; readonly deliveryIds: ReadonlyArray<string> },
+  options: { readonly concurrency: number },
+) =>
+  Effect.gen(function* () {
+    const accountId = payload.accountId as AccountId
+    const started = yield* Clock.currentTimeMillis
+    const pairs = yield* loadDeliveryPairs(payload.deliveryIds.map((deliveryId) => ({ accountId, deliveryId })))
+    const live = pairs.flatMap((pair) =>
+      Option.isSome(pair) && pair.value[0].status === "pending" && pair.value[1].active ? [pair.value] : [])
+    const fresh = live.filter(([delivery]) => delivery.attempts === 0)
+    const masterSecret = yield* (yield* Accounts).secret
+    // Read once per endpoint for the run, not once per attempt.
+    const secrets = new Map<string, ReturnType<typeof signingSecrets>>()
+    const budget = Duration.toMillis(firstAttemptsBudget)
+    // Each endpoint's failure streak as this run's answers move it: once it reaches autoDisableAfter, the record will
+    // disable the endpoint, and the run POSTs nothing more to it (its other deliveries go to a run of their own, which
+    // finds the endpoint disabled).
+    const streaks = new Map<string, number>()
+    const made = yield* Effect.forEach(fresh, ([delivery, endpoint]) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        if (now - started >= budget) return undefined
+        const { autoDisableAfter } = endpoint.failureSettings
+        const streak = () => streaks.get(endpoint.id) ?? endpoint.streak.consecutiveFailures
+        if (autoDisableAfter > 0 && streak() >= autoDisableAfter) return undefined
+        let endpointSecrets = secrets.get(endpoint.id)
+        if (endpointSecrets === undefined) {
+          endpointSecrets = signingSecrets(masterSecret, endpoint, new Date(now))
+          secrets.set(endpoint.id, endpointSecrets)
+        }
+        const one = yield* makeAttempt({ id: accountId }, endpoint, delivery, { masterSecret, secrets: endpointSecrets })
+        streaks.set(endpoint.id, one.attempt.succeeded ? 0 : streak() + 1)
+        return one
+      }), { concurrency: Math.max(1, options.concurrency) })
+
+    const attempted: Array<{ readonly delivery: WebhookDelivery; readonly pending: PendingRecord }> = []
+    const left: Array<WebhookDelivery> = []
+    fresh.forEach(([delivery, endpoint], i) => {
+      const one = made[i]
+      if (one === undefined) left.push(delivery)
+      // A first attempt is never the last one (six are made).
+      else attempted.push({ delivery, pending: pendingRecord(endpoint, one, false) })
+    })
+    const recorded = yield* recordAttempts(attempted.map(({ pending }) => pending))
+    const results = attempted.map(({ delivery, pending }, i) => attemptResult(delivery, pending, recorded[i]!))
+    for (const result of results) if (result.decision.notify) yield* sendNotice(result)
+
+    const retries = [
+      ...results.filter((result) => !result.attempt.succeeded).map((result) => ({
+        delivery: result.delivery,
+        runAt: new Date(result.delivery.updatedAt.getTime() + Duration.toMillis(firstRetryDelay)),
+      })),
+      // Attempted before this run: their retry job, now (one still queued keeps its time: its dedupe key drops this).
+      ...live.filter(([delivery]) => delivery.attempts > 0).map(([delivery]) => ({ delivery, runAt: new Date(started) })),
+    ]
+    yield* enqueueRetries(retries)
+    yield* enqueueDeliveries(left)
   })
 
 /** Deletes attempts older than the 90 days of history. */

@@ -119,18 +119,31 @@ const recordOne = (pending: PendingRecord) => Effect.map(recordAttempts([pending
 
 const describeStatus = (status: number) => `the receiver answered ${status}; only a 2xx is a success`
 
-/** Makes one attempt of `delivery` to `endpoint` now, and records it. `final` marks the delivery failed when the attempt
- *  fails (no retry left); otherwise a failed delivery stays pending. Never fails for the receiver's sake: a refused
- *  URL, no answer or a non-2xx is a failed attempt. */
-export const attemptDelivery = (
+/** The clear secrets an attempt at `at` signs with: the current one (none when it cannot be read with this
+ *  MAILROOM_SECRET) and, during a rotation, the previous one. */
+export const signingSecrets = (masterSecret: string, endpoint: WebhookEndpoint, at: Date) => ({
+  current: unsealSecret(masterSecret, endpoint.sealedSecret),
+  previous: previousSecretValid(endpoint, at) && endpoint.sealedPreviousSecret !== null
+    ? unsealSecret(masterSecret, endpoint.sealedPreviousSecret)
+    : undefined,
+})
+
+/** An attempt made and not yet recorded. */
+export interface MadeAttempt {
+  readonly attempt: WebhookAttempt
+  readonly finishedAt: Date
+}
+
+/** Makes one attempt of `delivery` to `endpoint` now, without recording it: check the URL again (rules and DNS), sign
+ *  the stored body, POST it to the checked address. Never fails for the receiver's sake: a refused URL, no answer or
+ *  a non-2xx is a failed attempt. `secrets` are the endpoint's (see signingSecrets), read here when not given. */
+export const makeAttempt = (
   account: Pick<Account, "id">,
   endpoint: WebhookEndpoint,
   delivery: WebhookDelivery,
   options: {
     readonly masterSecret: string
-    readonly final: boolean
-    /** How the attempt is recorded: alone by default, or grouped with others (see recordAttempts). */
-    readonly record?: (pending: PendingRecord) => Effect.Effect<RecordedAttempt, StoreError, Store>
+    readonly secrets?: { readonly current: string | undefined; readonly previous: string | undefined }
   },
 ) =>
   Effect.gen(function* () {
@@ -139,10 +152,7 @@ export const attemptDelivery = (
     const config = yield* WebhooksConfig
     const startedAt = new Date(yield* Clock.currentTimeMillis)
     const attemptId = ids.make("webhookAttempt", startedAt)
-    const secret = unsealSecret(options.masterSecret, endpoint.sealedSecret)
-    const previous = previousSecretValid(endpoint, startedAt) && endpoint.sealedPreviousSecret !== null
-      ? unsealSecret(options.masterSecret, endpoint.sealedPreviousSecret)
-      : undefined
+    const { current: secret, previous } = options.secrets ?? signingSecrets(options.masterSecret, endpoint, startedAt)
 
     const outcome = yield* Effect.gen(function* () {
       if (secret === undefined) {
@@ -172,7 +182,6 @@ export const attemptDelivery = (
       return { statusCode: status, durationMs, snippet, error: isSuccessStatus(status) ? null : describeStatus(status) }
     })
 
-    const succeeded = outcome.error === null
     const finishedAt = new Date(yield* Clock.currentTimeMillis)
     const attempt: WebhookAttempt = {
       id: attemptId,
@@ -180,29 +189,57 @@ export const attemptDelivery = (
       deliveryId: delivery.id,
       endpointId: endpoint.id,
       attempt: delivery.attempts + 1,
-      succeeded,
+      succeeded: outcome.error === null,
       statusCode: outcome.statusCode,
       durationMs: outcome.durationMs,
       responseSnippet: outcome.snippet,
       error: outcome.error,
       startedAt,
     }
-    const status = succeeded ? "succeeded" : options.final ? "failed" : "pending"
-    const record = options.record ?? recordOne
-    const { decision, updated } = yield* record({ endpoint, attempt, status, at: finishedAt })
-    return {
-      attempt,
-      delivery: {
-        ...delivery,
-        status,
-        attempts: attempt.attempt,
-        lastStatusCode: outcome.statusCode,
-        lastError: outcome.error,
-        updatedAt: finishedAt,
-        completedAt: status === "pending" ? null : finishedAt,
-      },
-      decision,
-      endpoint: updated,
-    } satisfies AttemptResult
+    return { attempt, finishedAt } satisfies MadeAttempt
   })
 
+/** What to record of a made attempt: `final` marks the delivery failed when the attempt failed (no retry left);
+ *  otherwise a failed delivery stays pending. */
+export const pendingRecord = (endpoint: WebhookEndpoint, made: MadeAttempt, final: boolean): PendingRecord => ({
+  endpoint,
+  attempt: made.attempt,
+  status: made.attempt.succeeded ? "succeeded" : final ? "failed" : "pending",
+  at: made.finishedAt,
+})
+
+/** The attempt's result once recorded: the delivery as the record left it, the streak decision and the endpoint. */
+export const attemptResult = (delivery: WebhookDelivery, pending: PendingRecord, recorded: RecordedAttempt): AttemptResult => ({
+  attempt: pending.attempt,
+  delivery: {
+    ...delivery,
+    status: pending.status,
+    attempts: pending.attempt.attempt,
+    lastStatusCode: pending.attempt.statusCode,
+    lastError: pending.attempt.error,
+    updatedAt: pending.at,
+    completedAt: pending.status === "pending" ? null : pending.at,
+  },
+  decision: recorded.decision,
+  endpoint: recorded.updated,
+})
+
+/** Makes one attempt of `delivery` to `endpoint` now (makeAttempt), and records it. `final` marks the delivery failed
+ *  when the attempt fails (no retry left); otherwise a failed delivery stays pending. */
+export const attemptDelivery = (
+  account: Pick<Account, "id">,
+  endpoint: WebhookEndpoint,
+  delivery: WebhookDelivery,
+  options: {
+    readonly masterSecret: string
+    readonly final: boolean
+    /** How the attempt is recorded: alone by default, or grouped with others (see recordAttempts). */
+    readonly record?: (pending: PendingRecord) => Effect.Effect<RecordedAttempt, StoreError, Store>
+  },
+) =>
+  Effect.gen(function* () {
+    const made = yield* makeAttempt(account, endpoint, delivery, options)
+    const pending = pendingRecord(endpoint, made, options.final)
+    const recorded = yield* (options.record ?? recordOne)(pending)
+    return attemptResult(delivery, pending, recorded)
+  })

@@ -22,8 +22,8 @@ import { attemptDelivery, recordAttempts, sealSecret } from "./webhook-sender.js
 import { checkWebhookTarget, WebhooksConfig } from "./webhook-target.js"
 import { Background } from "./background.js"
 import {
-  enqueueDelivery, loadDeliveryPairs, purgeWebhookHistory, requeuePendingDeliveries, runDeliveryJob, schedulePurge,
-  webhookConsumer, webhookDeliveryJob, webhookPurgeJob,
+  enqueueDelivery, loadDeliveryPairs, purgeWebhookHistory, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts,
+  schedulePurge, webhookConsumer, webhookDeliveryJob, webhookFirstAttemptsJob, webhookPurgeJob,
 } from "./webhook-queue.js"
 import { currentDate } from "../internal/time.js"
 
@@ -66,12 +66,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
     const withServices = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(Effect.provideService(Accounts, accounts), Effect.provideService(Ids, ids))
     yield* background.consume(webhookConsumer())
-    // Runs that start together read their deliveries in one query, and attempts that finish together are recorded
-    // in one transaction (one commit for many deliveries).
-    const load = makeGroupCommit(loadDeliveryPairs)
-    const record = makeGroupCommit(recordAttempts)
-    // At most deliveryConcurrency POSTs are in flight; the worker may run more jobs than that (deliveryRunsPerPost),
-    // so that the reads and records of some runs overlap the POSTs of others instead of holding a POST's place.
+    // At most deliveryConcurrency POSTs are in flight, whichever job makes them. First attempts are made by runs of up
+    // to firstAttemptsPerRun deliveries (one read, one record for them all); two runs at a time, so that one run's
+    // read and record overlap the other's POSTs.
     const webhooksConfig = yield* WebhooksConfig
     const posts = Math.max(1, Math.floor(webhooksConfig.deliveryConcurrency ?? defaultDeliveryConcurrency))
     const runsPerPost = Math.max(1, Math.floor(webhooksConfig.deliveryRunsPerPost ?? 1))
@@ -79,10 +76,14 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
     const gated = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.flatMap(HttpTransport, (transport) =>
         Effect.provideService(effect, HttpTransport, { post: (request) => posting.withPermits(1)(transport.post(request)) }))
-    yield* background.work(webhookDeliveryJob, (payload, run) => {
-      const attempt = withServices(runDeliveryJob(payload, run, { record, load }))
-      return runsPerPost === 1 ? attempt : gated(attempt)
-    }, {
+    yield* background.work(webhookFirstAttemptsJob, (payload) =>
+      gated(withServices(runFirstAttempts(payload, { concurrency: posts }))), { concurrency: 2 })
+    // Retries: one attempt per run. Runs that start together read their deliveries in one query, and attempts that
+    // finish together are recorded in one transaction (one commit for many deliveries); the worker may run more
+    // retries than POSTs (deliveryRunsPerPost), so that the reads and records of some overlap the POSTs of others.
+    const load = makeGroupCommit(loadDeliveryPairs)
+    const record = makeGroupCommit(recordAttempts)
+    yield* background.work(webhookDeliveryJob, (payload, run) => gated(withServices(runDeliveryJob(payload, run, { record, load }))), {
       concurrency: posts * runsPerPost,
     })
     yield* background.work(webhookPurgeJob, () => Effect.zipRight(purgeWebhookHistory, schedulePurge("tomorrow")))
