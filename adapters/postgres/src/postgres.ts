@@ -180,13 +180,19 @@ const directTransaction = (opened: pg.Pool) =>
       // The body sees the transaction's connection in its context. It is set and put back here rather than through
       // Effect.locally (an acquire-use-release of its own, a dozen steps per transaction): this region is
       // uninterruptible outside `restore`, so the put-back cannot be skipped.
-      return control("BEGIN").pipe(
+      const transaction = control("BEGIN").pipe(
         Effect.zipRight(FiberRef.set(FiberRef.currentContext, inTransaction)),
         Effect.zipRight(Effect.exit(restore(effect))),
         Effect.zipLeft(FiberRef.set(FiberRef.currentContext, context)),
         Effect.flatMap((exit) => Effect.zipRight(end(Exit.isSuccess(exit) ? "COMMIT" : "ROLLBACK"), exit)),
-        Effect.ensuring(Effect.sync(release)),
       )
+      // The connection goes back however the transaction ends (BEGIN failed, the body's exit after COMMIT or ROLLBACK,
+      // a COMMIT that died). Only the body can be interrupted, and its exit is taken above, so taking the whole exit
+      // here does what Effect.ensuring would, without a region and a finalizer of its own.
+      return Effect.flatMap(Effect.exit(transaction), (exit) => {
+        release()
+        return exit
+      })
     }))
 
 const connection = (options: MailroomPostgresOptions): Layer.Layer<SqlClient.SqlClient, StoreError> =>
