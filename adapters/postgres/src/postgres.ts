@@ -100,10 +100,12 @@ const runOnPool = (opened: pg.Pool) => (sql: string, params: ReadonlyArray<unkno
   })
 
 /** Runs `sql` on `client`, a connection checked out of the pool (a transaction's), as @effect/sql-pg's connection
- *  does: an interrupted statement is cancelled on the server (`onInterrupt`). */
+ *  does: an interrupted statement is cancelled on the server (`onInterrupt`). Without `onInterrupt`, for statements
+ *  that run where nothing can interrupt them (BEGIN, COMMIT and ROLLBACK of directTransaction), Effect.async adds no
+ *  interruption handler around the statement. */
 const runOnClient = <A>(
   client: pg.PoolClient,
-  onInterrupt: Effect.Effect<void>,
+  onInterrupt: Effect.Effect<void> | undefined,
   query: string | pg.QueryConfig | pg.QueryArrayConfig,
   params: ReadonlyArray<unknown>,
   answer: (result: Answer | Array<Answer>) => A,
@@ -172,12 +174,25 @@ const directTransaction = (opened: pg.Pool) =>
     Effect.flatMap(checkOut(opened), ({ client, release }) => {
       const connection = transactionConnection(opened, client)
       const inTransaction = Context.add(context, SqlClient.TransactionConnection, [connection, 0] as const)
-      const end = (sql: "COMMIT" | "ROLLBACK") => Effect.orDie(connection.executeUnprepared(sql, [], undefined))
-      return connection.executeUnprepared("BEGIN", [], undefined).pipe(
-        Effect.zipRight(Effect.exit(Effect.locally(restore(effect), FiberRef.currentContext, inTransaction))),
+      // BEGIN, COMMIT and ROLLBACK run outside `restore`, uninterruptible: a canceller could never be called.
+      const control = (sql: "BEGIN" | "COMMIT" | "ROLLBACK") => runOnClient(client, undefined, sql, [], rowsOf)
+      const end = (sql: "COMMIT" | "ROLLBACK") => Effect.orDie(control(sql))
+      // The body sees the transaction's connection in its context. It is set and put back here rather than through
+      // Effect.locally (an acquire-use-release of its own, a dozen steps per transaction): this region is
+      // uninterruptible outside `restore`, so the put-back cannot be skipped.
+      const transaction = control("BEGIN").pipe(
+        Effect.zipRight(FiberRef.set(FiberRef.currentContext, inTransaction)),
+        Effect.zipRight(Effect.exit(restore(effect))),
+        Effect.zipLeft(FiberRef.set(FiberRef.currentContext, context)),
         Effect.flatMap((exit) => Effect.zipRight(end(Exit.isSuccess(exit) ? "COMMIT" : "ROLLBACK"), exit)),
-        Effect.ensuring(Effect.sync(release)),
       )
+      // The connection goes back however the transaction ends (BEGIN failed, the body's exit after COMMIT or ROLLBACK,
+      // a COMMIT that died). Only the body can be interrupted, and its exit is taken above, so taking the whole exit
+      // here does what Effect.ensuring would, without a region and a finalizer of its own.
+      return Effect.flatMap(Effect.exit(transaction), (exit) => {
+        release()
+        return exit
+      })
     }))
 
 const connection = (options: MailroomPostgresOptions): Layer.Layer<SqlClient.SqlClient, StoreError> =>
