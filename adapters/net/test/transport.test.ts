@@ -1,5 +1,5 @@
 import { makeTestCertificate, startWebhookReceiver, type WebhookReceiver } from "@mailroom/testing"
-import { Effect, Either } from "effect"
+import { Effect, Either, Fiber } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { makeUndiciTransport } from "../src/index.js"
 
@@ -106,6 +106,50 @@ describe("undici transport pinned to a checked address", () => {
       expect(plain.requests.length).toBe(beforePlain)
     } finally {
       await other.close()
+    }
+  })
+
+  it("answers an empty snippet for a 204 and for a declared empty body", async () => {
+    plain.answer = () => ({ status: 204 })
+    expect(Either.getOrThrow(await post(`http://${host}:${plain.port}/in`))).toMatchObject({ status: 204, snippet: "" })
+    plain.answer = () => ({ status: 200, body: "" })
+    expect(Either.getOrThrow(await post(`http://${host}:${plain.port}/in`))).toMatchObject({ status: 200, snippet: "" })
+  })
+
+  it("keeps at most maxInFlight requests under way; the others start in order as turns free, and a waiter that gives up takes no turn", async () => {
+    const capped = makeUndiciTransport({ maxInFlight: 2 })
+    const releases: Array<() => void> = []
+    plain.answer = () => ({ after: new Promise((resolve) => releases.push(() => resolve({ status: 200, body: "ok" }))) })
+    const before = plain.requests.length
+    const send = (path: string) => capped.service.post({
+      url: new URL(`http://${host}:${plain.port}/${path}`),
+      address: "127.0.0.1",
+      headers: {},
+      body: path,
+      timeoutMs: 10_000,
+      maxResponseBytes: 100,
+    })
+    try {
+      const first = Effect.runPromise(send("a"))
+      const second = Effect.runPromise(send("b"))
+      // Waits for a turn, then gives up: it never reaches the receiver, and its turn goes to the next.
+      const quitter = Effect.runFork(send("quitter"))
+      const third = Effect.runPromise(send("c"))
+      await plain.waitFor(before + 2, 5_000)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(plain.requests.slice(before).map((r) => r.body)).toEqual(["a", "b"])
+      await Effect.runPromise(Fiber.interrupt(quitter))
+      releases[0]!()
+      expect((await first).status).toBe(200)
+      await plain.waitFor(before + 3, 5_000)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(plain.requests.slice(before).map((r) => r.body)).toEqual(["a", "b", "c"])
+      releases[1]!()
+      releases[2]!()
+      expect((await second).status).toBe(200)
+      expect((await third).status).toBe(200)
+    } finally {
+      await Effect.runPromise(capped.close)
     }
   })
 })

@@ -1,7 +1,7 @@
 /** createMailroom: wires the chosen backend, ids, every service, one ManagedRuntime and the router, and hands the host
  *  a web-standard `fetch`, Promise methods and the layer for Effect code. */
 import {
-  AccountsConfig, Background, defaultConfirmationFrom, DeliveryConfig, IdsLive, type JobQueue, LinksConfig, servicesLayer,
+  AccountsConfig, Background, defaultConfirmationFrom, defaultDeliveryConcurrency, DeliveryConfig, IdsLive, type JobQueue, LinksConfig, servicesLayer,
   strictUrlRules, SubscriptionsConfig, Tracing, WebhooksConfig,
 } from "@mailroom/core"
 import {
@@ -91,7 +91,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
         deliveryRunsPerPost: database.kind === "postgres" ? 4 : 1,
       }),
       NodeDns.layer(),
-      UndiciTransport.layer(),
+      UndiciTransport.layer({ maxInFlight: defaultDeliveryConcurrency }),
       Layer.succeed(LinksConfig, { appUrl: config.appUrl ?? "http://localhost:3000", trackUrl: config.trackUrl }),
       Layer.succeed(Tracing, tracing),
       Layer.succeed(SubscriptionsConfig, { confirmationFrom: config.confirmationFrom ?? defaultConfirmationFrom }),

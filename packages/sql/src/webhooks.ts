@@ -326,14 +326,16 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
         sql`SELECT ${sql.literal(pairColumns)} FROM webhook_deliveries d
           JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.account_id = d.account_id
           WHERE d.id IN ${sql.in(ids)}`).pipe(
+        // Many deliveries share an endpoint: each endpoint is decoded once.
         Effect.flatMap((rows) => Effect.all({
           deliveries: decodeDeliveries(rows.map((row) => unprefixed(row, "d_"))),
-          endpoints: decodeEndpoints(rows.map((row) => unprefixed(row, "w_"))),
+          endpoints: decodeEndpoints([...new Map(rows.map((row) => [row.w_id, row])).values()].map((row) => unprefixed(row, "w_"))),
         })),
         Effect.map(({ deliveries, endpoints }) => {
           const wanted = new Set(refs.map((ref) => `${ref.accountId} ${ref.deliveryId}`))
-          return deliveries.flatMap((row, i) => wanted.has(`${row.account_id} ${row.id}`)
-            ? [{ delivery: fromDeliveryRow(row), endpoint: fromEndpointRow(endpoints[i]!) }]
+          const byId = new Map(endpoints.map((row) => [row.id as string, fromEndpointRow(row)]))
+          return deliveries.flatMap((row) => wanted.has(`${row.account_id} ${row.id}`)
+            ? [{ delivery: fromDeliveryRow(row), endpoint: byId.get(row.endpoint_id)! }]
             : [])
         }),
         orStoreError("webhooks.findDeliveriesWithEndpoints"),

@@ -11,7 +11,9 @@ export interface WebhooksOptions {
   readonly urlRules: UrlRules
   /** The From address of failure notices. */
   readonly notificationFrom?: string | undefined
-  /** Delivery attempts one process makes at once: POSTs in flight (default 16). */
+  /** Delivery attempts one job run makes at once (default 16): the first attempts of a run, and the retry runs (times
+   *  deliveryRunsPerPost). The transport bounds the POSTs under way in the process (@mailroom/net's UndiciTransport:
+   *  `maxInFlight`, 16 by default). */
   readonly deliveryConcurrency?: number | undefined
   /** Delivery jobs one process runs at once per POST it may have in flight (default 1). Above 1, the reads and
    *  records of some runs overlap the POSTs of others: worth it where each statement is a round trip (Postgres, where
@@ -29,19 +31,34 @@ export interface CheckedTarget extends WebhookTarget {
   readonly address: string
 }
 
+/** The checks of a URL that need no lookup (parseWebhookUrl; for an IP literal, the whole check) are functions of the
+ *  URL and the rules alone: kept for the URLs seen last, since every delivery checks its endpoint's URL again. */
+const checkedWithoutDns = new Map<string, Either.Either<WebhookTarget, string>>()
+const maxCheckedWithoutDns = 1024
+
+const parseTarget = (url: string, rules: UrlRules): Either.Either<WebhookTarget, string> => {
+  const key = `${rules.allowPrivate ? "p" : "s"} ${url}`
+  const known = checkedWithoutDns.get(key)
+  if (known !== undefined) return known
+  const parsed = parseWebhookUrl(url, rules)
+  if (checkedWithoutDns.size >= maxCheckedWithoutDns) checkedWithoutDns.clear()
+  checkedWithoutDns.set(key, parsed)
+  return parsed
+}
+
 /** Checks `url` and resolves its host. Fails with the reason, in words, when the URL or one of its addresses is refused
  *  or the host does not resolve. */
-export const checkWebhookTarget = (url: string, rules: UrlRules): Effect.Effect<CheckedTarget, string> =>
-  Effect.gen(function* () {
-    const target = parseWebhookUrl(url, rules)
-    if (Either.isLeft(target)) return yield* Effect.fail(`url ${target.left}`)
-    const { hostname, literal } = target.right
-    const addresses = literal !== undefined
-      ? [literal]
-      : yield* Effect.flatMap(Dns, (dns) => dns.lookupAddresses(hostname)).pipe(
-        Effect.mapError((error) => `url host ${hostname} does not resolve (${error.reason})`),
-      )
-    const checked = checkAddresses(hostname, addresses, rules)
-    if (Either.isLeft(checked)) return yield* Effect.fail(`url host ${checked.left}`)
-    return { ...target.right, address: checked.right[0]! }
-  })
+export const checkWebhookTarget = (url: string, rules: UrlRules): Effect.Effect<CheckedTarget, string> => {
+  const target = parseTarget(url, rules)
+  if (Either.isLeft(target)) return Effect.fail(`url ${target.left}`)
+  const { hostname, literal } = target.right
+  // An IP literal passed parseWebhookUrl's address check: it is the address to connect to.
+  if (literal !== undefined) return Effect.succeed({ ...target.right, address: literal })
+  return Effect.flatMap(Dns, (dns) => dns.lookupAddresses(hostname)).pipe(
+    Effect.mapError((error) => `url host ${hostname} does not resolve (${error.reason})`),
+    Effect.flatMap((addresses) => {
+      const checked = checkAddresses(hostname, addresses, rules)
+      return Either.isLeft(checked) ? Effect.fail(`url host ${checked.left}`) : Effect.succeed({ ...target.right, address: checked.right[0]! })
+    }),
+  )
+}

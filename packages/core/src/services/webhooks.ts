@@ -12,7 +12,6 @@ import {
 import { ValidationFailed, WebhookLimitReached, WebhookNotFound } from "../errors.js"
 import { makeGroupCommit } from "../internal/group-commit.js"
 import { sentFields } from "../internal/patch.js"
-import { HttpTransport } from "../ports/http-transport.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 import { orFailWith } from "../internal/found.js"
@@ -66,24 +65,20 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
     const withServices = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(Effect.provideService(Accounts, accounts), Effect.provideService(Ids, ids))
     yield* background.consume(webhookConsumer())
-    // At most deliveryConcurrency POSTs are in flight, whichever job makes them. First attempts are made by runs of up
-    // to firstAttemptsPerRun deliveries (one read, one record for them all); two runs at a time, so that one run's
-    // read and record overlap the other's POSTs.
+    // A run of first attempts makes up to deliveryConcurrency POSTs at once, and the worker runs two runs, so that one
+    // run's read and record overlap the other's POSTs. The transport bounds the POSTs under way in the process,
+    // whichever job makes them (@mailroom/net: 16 by default).
     const webhooksConfig = yield* WebhooksConfig
     const posts = Math.max(1, Math.floor(webhooksConfig.deliveryConcurrency ?? defaultDeliveryConcurrency))
     const runsPerPost = Math.max(1, Math.floor(webhooksConfig.deliveryRunsPerPost ?? 1))
-    const posting = yield* Effect.makeSemaphore(posts)
-    const gated = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-      Effect.flatMap(HttpTransport, (transport) =>
-        Effect.provideService(effect, HttpTransport, { post: (request) => posting.withPermits(1)(transport.post(request)) }))
     yield* background.work(webhookFirstAttemptsJob, (payload) =>
-      gated(withServices(runFirstAttempts(payload, { concurrency: posts }))), { concurrency: 2 })
+      withServices(runFirstAttempts(payload, { concurrency: posts })), { concurrency: 2 })
     // Retries: one attempt per run. Runs that start together read their deliveries in one query, and attempts that
     // finish together are recorded in one transaction (one commit for many deliveries); the worker may run more
     // retries than POSTs (deliveryRunsPerPost), so that the reads and records of some overlap the POSTs of others.
     const load = makeGroupCommit(loadDeliveryPairs)
     const record = makeGroupCommit(recordAttempts)
-    yield* background.work(webhookDeliveryJob, (payload, run) => gated(withServices(runDeliveryJob(payload, run, { record, load }))), {
+    yield* background.work(webhookDeliveryJob, (payload, run) => withServices(runDeliveryJob(payload, run, { record, load })), {
       concurrency: posts * runsPerPost,
     })
     yield* background.work(webhookPurgeJob, () => Effect.zipRight(purgeWebhookHistory, schedulePurge("tomorrow")))
