@@ -2,7 +2,7 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient, type SqlConnection, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { type Store, StoreError } from "@mailroom/core"
+import { CommitDurability, type Store, StoreError } from "@mailroom/core"
 import { migrationsLayer, SqlStore, withDirectStatements } from "@mailroom/sql"
 import { Chunk, Context, Duration, Effect, Exit, FiberRef, Layer, Stream } from "effect"
 import pg from "pg"
@@ -174,13 +174,18 @@ const directTransaction = (opened: pg.Pool) =>
     Effect.flatMap(checkOut(opened), ({ client, release }) => {
       const connection = transactionConnection(opened, client)
       const inTransaction = Context.add(context, SqlClient.TransactionConnection, [connection, 0] as const)
-      // BEGIN, COMMIT and ROLLBACK run outside `restore`, uninterruptible: a canceller could never be called.
+      // BEGIN, COMMIT and ROLLBACK run outside `restore`, uninterruptible: a canceller could never be called. A relaxed
+      // transaction (CommitDurability) commits without waiting for its WAL to reach the disk (synchronous_commit off
+      // for this transaction only): set with BEGIN, in the same round trip.
       const control = (sql: "BEGIN" | "COMMIT" | "ROLLBACK") => runOnClient(client, undefined, sql, [], rowsOf)
+      const begin = Context.get(context, CommitDurability) === "relaxed"
+        ? runOnClient(client, undefined, "BEGIN; SET LOCAL synchronous_commit TO OFF", [], rowsOf)
+        : control("BEGIN")
       const end = (sql: "COMMIT" | "ROLLBACK") => Effect.orDie(control(sql))
       // The body sees the transaction's connection in its context. It is set and put back here rather than through
       // Effect.locally (an acquire-use-release of its own, a dozen steps per transaction): this region is
       // uninterruptible outside `restore`, so the put-back cannot be skipped.
-      const transaction = control("BEGIN").pipe(
+      const transaction = begin.pipe(
         Effect.zipRight(FiberRef.set(FiberRef.currentContext, inTransaction)),
         Effect.zipRight(Effect.exit(restore(effect))),
         Effect.zipLeft(FiberRef.set(FiberRef.currentContext, context)),

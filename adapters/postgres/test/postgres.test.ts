@@ -2,7 +2,7 @@
  *  orderings that do not depend on the database's locale. */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { compareContacts, Store } from "@mailroom/core"
+import { CommitDurability, compareContacts, Store } from "@mailroom/core"
 import { migrate, migrations } from "@mailroom/sql"
 import { findTestPostgres, makeAccount, makeContact } from "@mailroom/testing"
 import { Context, Effect, Layer } from "effect"
@@ -120,5 +120,24 @@ describe.skipIf(url === undefined)("MailroomPostgres.layer", () => {
           .pipe(Effect.withTracerEnabled(tracing))
         expect(yield* labels(tracing)).toEqual(["after", ...Array.from({ length: 10 }, (_, i) => `many ${i}`), "outer"])
       }
+    }).pipe(Effect.withTracerEnabled(false)), 30_000)
+
+  it.scoped("a relaxed transaction commits without waiting for its WAL (synchronous_commit off for it alone); others wait", () =>
+    Effect.gen(function* () {
+      const database = yield* scratchDatabase(url!)
+      const sql = Context.get(yield* Layer.build(MailroomPostgres.clientLayer({ url: database })), SqlClient.SqlClient)
+      yield* sql`CREATE TABLE relaxed_t (label text NOT NULL)`
+      const level = Effect.map(sql<{ readonly synchronous_commit: string }>`SHOW synchronous_commit`, (rows) => rows[0]!.synchronous_commit)
+      const inTransaction = (label: string) => sql.withTransaction(Effect.zipLeft(level, sql`INSERT INTO relaxed_t (label) VALUES (${label})`))
+      expect(yield* Effect.provideService(inTransaction("relaxed"), CommitDurability, "relaxed")).toBe("off")
+      expect(yield* inTransaction("full")).toBe("on")
+      // Outside the transaction (another statement on the pool) the server's level holds.
+      expect(yield* Effect.provideService(level, CommitDurability, "relaxed")).toBe("on")
+      // A relaxed transaction that fails rolls back like any other.
+      const failed = yield* Effect.flip(Effect.provideService(
+        sql.withTransaction(Effect.zipRight(sql`INSERT INTO relaxed_t (label) VALUES ('rolled back')`, sql`SELECT 1/0`)), CommitDurability, "relaxed"))
+      expect(failed._tag).toBe("SqlError")
+      const labels = yield* sql<{ readonly label: string }>`SELECT label FROM relaxed_t ORDER BY label`
+      expect(labels.map((row) => row.label)).toEqual(["full", "relaxed"])
     }).pipe(Effect.withTracerEnabled(false)), 30_000)
 })

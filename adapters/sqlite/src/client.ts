@@ -5,6 +5,7 @@
  *  for reuse. */
 import type * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient, type SqlConnection, SqlError, Statement } from "@effect/sql"
+import { CommitDurability, type Durability } from "@mailroom/core"
 import { withDirectStatements } from "@mailroom/sql"
 import Database from "better-sqlite3"
 import { Context, Effect, Exit, FiberRef, Scope } from "effect"
@@ -114,8 +115,30 @@ export const makeSqliteClient = (filename: string): Effect.Effect<SqlClient.SqlC
     // A transaction as @effect/sql runs one (the connection held from BEGIN to COMMIT or ROLLBACK, the body
     // interruptible and the end not, a failed COMMIT or ROLLBACK a defect), without its span and scope when spans are
     // off. A nested transaction (a savepoint), or any transaction with spans on, is @effect/sql's own.
-    const end = (sql: "COMMIT" | "ROLLBACK") =>
-      Effect.suspend(() => execute(sql, [])).pipe(Effect.orDie, Effect.ensuring(semaphore.release(1)))
+    // A relaxed transaction (CommitDurability) runs with synchronous=NORMAL: in WAL mode its commit is not synced, and
+    // the WAL is synced at the next full commit or checkpoint, so commits are never undone out of order. SQLite changes
+    // the level only outside a transaction: it is set just before BEGIN and set back just after COMMIT or ROLLBACK.
+    // better-sqlite3 runs synchronously and the transaction holds the only connection, so no other commit runs at that
+    // level. Answers the level to set back, if it changed (NORMAL and OFF do not sync a commit in WAL mode anyway).
+    const begin = (durability: Durability): Effect.Effect<number | undefined, SqlError.SqlError> =>
+      Effect.suspend(() => {
+        let restore: number | undefined
+        if (durability === "relaxed") {
+          const level = db.pragma("synchronous", { simple: true }) as number
+          if (level >= 2) {
+            db.pragma("synchronous = NORMAL")
+            restore = level
+          }
+        }
+        return Effect.as(execute("BEGIN", []), restore).pipe(
+          Effect.tapError(() => Effect.sync(() => { if (restore !== undefined) db.pragma(`synchronous = ${restore}`) })))
+      })
+    const end = (sql: "COMMIT" | "ROLLBACK", restore: number | undefined) =>
+      Effect.suspend(() => execute(sql, [])).pipe(
+        Effect.ensuring(Effect.sync(() => { if (restore !== undefined) db.pragma(`synchronous = ${restore}`) })),
+        Effect.orDie,
+        Effect.ensuring(semaphore.release(1)),
+      )
     const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
       Effect.withFiberRuntime((fiber) => {
         const context = fiber.currentContext
@@ -123,13 +146,16 @@ export const makeSqliteClient = (filename: string): Effect.Effect<SqlClient.SqlC
           return client.withTransaction(effect)
         }
         const inTransaction = Context.add(context, SqlClient.TransactionConnection, [connection, 0] as const)
+        const durability = Context.get(context, CommitDurability)
         return Effect.uninterruptibleMask((restore) =>
           Effect.zipRight(
             restore(semaphore.take(1)),
-            Effect.suspend(() => execute("BEGIN", [])).pipe(
+            begin(durability).pipe(
               Effect.tapError(() => semaphore.release(1)),
-              Effect.zipRight(Effect.exit(Effect.locally(restore(effect), FiberRef.currentContext, inTransaction))),
-              Effect.flatMap((exit) => Effect.zipRight(end(Exit.isSuccess(exit) ? "COMMIT" : "ROLLBACK"), exit)),
+              Effect.flatMap((level) => Effect.flatMap(
+                Effect.exit(Effect.locally(restore(effect), FiberRef.currentContext, inTransaction)),
+                (exit) => Effect.zipRight(end(Exit.isSuccess(exit) ? "COMMIT" : "ROLLBACK", level), exit),
+              )),
             ),
           ))
       })

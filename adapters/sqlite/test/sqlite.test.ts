@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Store } from "@mailroom/core"
+import { CommitDurability, Store } from "@mailroom/core"
 import { migrate, migrations } from "@mailroom/sql"
 import { makeAccount, makeContact } from "@mailroom/testing"
 import { Deferred, Effect, Fiber, Option } from "effect"
@@ -31,6 +31,34 @@ describe("MailroomSqlite.layer", () => {
       Effect.tap((level) => expect(level).toBe(1)),
       Effect.provide(MailroomSqlite.layer({ filename: tempDbFile(), synchronous: "NORMAL" })),
     ))
+
+  it.effect("a relaxed transaction runs with synchronous NORMAL (its commit not synced), and the level is FULL again after it", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`CREATE TABLE relaxed_t (label TEXT NOT NULL)`
+      const inTransaction = (label: string) => sql.withTransaction(Effect.zipLeft(pragma("synchronous"), sql`INSERT INTO relaxed_t (label) VALUES (${label})`))
+      expect(yield* Effect.provideService(inTransaction("relaxed"), CommitDurability, "relaxed")).toBe(1)
+      expect(yield* pragma("synchronous")).toBe(2)
+      expect(yield* inTransaction("full")).toBe(2)
+      // Rolled back, it leaves nothing, and the level is set back too.
+      const failed = yield* Effect.flip(Effect.provideService(
+        sql.withTransaction(Effect.zipRight(sql`INSERT INTO relaxed_t (label) VALUES ('rolled back')`, Effect.fail("no" as const))), CommitDurability, "relaxed"))
+      expect(failed).toBe("no")
+      expect(yield* pragma("synchronous")).toBe(2)
+      // A savepoint joins its transaction; with spans on, a transaction is @effect/sql's own and commits in full.
+      expect(yield* Effect.provideService(sql.withTransaction(inTransaction("nested")), CommitDurability, "relaxed")).toBe(1)
+      expect(yield* Effect.provideService(inTransaction("traced"), CommitDurability, "relaxed").pipe(Effect.withTracerEnabled(true))).toBe(2)
+      const labels = yield* sql<{ readonly label: string }>`SELECT label FROM relaxed_t ORDER BY label`
+      expect(labels.map((row) => row.label)).toEqual(["full", "nested", "relaxed", "traced"])
+    }).pipe(Effect.withTracerEnabled(false), Effect.provide(MailroomSqlite.layer({ filename: tempDbFile() }))))
+
+  it.effect("a relaxed transaction leaves synchronous NORMAL as it was", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const inside = yield* Effect.provideService(sql.withTransaction(pragma("synchronous")), CommitDurability, "relaxed")
+      expect(inside).toBe(1)
+      expect(yield* pragma("synchronous")).toBe(1)
+    }).pipe(Effect.withTracerEnabled(false), Effect.provide(MailroomSqlite.layer({ filename: tempDbFile(), synchronous: "NORMAL" }))))
 
   it.effect("creates the parent directory of the file", () =>
     Effect.gen(function* () {

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Background, defineJob, type DomainEvent, JobQueue, Store } from "@mailroom/core"
+import { Background, CommitDurability, defineJob, type DomainEvent, JobQueue, Store } from "@mailroom/core"
 import { makeAccount, makeEvent } from "@mailroom/testing"
 import { Deferred, Effect, Schema } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
@@ -54,6 +54,35 @@ describe.each(["memory:", `sqlite:${join(directory, "a.sqlite")}`])("background 
     expect(handled).toEqual([])
     await mailroom.close()
     expect(handled).toEqual(["hello"])
+  })
+
+  it("background work commits with relaxed durability (redone when undone); work outside it commits in full", async () => {
+    const mailroom = createMailroom({ database })
+    const durabilities: Array<string> = []
+    const ran = Effect.runSync(Deferred.make<void>())
+    await inMailroom(mailroom, Effect.gen(function* () {
+      const background = yield* Background
+      yield* background.work(note, () =>
+        Effect.flatMap(CommitDurability, (durability) => Effect.zipRight(Effect.sync(() => { durabilities.push(`job ${durability}`) }), Deferred.succeed(ran, undefined))))
+      yield* background.consume({
+        name: "test-durability",
+        handle: () => Effect.flatMap(CommitDurability, (durability) => Effect.sync(() => { durabilities.push(`relay ${durability}`) })),
+      })
+    }))
+    await mailroom.ready()
+    const outside = await inMailroom(mailroom, Effect.gen(function* () {
+      const store = yield* Store
+      const account = makeAccount()
+      yield* store.accounts.insert(account)
+      yield* store.transaction(store.events.append([makeEvent({ accountId: account.id })]))
+      yield* (yield* JobQueue).enqueue(note, { text: "durability" })
+      return yield* CommitDurability
+    }))
+    await Effect.runPromise(Deferred.await(ran).pipe(Effect.timeout("10 seconds")))
+    for (let i = 0; i < 250 && !durabilities.some((d) => d.startsWith("relay")); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    await mailroom.close()
+    expect(outside).toBe("full")
+    expect([...new Set(durabilities)].sort()).toEqual(["job relaxed", "relay relaxed"])
   })
 })
 

@@ -104,16 +104,17 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
                 WHERE id IN (SELECT id FROM jobs WHERE name = ${job.name} AND state = 'pending' AND run_at <= ${now}
                   ORDER BY run_at, id LIMIT ${max})
                 RETURNING id, attempts, payload`
-              const rows = yield* Effect.flatMap(claim, decodeClaimed)
+              // In a transaction of its own, so that it commits with the worker's durability (relaxed in Background).
+              const rows = yield* Effect.flatMap(sql.withTransaction(claim), decodeClaimed)
               return rows.map((row): ClaimedJob => ({ id: row.id, attempt: row.attempts, payload: JSON.parse(row.payload) }))
             }).pipe(orStoreError("jobs.claim")),
-          complete: (claimed) => deleteJobs(claimed.map((one) => one.id)).pipe(orStoreError("jobs.complete")),
+          complete: (claimed) => sql.withTransaction(deleteJobs(claimed.map((one) => one.id))).pipe(orStoreError("jobs.complete")),
           fail: (claimed, retryIn, error) =>
-            Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            Effect.flatMap(Clock.currentTimeMillis, (now) => sql.withTransaction(
               retryIn === undefined
                 ? sql`UPDATE jobs SET state = 'failed', finished_at = ${now}, last_error = ${error} WHERE id = ${claimed.id}`
                 : sql`UPDATE jobs SET state = 'pending', run_at = ${now + Duration.toMillis(retryIn)}, started_at = NULL,
-                    last_error = ${error} WHERE id = ${claimed.id}`.pipe(Effect.zipLeft(wake))).pipe(
+                    last_error = ${error} WHERE id = ${claimed.id}`).pipe(Effect.zipLeft(wake))).pipe(
               Effect.asVoid, orStoreError("jobs.fail")),
           idle: Effect.suspend(() => Effect.race(Deferred.await(changed), Effect.sleep(pollInterval))),
         }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds" }),

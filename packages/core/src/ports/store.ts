@@ -420,6 +420,20 @@ export interface FormRepository {
   readonly delete: (accountId: AccountId, id: FormId) => Effect.Effect<boolean, StoreError>
 }
 
+/** How durable the commits of the transactions run under it are.
+ *  - "full" (the default): on disk when the commit returns; an operating-system crash or a power failure keeps it.
+ *  - "relaxed": survives a crash of the process, but an operating-system crash or a power failure may undo it (SQLite:
+ *    that commit runs with synchronous=NORMAL; Postgres: synchronous_commit off; memory keeps nothing either way).
+ *    Never out of order: a commit is only undone with every commit after it, and the next full commit makes it
+ *    durable too. For work that is done again when undone and may be done twice: Background runs its relays and job
+ *    runs this way (at least once already), never a request's own change. A statement outside a transaction, a
+ *    savepoint, and every transaction while tracing is on, commit in full. */
+export type Durability = "full" | "relaxed"
+
+export class CommitDurability extends Context.Reference<CommitDurability>()("@mailroom/core/CommitDurability", {
+  defaultValue: (): Durability => "full",
+}) {}
+
 /** Persistence for every resource. An id that belongs to another account is "not found". */
 export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly accounts: AccountRepository

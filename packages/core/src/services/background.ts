@@ -1,12 +1,14 @@
 /** Background work: the consumers of the event outbox and the job workers. Services register theirs while their
  *  layers are built (`consume`, `work`); the host starts everything at once (`start`, which the facade runs on
- *  `ready()` or the first request) and stops it by closing the scope it was started in (the facade's `close()`). */
+ *  `ready()` or the first request) and stops it by closing the scope it was started in (the facade's `close()`).
+ *  Background work commits with relaxed durability (CommitDurability): what an operating-system crash undoes is done
+ *  again, as after a crash of the process. */
 import { Context, Duration, Effect, Fiber, Option, Ref, Scope } from "effect"
 import type { DomainEvent } from "../domain/event.js"
 import type { StoreError } from "../errors.js"
 import { type JobDefinition, JobQueue, type JobRun } from "../ports/job-queue.js"
 import type { Mailer } from "../ports/mailer.js"
-import { Store } from "../ports/store.js"
+import { CommitDurability, Store } from "../ports/store.js"
 
 /** What background handlers may use beside the services they were registered by: the ports the host provides when it
  *  starts the work (the facade's runtime provides them all; Dns and HttpTransport are references with defaults). */
@@ -100,11 +102,15 @@ export class Background extends Effect.Service<Background>()("@mailroom/core/Bac
     /** Where tasks registered after `start` go, once it ran. */
     const running = yield* Ref.make(Option.none<{ readonly scope: Scope.Scope; readonly context: Context.Context<BackgroundContext> }>())
 
-    const add = (task: Task) =>
-      Effect.flatMap(Ref.get(running), Option.match({
+    // Every task's commits are relaxed (see CommitDurability): relays and job runs are done again when a commit of
+    // theirs is undone, as when their process dies.
+    const add = (registered: Task) => {
+      const task = Effect.provideService(registered, CommitDurability, "relaxed")
+      return Effect.flatMap(Ref.get(running), Option.match({
         onNone: () => Effect.sync(() => { tasks.push(task) }),
         onSome: ({ scope, context }) => Effect.orDie(Scope.extend(Effect.provide(task, context), scope)),
       }))
+    }
 
     /** Registers an outbox consumer (see EventConsumer). */
     const consume = (consumer: EventConsumer): Effect.Effect<void> =>
