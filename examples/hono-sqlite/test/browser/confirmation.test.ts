@@ -3,8 +3,8 @@
  *  the used link, an expired link with its "Send me a new link" button, a link replaced by a newer mail, and links
  *  that are not valid. axe-core and the screenshots on every state. */
 import type { Browser } from "playwright-core"
-import { afterAll, beforeAll, expect, it } from "vitest"
-import { checkPage, describeBrowser, launchBrowser, linkIn, type Starter, startStarter } from "./harness.js"
+import { beforeAll, expect, it } from "vitest"
+import { checkPage, describeBrowser, linkIn, type Starter, useBrowserStarter } from "./harness.js"
 
 describeBrowser("the confirmation page in Chromium", () => {
   let browser: Browser
@@ -23,18 +23,12 @@ describeBrowser("the confirmation page in Chromium", () => {
     return linkIn(mail!, "c")
   }
 
+  const session = useBrowserStarter({ name: "Acme <News>", plan: "pro" })
+
   beforeAll(async () => {
-    browser = await launchBrowser()
-    starter = await startStarter()
-    const account = await starter.api("POST", "/admin/accounts", starter.adminToken, { name: "Acme <News>", plan: "pro" })
-    key = account.body.apiKey
-    accountId = account.body.id
+    ({ browser, starter, key, accountId } = session)
     listId = (await starter.api("POST", "/v1/contacts/lists", key, { name: "Weekly digest" })).body.data.id
   }, 120_000)
-  afterAll(async () => {
-    await browser?.close()
-    await starter?.close()
-  })
 
   it("confirms from the link in the dev outbox only when the button is pressed; the used link says so", async () => {
     const email = "ada@example.com"

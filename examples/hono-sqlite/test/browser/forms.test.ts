@@ -4,7 +4,7 @@
 import { Hono } from "hono"
 import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { checkPage, describeBrowser, type Host, launchBrowser, linkIn, serveApp, type Starter, startStarter } from "./harness.js"
+import { checkPage, describeBrowser, type Host, linkIn, serveApp, type Starter, useBrowserStarter } from "./harness.js"
 
 describeBrowser("signup forms in Chromium", () => {
   let browser: Browser
@@ -19,17 +19,16 @@ describeBrowser("signup forms in Chromium", () => {
     (await starter.api("GET", `/v1/contacts?search=${encodeURIComponent(email)}`, key)).body.data[0] as
       { email: string; status: string; source: string; consentText: string; firstName: string } | undefined
 
+  const session = useBrowserStarter({ plan: "pro" })
+
   beforeAll(async () => {
-    browser = await launchBrowser()
-    starter = await startStarter()
+    ({ browser, starter, key } = session)
     // The host's own site: another origin (127.0.0.1 rather than localhost, another port) with the snippet pasted in.
     shop = await serveApp(new Hono().get("/", (c) => c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>Shop</title>
 <style>*{box-sizing:border-box}body{font-family:sans-serif;max-width:30rem;margin:2rem auto;padding:0 1rem}label{display:block;margin-top:1rem}
 input[type=email],input[type=text]{width:100%;padding:.5rem}button{margin-top:1rem;padding:.5rem 1rem}</style></head>
 <body><main><h1>Our shop</h1><p>Get our newsletter:</p>${snippet}</main></body></html>`)))
-    const account = await starter.api("POST", "/admin/accounts", starter.adminToken, { plan: "pro" })
-    key = account.body.apiKey
     listId = (await starter.api("POST", "/v1/contacts/lists", key, { name: "Newsletter" })).body.data.id
     form = (await starter.api("POST", "/v1/forms", key, {
       name: "Shop newsletter", listIds: [listId], allowedOrigins: [shop.origin],
@@ -38,9 +37,7 @@ input[type=email],input[type=text]{width:100%;padding:.5rem}button{margin-top:1r
     snippet = form.embedHtml
   }, 120_000)
   afterAll(async () => {
-    await browser?.close()
     await shop?.close()
-    await starter?.close()
   })
 
   it("subscribes through the snippet on an allowed origin, then refuses once the origin is no longer allowed", async () => {

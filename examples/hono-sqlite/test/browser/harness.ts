@@ -18,7 +18,7 @@ import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { fileURLToPath } from "node:url"
 import { type Browser, chromium, type Page } from "playwright-core"
-import { describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { browserAvailable, browserRequired, chromiumPath } from "./chromium.js"
 import { freePort } from "../free-port.js"
 
@@ -41,6 +41,36 @@ export const describeBrowser = (name: string, body: () => void) => {
     })
   }
   return describe.skip(name, body)
+}
+
+/** What a browser test file works with: Chromium, the starter, and an account made through the operator API. */
+export interface BrowserSession {
+  readonly browser: Browser
+  readonly starter: Starter
+  /** The account's API key. */
+  readonly key: string
+  readonly accountId: string
+}
+
+/** The start of every browser test file: before its first test, Chromium, the starter and an account made with
+ *  `account` (the body of POST /admin/accounts); after its last, both closed. Call it first in a describeBrowser body:
+ *  its fields are set by the time the file's own beforeAll runs. */
+export const useBrowserStarter = (account: Record<string, unknown>): BrowserSession => {
+  const session: { -readonly [K in keyof BrowserSession]?: BrowserSession[K] } = {}
+  beforeAll(async () => {
+    session.browser = await launchBrowser()
+    const starter = await startStarter()
+    session.starter = starter
+    const created = await starter.api("POST", "/admin/accounts", starter.adminToken, account)
+    if (created.status !== 201) throw new Error(`POST /admin/accounts answered ${created.status}: ${JSON.stringify(created.body)}`)
+    session.key = created.body.apiKey
+    session.accountId = created.body.id
+  }, 120_000)
+  afterAll(async () => {
+    await session.browser?.close()
+    await session.starter?.close()
+  })
+  return session as BrowserSession
 }
 
 export const launchBrowser = (): Promise<Browser> =>
@@ -210,6 +240,23 @@ export const checkPage = async (page: Page, name: string): Promise<void> => {
   expect(await seriousViolations(page)).toEqual([])
   expect(await fitsPhoneWidth(page)).toBe(true)
   await screenshots(page, name)
+}
+
+/** Opens `link` and checks the invalid-link page it must show: a 400 titled "This link is not valid", whose `where`
+ *  says `says`, showing nothing of `hidden` (the recipient's address) and nothing to press; then the checks of every
+ *  page (checkPage), as `name`. */
+export const expectInvalidLinkPage = async (
+  page: Page,
+  link: string,
+  expected: { readonly name: string; readonly where: string; readonly says: string; readonly hidden: string },
+): Promise<void> => {
+  const response = await page.goto(link)
+  expect(response?.status(), expected.name).toBe(400)
+  expect(await page.locator("h1").textContent()).toBe("This link is not valid")
+  expect(await page.locator(expected.where).textContent()).toContain(expected.says)
+  expect(await page.locator("main").textContent()).not.toContain(expected.hidden)
+  expect(await page.getByRole("button").count()).toBe(0)
+  await checkPage(page, expected.name)
 }
 
 /** The page fits a phone: nothing wider than the viewport, so no sideways scrolling. */
