@@ -128,6 +128,18 @@ export const makeMemberRepository = (
     return true
   }
 
+  const addToLists: MemberRepository["addToLists"] = (accountId, contactId, memberships, at) =>
+    db.atomic(() => {
+      if (contacts.find(accountId, contactId) === undefined) return []
+      const seen = new Set<string>()
+      return memberships.filter(({ listId }) => !seen.has(listId) && seen.add(listId) !== undefined)
+        .filter((membership) => {
+          const list = lists.find(accountId, membership.listId)
+          return list !== undefined && join(accountId, list.id, contactId, membership.id, at)
+        })
+        .map((membership) => membership.listId)
+    })
+
   return {
     page: (accountId, listId, query) =>
       db.atomic(() => {
@@ -184,17 +196,10 @@ export const makeMemberRepository = (
           .map((member) => member.contactId)
       }),
 
-    addToLists: (accountId, contactId, memberships, at) =>
-      db.atomic(() => {
-        if (contacts.find(accountId, contactId) === undefined) return []
-        const seen = new Set<string>()
-        return memberships.filter(({ listId }) => !seen.has(listId) && seen.add(listId) !== undefined)
-          .filter((membership) => {
-            const list = lists.find(accountId, membership.listId)
-            return list !== undefined && join(accountId, list.id, contactId, membership.id, at)
-          })
-          .map((membership) => membership.listId)
-      }),
+    addToLists,
+
+    // Nothing to plan in memory: the general case serves a new contact as well.
+    addNewContactToLists: addToLists,
 
     remove: (accountId, listId, contactIds) =>
       changeCurrent(accountId, listId, contactIds, (membership) => memberships.remove(listId, membership.contactId)),

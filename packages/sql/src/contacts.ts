@@ -189,17 +189,23 @@ export const makeContactRepository = (sql: SqlClient.SqlClient): ContactReposito
           : sql` LEFT JOIN contact_lists l ON l.account_id = ${accountId} AND l.id IN ${sql.in([...new Set(listIds)])}`}`.pipe(
         Effect.flatMap((rows) => {
           const row = rows[0]
-          const lists = rows.flatMap((found) => typeof found.l_id === "string" ? [found.l_id] : [])
-          const contact = row?.id === null || row?.id === undefined
+          const listIds = rows.flatMap((found) => typeof found.l_id === "string" ? [found.l_id] : [])
+          const hasContact = row?.id !== null && row?.id !== undefined
+          const hasSuppression = row?.s_id !== null && row?.s_id !== undefined
+          // A new address (the common case of a subscribe) has neither: nothing to decode.
+          if (!hasContact && !hasSuppression) {
+            return Effect.succeed({ contact: Option.none<Contact>(), suppression: Option.none<Suppression>(), listIds })
+          }
+          const contact = !hasContact
             ? Effect.succeed(Option.none<Contact>())
             : decodeContactRows([row]).pipe(Effect.flatMap(complete(accountId)), Effect.map((found) => Option.fromNullable(found[0])))
-          const suppression = row?.s_id === null || row?.s_id === undefined
+          const suppression = !hasSuppression
             ? Effect.succeed(Option.none<Suppression>())
             : decodeSuppressionRows([{
               id: row.s_id, account_id: accountId, email, reason: row.s_reason, details: row.s_details,
               created_at: row.s_created_at, updated_at: row.s_updated_at,
             }]).pipe(Effect.map((found) => Option.map(Option.fromNullable(found[0]), suppressionFromRow)))
-          return Effect.map(Effect.all({ contact, suppression }), (found) => ({ ...found, listIds: lists }))
+          return Effect.map(Effect.all({ contact, suppression }), (found) => ({ ...found, listIds }))
         }),
         orStoreError("contacts.findAddress"),
       ),

@@ -8,13 +8,14 @@ import {
   type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, retryDelay,
   runJobWorker,
 } from "@mailroom/core"
-import { Clock, Deferred, Duration, Effect, Layer, Schema } from "effect"
+import { Clock, Deferred, Duration, Effect, FiberId, Layer, Schema } from "effect"
 import { IntegerColumn } from "./internal/columns.js"
 import { chunksOf, insertRows, maxInList } from "./internal/batch.js"
 import { orStoreError } from "./internal/errors.js"
 
 export interface SqlJobQueueOptions {
-  /** How often an idle worker looks for due jobs (default 500 ms); an enqueue in this process wakes it at once. */
+  /** How often an idle worker looks for due jobs (default 500 ms); an enqueue of its job in this process
+   *  wakes it at once. */
   readonly pollInterval?: Duration.DurationInput
   /** How long closing a worker's scope waits for its runs in flight (default 30 seconds). */
   readonly shutdownGrace?: Duration.DurationInput
@@ -30,12 +31,24 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
     const sql = yield* SqlClient.SqlClient
     const ids = yield* Ids
     const pollInterval = options.pollInterval ?? Duration.millis(500)
-    let changed = yield* Deferred.make<void>()
-    const wake = Effect.flatMap(Deferred.make<void>(), (next) => {
-      const previous = changed
-      changed = next
-      return Deferred.succeed(previous, undefined)
-    })
+    /** Per job name, what its idle workers wait on: enqueueing a job, or putting a failed run back, wakes only the
+     *  workers of that name. Made when a worker of the name idles, dropped when woken. */
+    const changed = new Map<string, Deferred.Deferred<void>>()
+    const changedOf = (name: string) => {
+      let current = changed.get(name)
+      if (current === undefined) {
+        current = Deferred.unsafeMake<void>(FiberId.none)
+        changed.set(name, current)
+      }
+      return current
+    }
+    const wake = (name: string) =>
+      Effect.suspend(() => {
+        const current = changed.get(name)
+        if (current === undefined) return Effect.void
+        changed.delete(name)
+        return Deferred.succeed(current, undefined)
+      })
     /** Definitions whose runs left over by an earlier process were already recovered. */
     const recovered = new Set<string>()
 
@@ -63,7 +76,7 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
           }
           return rows.map((row) => inserted.has(row.id) ? row.id : existing.get(row.dedupe_key ?? "") ?? row.id)
         }))
-        yield* wake
+        yield* wake(job.name)
         return answered
       }).pipe(orStoreError("jobs.enqueue"))
 
@@ -114,9 +127,9 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
               retryIn === undefined
                 ? sql`UPDATE jobs SET state = 'failed', finished_at = ${now}, last_error = ${error} WHERE id = ${claimed.id}`
                 : sql`UPDATE jobs SET state = 'pending', run_at = ${now + Duration.toMillis(retryIn)}, started_at = NULL,
-                    last_error = ${error} WHERE id = ${claimed.id}`).pipe(Effect.zipLeft(wake))).pipe(
+                    last_error = ${error} WHERE id = ${claimed.id}`).pipe(Effect.zipLeft(wake(job.name)))).pipe(
               Effect.asVoid, orStoreError("jobs.fail")),
-          idle: Effect.suspend(() => Effect.race(Deferred.await(changed), Effect.sleep(pollInterval))),
+          idle: Effect.suspend(() => Effect.race(Deferred.await(changedOf(job.name)), Effect.sleep(pollInterval))),
         }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds" }),
       )
     }

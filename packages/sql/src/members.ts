@@ -56,6 +56,7 @@ const ContactMembershipRow = Schema.extend(MembershipRow, Schema.Struct({
 }))
 const decodeContactMemberships = Schema.decodeUnknown(Schema.Array(ContactMembershipRow))
 const decodeContactIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ contact_id: ContactId })))
+const decodeListIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ list_id: Schema.String })))
 const decodeMemberPairs = Schema.decodeUnknown(Schema.Array(Schema.Struct({ list_id: Schema.String, contact_id: ContactId })))
 
 /** The facts of core's suppression rules in a member query over contacts `c`, joined by `addressJoins` to the
@@ -253,6 +254,22 @@ export const makeMemberRepository = (sql: SqlClient.SqlClient): MemberRepository
       Effect.map((rows) => rows.map((row) => row.list_id)),
       orStoreError("members.addToLists"),
     ),
+
+  // No join with contacts and no ON CONFLICT: the contact is the caller's new one, so neither can change the answer,
+  // and on Postgres they cost the planner more than the rest of the statement.
+  addNewContactToLists: (accountId, contactId, memberships, at) => {
+    const rows = oncePerList(memberships)
+    if (rows.length === 0) return Effect.succeed([])
+    return forEachChunk(sql, rows, membershipsPerStatement, (chunk) =>
+      sql`WITH v (id, list_id) AS (VALUES ${sql.join(", ", false)(chunk.map((row) => sql`(${row.id}, ${row.listId})`))})
+        INSERT INTO list_members (id, account_id, list_id, contact_id, added_at, removed_at)
+        SELECT v.id, l.account_id, l.id, ${contactId}, CAST(${toMillis(at)} AS BIGINT), NULL
+        FROM v JOIN contact_lists l ON l.id = v.list_id AND l.account_id = ${accountId}
+        RETURNING list_id`.pipe(Effect.flatMap(decodeListIds))).pipe(
+      Effect.map((found) => found.map((row) => row.list_id)),
+      orStoreError("members.addNewContactToLists"),
+    )
+  },
 
   remove: (accountId, listId, contactIds) =>
     forEachChunk(sql, [...new Set(contactIds)], contactsPerStatement, (chunk) =>

@@ -12,9 +12,16 @@ export interface WakeSignal {
 
 export const makeWakeSignal = (): WakeSignal => {
   let current = Deferred.unsafeMake<void>(FiberId.none)
+  /** Whether a wait was taken since the last wake: a wake that nobody can be waiting for changes nothing. */
+  let taken = false
   return {
-    next: Effect.sync(() => Deferred.await(current)),
+    next: Effect.sync(() => {
+      taken = true
+      return Deferred.await(current)
+    }),
     wake: () => {
+      if (!taken) return
+      taken = false
       const previous = current
       current = Deferred.unsafeMake<void>(FiberId.none)
       Deferred.unsafeDone(previous, Exit.void)

@@ -199,6 +199,11 @@ export interface MemberRepository {
    *  named twice counts once (the first id). One statement. Answers the list ids newly added or restored, in no
    *  particular order. */
   readonly addToLists: (accountId: AccountId, contactId: ContactId, memberships: ReadonlyArray<NewListMembership>, at: Date) => Effect.Effect<ReadonlyArray<string>, StoreError>
+  /** addToLists for a contact the caller inserted earlier in its transaction, which is the account's and in no list
+   *  yet: it gets a new membership of each of the account's lists among `memberships` (the first id of a list named
+   *  twice); lists of another account and unknown lists are ignored. One statement, cheaper than addToLists: nothing
+   *  to restore, and the contact's account is known. Answers the list ids joined, in no particular order. */
+  readonly addNewContactToLists: (accountId: AccountId, contactId: ContactId, memberships: ReadonlyArray<NewListMembership>, at: Date) => Effect.Effect<ReadonlyArray<string>, StoreError>
   /** Deletes the current memberships of these contacts (removal by the list owner, which is no unsubscribe and keeps
    *  no history: rule 2). Removed memberships stay. Answers the ids whose membership was deleted. */
   readonly remove: (accountId: AccountId, listId: string, contactIds: ReadonlyArray<ContactId>) => Effect.Effect<ReadonlyArray<ContactId>, StoreError>

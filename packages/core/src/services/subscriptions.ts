@@ -232,12 +232,14 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
         : Effect.flatMap(store.lists.findByIds(account.id, listIds), (found) => requireLists(listIds, found.map((list) => list.id)))
 
     /** Makes the contact a current member of the account's lists among `listIds` in one statement; answers the lists
-     *  it newly joined (or rejoined), in the order of `listIds`. */
-    const joinLists = (accountId: AccountId, contactId: ContactId, listIds: ReadonlyArray<string>, at: Date) =>
+     *  it newly joined (or rejoined), in the order of `listIds`. `created`: the contact was inserted earlier in this
+     *  transaction (the store's cheaper statement for a contact in no list yet). */
+    const joinLists = (accountId: AccountId, contactId: ContactId, listIds: ReadonlyArray<string>, at: Date, created: boolean) =>
       listIds.length === 0
         ? Effect.succeed<ReadonlyArray<string>>([])
         : Effect.map(
-          store.members.addToLists(accountId, contactId, newListMemberships(listIds, () => ids.make("member", at)), at),
+          (created ? store.members.addNewContactToLists : store.members.addToLists)(
+            accountId, contactId, newListMemberships(listIds, () => ids.make("member", at)), at),
           (joined) => {
             const added = new Set(joined)
             return listIds.filter((listId) => added.has(listId))
@@ -396,7 +398,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
 
         let topicsOptedIn = 0
         for (const topicId of topicIds) if (yield* store.topics.optIn(account.id, topicId as TopicId, input.email)) topicsOptedIn++
-        const addedToListIds = yield* joinLists(account.id, contactId, listIds, at)
+        const addedToListIds = yield* joinLists(account.id, contactId, listIds, at, created)
 
         let mail: string | undefined
         // A contact made by this call has no pending confirmation: no need to ask the store.
@@ -726,7 +728,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
           if (decision.liftSuppression) yield* store.suppressions.delete(account.id, email)
           resubscribed = true
         }
-        added.push(...yield* joinLists(account.id, contact.id, joins, at))
+        added.push(...yield* joinLists(account.id, contact.id, joins, at, false))
         events.push(...memberEvents("list.member_added", account.id, contact, added, channel.source, at))
       }
       const topicsOn: Array<string> = []

@@ -2,7 +2,7 @@
  *  the transaction in progress when events are appended to it, and the waiters wake once the outermost transaction
  *  commits (at once for an append made outside a transaction of the Store). */
 import { makeWakeSignal } from "@mailroom/core"
-import { Effect, FiberRef } from "effect"
+import { Effect, Exit, FiberRef } from "effect"
 
 export interface CommitSignal {
   /** Runs a transaction; when it is the outermost one and events were appended in it, wakes the waiters once it
@@ -19,16 +19,25 @@ export const makeCommitSignal = (): CommitSignal => {
   /** The mark of the outermost transaction running in this fiber, if any. */
   const mark = FiberRef.unsafeMake<{ appended: boolean } | undefined>(undefined)
   return {
+    // The mark is set and taken off here rather than through Effect.locally (an acquire-use-release of its own, a dozen
+    // steps per transaction): everything but the transaction itself runs uninterruptible, so the mark always comes
+    // off. Only the outermost transaction sets it, so taking it off leaves none.
     track: (transaction) =>
-      Effect.flatMap(FiberRef.get(mark), (outer) => {
-        if (outer !== undefined) return transaction
-        const own = { appended: false }
-        return Effect.locally(transaction, mark, own).pipe(Effect.tap(() => { if (own.appended) signal.wake() }))
-      }),
-    appended: Effect.flatMap(FiberRef.get(mark), (current) => Effect.sync(() => {
+      Effect.uninterruptibleMask((restore) =>
+        Effect.withFiberRuntime((fiber) => {
+          if (fiber.getFiberRef(mark) !== undefined) return restore(transaction)
+          const own = { appended: false }
+          return Effect.zipRight(FiberRef.set(mark, own), Effect.flatMap(Effect.exit(restore(transaction)), (exit) => {
+            if (own.appended && Exit.isSuccess(exit)) signal.wake()
+            return Effect.zipRight(FiberRef.set(mark, undefined), exit)
+          }))
+        })),
+    appended: Effect.withFiberRuntime((fiber) => {
+      const current = fiber.getFiberRef(mark)
       if (current === undefined) signal.wake()
       else current.appended = true
-    })),
+      return Effect.void
+    }),
     next: signal.next,
   }
 }

@@ -97,6 +97,30 @@ export const storeMemberTests = (it: ListTester) => {
         expect((yield* store.members.page(other, theirs.id, everyone)).counts.total).toBe(0)
       }))
 
+    it.effect("addNewContactToLists joins a contact in no list yet to the account's lists named, once each, and ignores the rest", () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const { accountId, list } = yield* accountWithList
+        const second = makeList({ accountId })
+        yield* store.lists.insert(second)
+        const other = yield* insertAccount
+        const theirs = makeList({ accountId: other })
+        yield* store.lists.insert(theirs)
+        const joined = yield* store.transaction(Effect.gen(function* () {
+          const [ada] = yield* insertContacts(accountId, [{}])
+          const memberships = joining([list.id, theirs.id, "lst_unknown", second.id, list.id])
+          return { ada: ada!, memberships, lists: yield* store.members.addNewContactToLists(accountId, ada!.id, memberships, at(1)) }
+        }))
+        expect(sorted(joined.lists)).toEqual(sorted([list.id, second.id]))
+        const membership = Option.getOrThrow(yield* store.members.find(accountId, list.id, joined.ada.id))
+        expect(membership).toMatchObject({ id: joined.memberships[0]!.id, accountId, listId: list.id, contactId: joined.ada.id, removedAt: null })
+        expect(membership.addedAt.getTime()).toBe(at(1).getTime())
+        expect(Option.getOrThrow(yield* store.members.find(accountId, second.id, joined.ada.id)).id).toBe(joined.memberships[3]!.id)
+        expect(Option.isNone(yield* store.members.find(other, theirs.id, joined.ada.id))).toBe(true)
+        expect((yield* store.members.page(other, theirs.id, everyone)).counts.total).toBe(0)
+        expect(yield* store.members.addNewContactToLists(accountId, joined.ada.id, [], at(2))).toEqual([])
+      }))
+
     it.effect("an unsubscribe from the list keeps the row as history; adding again restores it with a new addedAt", () =>
       Effect.gen(function* () {
         const store = yield* Store
