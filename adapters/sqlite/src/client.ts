@@ -122,23 +122,19 @@ export const makeSqliteClient = (filename: string): Effect.Effect<SqlClient.SqlC
     // level. Answers the level to set back, if it changed (NORMAL and OFF do not sync a commit in WAL mode anyway).
     const begin = (durability: Durability): Effect.Effect<number | undefined, SqlError.SqlError> =>
       Effect.suspend(() => {
-        let restore: number | undefined
+        let previous: number | undefined
         if (durability === "relaxed") {
           const level = db.pragma("synchronous", { simple: true }) as number
           if (level >= 2) {
             db.pragma("synchronous = NORMAL")
-            restore = level
+            previous = level
           }
         }
-        return Effect.as(execute("BEGIN", []), restore).pipe(
-          Effect.tapError(() => Effect.sync(() => { if (restore !== undefined) db.pragma(`synchronous = ${restore}`) })))
+        return Effect.as(execute("BEGIN", []), previous).pipe(Effect.tapError(() => setBack(previous)))
       })
-    const end = (sql: "COMMIT" | "ROLLBACK", restore: number | undefined) =>
-      Effect.suspend(() => execute(sql, [])).pipe(
-        Effect.ensuring(Effect.sync(() => { if (restore !== undefined) db.pragma(`synchronous = ${restore}`) })),
-        Effect.orDie,
-        Effect.ensuring(semaphore.release(1)),
-      )
+    const setBack = (level: number | undefined) => Effect.sync(() => { if (level !== undefined) db.pragma(`synchronous = ${level}`) })
+    const end = (sql: "COMMIT" | "ROLLBACK", level: number | undefined) =>
+      Effect.suspend(() => execute(sql, [])).pipe(Effect.ensuring(setBack(level)), Effect.orDie, Effect.ensuring(semaphore.release(1)))
     const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
       Effect.withFiberRuntime((fiber) => {
         const context = fiber.currentContext

@@ -177,6 +177,7 @@ export type { ListTopic, ListDetails, ListsPage, MembersPage, AddMembersResult }
 export { Webhooks, defaultDeliveryConcurrency } from "./services/webhooks.js"
 export type { TestResult, EndpointHealth } from "./services/webhooks.js"
 export { attemptDelivery, makeAttempt, maxAttempts } from "./services/webhook-sender.js"
+export type { AttemptOptions } from "./services/webhook-sender.js"
 export type { AttemptResult } from "./services/webhook-sender.js"
 export {
   webhookDeliveryJob, webhookPurgeJob, DeliveryAttemptFailed, enqueueDelivery, fanOutEvents, runDeliveryJob,

@@ -5,10 +5,10 @@
  *  engine for that). */
 import { SqlClient } from "@effect/sql"
 import {
-  type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, retryDelay,
-  runJobWorker,
+  type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, makeWakeSignal, retryDelay,
+  runJobWorker, type WakeSignal,
 } from "@mailroom/core"
-import { Clock, Deferred, Duration, Effect, FiberId, Layer, Schema } from "effect"
+import { Clock, Duration, Effect, Layer, Schema } from "effect"
 import { IntegerColumn } from "./internal/columns.js"
 import { chunksOf, insertRows, maxInList } from "./internal/batch.js"
 import { orStoreError } from "./internal/errors.js"
@@ -32,23 +32,17 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
     const ids = yield* Ids
     const pollInterval = options.pollInterval ?? Duration.millis(500)
     /** Per job name, what its idle workers wait on: enqueueing a job, or putting a failed run back, wakes only the
-     *  workers of that name. Made when a worker of the name idles, dropped when woken. */
-    const changed = new Map<string, Deferred.Deferred<void>>()
-    const changedOf = (name: string) => {
-      let current = changed.get(name)
-      if (current === undefined) {
-        current = Deferred.unsafeMake<void>(FiberId.none)
-        changed.set(name, current)
+     *  workers of that name. */
+    const signals = new Map<string, WakeSignal>()
+    const signalOf = (name: string) => {
+      let signal = signals.get(name)
+      if (signal === undefined) {
+        signal = makeWakeSignal()
+        signals.set(name, signal)
       }
-      return current
+      return signal
     }
-    const wake = (name: string) =>
-      Effect.suspend(() => {
-        const current = changed.get(name)
-        if (current === undefined) return Effect.void
-        changed.delete(name)
-        return Deferred.succeed(current, undefined)
-      })
+    const wake = (name: string) => Effect.sync(() => signalOf(name).wake())
     /** Definitions whose runs left over by an earlier process were already recovered. */
     const recovered = new Set<string>()
 
@@ -129,7 +123,7 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
                 : sql`UPDATE jobs SET state = 'pending', run_at = ${now + Duration.toMillis(retryIn)}, started_at = NULL,
                     last_error = ${error} WHERE id = ${claimed.id}`).pipe(Effect.zipLeft(wake(job.name)))).pipe(
               Effect.asVoid, orStoreError("jobs.fail")),
-          idle: Effect.suspend(() => Effect.race(Deferred.await(changedOf(job.name)), Effect.sleep(pollInterval))),
+          idle: Effect.flatMap(signalOf(job.name).next, (woken) => Effect.race(woken, Effect.sleep(pollInterval))),
         }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds" }),
       )
     }

@@ -21,6 +21,9 @@ interface Enqueued {
   readonly runAt: Date | undefined
 }
 
+/** Whether a queued job is about the delivery `id` (a first-attempts run naming it, or its retry). */
+const mentions = (job: Enqueued, id: string) => JSON.stringify(job.payload).includes(id)
+
 /** Builds the layers of one scenario: services over `store`, relaxed URL rules, a recording queue and a capture mailer.
  *  `transport` is the HTTP transport layer (the real pinned undici one, from the backend package's test). */
 export const webhookDeliverySuite = <E>(
@@ -97,7 +100,7 @@ export const webhookDeliverySuite = <E>(
           const delivery = only(made)
           expect(delivery).toMatchObject({ endpointId: endpoint.id, eventId: subscribed.id, status: "pending" })
           expect(made.some((d) => d.endpointId === other.endpoint.id)).toBe(false)
-          expect(enqueued.filter((job) => JSON.stringify(job.payload).includes(delivery.id))).toEqual([
+          expect(enqueued.filter((job) => mentions(job, delivery.id))).toEqual([
             { name: webhookFirstAttemptsJob.name, payload: { accountId: account.id, deliveryIds: [delivery.id] }, dedupeKey: delivery.id, runAt: undefined },
           ])
           expect(yield* fanOutEvents([subscribed])).toEqual([])
@@ -129,7 +132,7 @@ export const webhookDeliverySuite = <E>(
           const events = [event(account), event(account), event(account)]
           const made = yield* fanOutEvents(events)
           expect(made).toHaveLength(6)
-          const queued = enqueued.filter((job) => job.name === webhookFirstAttemptsJob.name && JSON.stringify(job.payload).includes(made[0]!.id))
+          const queued = enqueued.filter((job) => job.name === webhookFirstAttemptsJob.name && mentions(job, made[0]!.id))
           expect(queued).toEqual([{
             name: webhookFirstAttemptsJob.name, payload: { accountId: account.id, deliveryIds: made.map((d) => d.id) }, dedupeKey: made[0]!.id, runAt: undefined,
           }])
@@ -198,7 +201,7 @@ export const webhookDeliverySuite = <E>(
           const before = enqueued.length
           const now = yield* Clock.currentTimeMillis
           yield* requeuePendingDeliveries
-          const mine = enqueued.slice(before).filter((job) => JSON.stringify(job.payload).includes(attempted!.id) || JSON.stringify(job.payload).includes(unattempted!.id))
+          const mine = enqueued.slice(before).filter((job) => mentions(job, attempted!.id) || mentions(job, unattempted!.id))
           expect(mine.map((job) => [job.name, job.payload, job.dedupeKey, job.runAt?.getTime()])).toEqual([
             [webhookDeliveryJob.name, { accountId: account.id, deliveryId: attempted!.id }, attempted!.id, now],
             [webhookFirstAttemptsJob.name, { accountId: account.id, deliveryIds: [unattempted!.id] }, `later:${unattempted!.id}`, now + 5 * 60_000],

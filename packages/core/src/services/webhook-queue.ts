@@ -9,7 +9,7 @@ import {
   type WebhookDelivery, webhookEnvelope, type WebhookEndpoint, webhookLimits, webhookRetryPolicy,
 } from "../domain/webhook.js"
 import type { StoreError } from "../errors.js"
-import { defineJob, JobQueue, type JobRun } from "../ports/job-queue.js"
+import { defineJob, type EnqueueOptions, type JobDefinition, JobQueue, type JobRun } from "../ports/job-queue.js"
 import { Mailer } from "../ports/mailer.js"
 import { Store } from "../ports/store.js"
 import { Accounts } from "./accounts.js"
@@ -127,10 +127,7 @@ const firstAttemptRuns = (deliveries: ReadonlyArray<Pick<WebhookDelivery, "id" |
  *  a run queued for later never drops one due now). Without a JobQueue they stay pending until a worker starts and
  *  resumes pending deliveries. */
 export const enqueueDeliveries = (deliveries: ReadonlyArray<Pick<WebhookDelivery, "id" | "accountId">>, runAt?: Date) =>
-  deliveries.length === 0 ? Effect.void : Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({
-    onNone: () => Effect.void,
-    onSome: (queue) => queue.enqueueAll(webhookFirstAttemptsJob, firstAttemptRuns(deliveries, runAt)).pipe(Effect.asVoid),
-  }))
+  enqueueWhenQueued(webhookFirstAttemptsJob, firstAttemptRuns(deliveries, runAt))
 
 /** Queues one delivery's first attempt (a run of one): a manual retry, say. */
 export const enqueueDelivery = (delivery: Pick<WebhookDelivery, "id" | "accountId">) => enqueueDeliveries([delivery], undefined)
@@ -138,13 +135,17 @@ export const enqueueDelivery = (delivery: Pick<WebhookDelivery, "id" | "accountI
 /** Queues the retry jobs of deliveries already attempted, each due at its `runAt` (keyed by the delivery's id: one
  *  already queued is left alone). */
 const enqueueRetries = (retries: ReadonlyArray<{ readonly delivery: Pick<WebhookDelivery, "id" | "accountId">; readonly runAt: Date }>) =>
-  retries.length === 0 ? Effect.void : Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({
+  enqueueWhenQueued(webhookDeliveryJob, retries.map(({ delivery, runAt }) => ({
+    payload: { accountId: delivery.accountId, deliveryId: delivery.id },
+    options: { dedupeKey: delivery.id, runAt },
+  })))
+
+/** Queues `jobs` in one write when a JobQueue is provided; without one, nothing is queued (the deliveries stay pending
+ *  until a worker starts and resumes pending deliveries). */
+const enqueueWhenQueued = <A, I>(job: JobDefinition<A, I>, jobs: ReadonlyArray<{ readonly payload: A; readonly options?: EnqueueOptions }>) =>
+  jobs.length === 0 ? Effect.void : Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({
     onNone: () => Effect.void,
-    onSome: (queue) =>
-      queue.enqueueAll(webhookDeliveryJob, retries.map(({ delivery, runAt }) => ({
-        payload: { accountId: delivery.accountId, deliveryId: delivery.id },
-        options: { dedupeKey: delivery.id, runAt },
-      }))).pipe(Effect.asVoid),
+    onSome: (queue) => queue.enqueueAll(job, jobs).pipe(Effect.asVoid),
   }))
 
 /** One delivery per (event, active endpoint subscribed to its type), without queueing them. Safe to run again with
@@ -226,6 +227,9 @@ export const defaultNotificationFrom = "webhooks@mailroom.localhost"
 /** A delivery with its endpoint, as the delivery job reads them. */
 export type DeliveryPair = readonly [WebhookDelivery, WebhookEndpoint]
 
+/** Whether a delivery is still to be attempted: pending, to an endpoint that is active. */
+const attemptable = ([delivery, endpoint]: DeliveryPair) => delivery.status === "pending" && endpoint.active
+
 /** Reads the deliveries named, each with its endpoint, in one query; answers in the order given (none for a delivery
  *  that is gone). Runs that start together share one read through a group loader (see `Webhooks`). */
 export const loadDeliveryPairs = (refs: ReadonlyArray<{ readonly accountId: string; readonly deliveryId: string }>) =>
@@ -257,9 +261,8 @@ export const runDeliveryJob = (
     const { record } = grouped
     const pair = yield* (grouped.load ?? loadOne)(payload)
     if (Option.isNone(pair)) return
+    if (!attemptable(pair.value)) return
     const [delivery, endpoint] = pair.value
-    if (delivery.status !== "pending") return
-    if (!endpoint.active) return
     const accounts = yield* Accounts
     const final = run.lastAttempt || delivery.attempts + 1 >= maxAttempts
     const result = yield* attemptDelivery({ id: accountId }, endpoint, delivery, {
@@ -290,8 +293,7 @@ export const runFirstAttempts = (
     const accountId = payload.accountId as AccountId
     const started = yield* Clock.currentTimeMillis
     const pairs = yield* loadDeliveryPairs(payload.deliveryIds.map((deliveryId) => ({ accountId, deliveryId })))
-    const live = pairs.flatMap((pair) =>
-      Option.isSome(pair) && pair.value[0].status === "pending" && pair.value[1].active ? [pair.value] : [])
+    const live = pairs.flatMap((pair) => Option.isSome(pair) && attemptable(pair.value) ? [pair.value] : [])
     const fresh = live.filter(([delivery]) => delivery.attempts === 0)
     const masterSecret = yield* (yield* Accounts).secret
     // Read once per endpoint for the run, not once per attempt.

@@ -134,18 +134,17 @@ export interface MadeAttempt {
   readonly finishedAt: Date
 }
 
+/** What an attempt signs with: the MAILROOM_SECRET that unseals the endpoint's secrets, or the clear secrets already
+ *  read (see signingSecrets). */
+export interface AttemptOptions {
+  readonly masterSecret: string
+  readonly secrets?: { readonly current: string | undefined; readonly previous: string | undefined }
+}
+
 /** Makes one attempt of `delivery` to `endpoint` now, without recording it: check the URL again (rules and DNS), sign
  *  the stored body, POST it to the checked address. Never fails for the receiver's sake: a refused URL, no answer or
  *  a non-2xx is a failed attempt. `secrets` are the endpoint's (see signingSecrets), read here when not given. */
-export const makeAttempt = (
-  account: Pick<Account, "id">,
-  endpoint: WebhookEndpoint,
-  delivery: WebhookDelivery,
-  options: {
-    readonly masterSecret: string
-    readonly secrets?: { readonly current: string | undefined; readonly previous: string | undefined }
-  },
-) =>
+export const makeAttempt = (account: Pick<Account, "id">, endpoint: WebhookEndpoint, delivery: WebhookDelivery, options: AttemptOptions) =>
   Effect.gen(function* () {
     const ids = yield* Ids
     const transport = yield* HttpTransport
@@ -230,8 +229,7 @@ export const attemptDelivery = (
   account: Pick<Account, "id">,
   endpoint: WebhookEndpoint,
   delivery: WebhookDelivery,
-  options: {
-    readonly masterSecret: string
+  options: AttemptOptions & {
     readonly final: boolean
     /** How the attempt is recorded: alone by default, or grouped with others (see recordAttempts). */
     readonly record?: (pending: PendingRecord) => Effect.Effect<RecordedAttempt, StoreError, Store>

@@ -18,6 +18,14 @@ const accountWithList = Effect.gen(function* () {
   return { accountId, list }
 })
 
+/** accountWithList, and a second list of the account. */
+const accountWithTwoLists = Effect.gen(function* () {
+  const { accountId, list } = yield* accountWithList
+  const second = makeList({ accountId })
+  yield* (yield* Store).lists.insert(second)
+  return { accountId, list, second }
+})
+
 /** One new membership per list named, duplicates kept (the store must count a list named twice once). */
 const joining = (listIds: ReadonlyArray<string>): ReadonlyArray<NewListMembership> =>
   listIds.map((listId) => ({ listId, id: uniqueText("mem") as MemberId }))
@@ -100,9 +108,7 @@ export const storeMemberTests = (it: ListTester) => {
     it.effect("addNewContactToLists joins a contact in no list yet to the account's lists named, once each, and ignores the rest", () =>
       Effect.gen(function* () {
         const store = yield* Store
-        const { accountId, list } = yield* accountWithList
-        const second = makeList({ accountId })
-        yield* store.lists.insert(second)
+        const { accountId, list, second } = yield* accountWithTwoLists
         const other = yield* insertAccount
         const theirs = makeList({ accountId: other })
         yield* store.lists.insert(theirs)
@@ -228,9 +234,7 @@ export const storeMemberTests = (it: ListTester) => {
     it.effect("members belong to their list and account; a deleted contact leaves every list", () =>
       Effect.gen(function* () {
         const store = yield* Store
-        const { accountId, list } = yield* accountWithList
-        const second = makeList({ accountId })
-        yield* store.lists.insert(second)
+        const { accountId, list, second } = yield* accountWithTwoLists
         const [ada, bob] = yield* insertContacts(accountId, [{}, {}])
         yield* store.members.addCurrent(accountId, list.id, makeMembers(idsOf([ada!, bob!])), at(1))
         yield* store.members.addCurrent(accountId, second.id, makeMembers([ada!.id]), at(1))
