@@ -3,8 +3,9 @@
  *  rebinding). TLS is verified against the URL's host name. Redirects are never followed, and at most a bounded
  *  snippet of the answer is read. At most `maxInFlight` requests are under way at once, whoever makes them; the others
  *  wait their turn, in order. */
-import { HttpTransport, HttpTransportError, type HttpTransportService, type PinnedPost } from "@mailroom/core"
-import { Effect, Layer } from "effect"
+import { HttpTransport, HttpTransportError, type HttpTransportService, type PinnedPost, type PostAnswer } from "@mailroom/core"
+import { Effect, Either, Layer } from "effect"
+import type { EventEmitter } from "node:events"
 import { isIP, type LookupFunction } from "node:net"
 import { performance } from "node:perf_hooks"
 import { rootCertificates } from "node:tls"
@@ -50,6 +51,33 @@ const makeTurns = (permits: number) => {
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: false })
+
+/** The deadline and the abandonment of one request, as the EventEmitter-like signal that undici's request accepts
+ *  (`on`, `addListener`, `removeListener`, `aborted`, `reason`): a request's only listener is undici's own, and an
+ *  AbortController with its EventTarget costs several times more per request. */
+class DeadlineSignal {
+  aborted = false
+  reason: unknown = undefined
+  private listener: (() => void) | undefined = undefined
+  on(_event: "abort", listener: () => void) {
+    return this.addListener(_event, listener)
+  }
+  addListener(_event: "abort", listener: () => void) {
+    this.listener = listener
+    return this
+  }
+  removeListener(_event: "abort", listener: () => void) {
+    if (this.listener === listener) this.listener = undefined
+    return this
+  }
+  abort() {
+    if (this.aborted) return
+    this.aborted = true
+    const listener = this.listener
+    this.listener = undefined
+    listener?.()
+  }
+}
 
 /** Answers whose body is empty by definition or by its declared length: nothing to read. */
 const emptyBody = (status: number, headers: Record<string, string | Array<string> | undefined>) =>
@@ -151,59 +179,109 @@ export const makeUndiciTransport = (options: UndiciTransportOptions = {}) => {
       body.once("error", reject)
     })
 
-  const post = (input: PinnedPost) =>
-    Effect.async<{ status: number; snippet: string; durationMs: number }, HttpTransportError>((resume) => {
-      // One controller for the deadline and for an interruption of the fiber (no AbortSignal.any per request).
-      const abort = new AbortController()
-      let deadline: ReturnType<typeof setTimeout> | undefined
-      const leave = turns.take(() => {
-        const started = performance.now()
-        let timedOut = false
-        deadline = setTimeout(() => {
-          timedOut = true
-          abort.abort()
-        }, input.timeoutMs)
-        const elapsed = () => Math.round(performance.now() - started)
-        const run = async () => {
-          const answer = await request(input.url, {
-            method: "POST",
-            headers: { ...input.headers, host: input.url.host },
-            body: input.body,
-            dispatcher: agentFor(input.url, input.address),
-            signal: abort.signal,
-            headersTimeout: input.timeoutMs,
-            bodyTimeout: input.timeoutMs,
-          })
-          if (emptyBody(answer.statusCode, answer.headers)) {
-            await answer.body.dump()
-            return { status: answer.statusCode, snippet: "", durationMs: elapsed() }
-          }
-          const snippet = await readSnippet(answer.body, input.maxResponseBytes)
-          return { status: answer.statusCode, snippet, durationMs: elapsed() }
+  /** Makes one request when its turn comes and calls `done` once with its outcome (never synchronously); answers how
+   *  to abandon it (no call of `done` after that). */
+  const start = (input: PinnedPost, done: (outcome: Either.Either<PostAnswer, HttpTransportError>) => void): (() => void) => {
+    const signal = new DeadlineSignal()
+    let deadline: ReturnType<typeof setTimeout> | undefined
+    let abandoned = false
+    const leave = turns.take(() => {
+      const started = performance.now()
+      deadline = setTimeout(() => signal.abort(), input.timeoutMs)
+      const elapsed = () => Math.round(performance.now() - started)
+      const run = async (): Promise<PostAnswer> => {
+        const answer = await request(input.url, {
+          method: "POST",
+          headers: input.headers,
+          body: input.body,
+          dispatcher: agentFor(input.url, input.address),
+          signal: signal as unknown as EventEmitter,
+          headersTimeout: input.timeoutMs,
+          bodyTimeout: input.timeoutMs,
+        })
+        if (emptyBody(answer.statusCode, answer.headers)) {
+          await answer.body.dump()
+          return { status: answer.statusCode, snippet: "", durationMs: elapsed() }
         }
-        run().then(
-          (answer) => {
-            clearTimeout(deadline)
-            turns.give()
-            resume(Effect.succeed(answer))
-          },
-          (cause: unknown) => {
-            clearTimeout(deadline)
-            turns.give()
-            resume(Effect.fail(classify(cause, timedOut, elapsed())))
-          },
-        )
-      })
+        const snippet = await readSnippet(answer.body, input.maxResponseBytes)
+        return { status: answer.statusCode, snippet, durationMs: elapsed() }
+      }
+      run().then(
+        (answer) => {
+          clearTimeout(deadline)
+          turns.give()
+          if (!abandoned) done(Either.right(answer))
+        },
+        (cause: unknown) => {
+          clearTimeout(deadline)
+          turns.give()
+          if (!abandoned) done(Either.left(classify(cause, signal.aborted, elapsed())))
+        },
+      )
+    })
+    return () => {
+      abandoned = true
+      leave()
+      clearTimeout(deadline)
+      signal.abort()
+    }
+  }
+
+  const post = (input: PinnedPost) =>
+    Effect.async<PostAnswer, HttpTransportError>((resume) => {
+      const abandon = start(input, (outcome) => resume(outcome))
+      return Effect.sync(abandon)
+    })
+
+  const postEach: HttpTransportService["postEach"] = (concurrency, next) =>
+    Effect.async<void>((resume) => {
+      const limit = Math.max(1, Math.floor(concurrency))
+      const abandons = new Set<() => void>()
+      let exhausted = false
+      let failed = false
+      const fail = (cause: unknown) => {
+        failed = true
+        for (const abandon of abandons) abandon()
+        abandons.clear()
+        resume(Effect.die(cause))
+      }
+      const pump = () => {
+        while (!exhausted && abandons.size < limit) {
+          const item = next()
+          if (item === undefined) {
+            exhausted = true
+            break
+          }
+          const abandon = start(item.request, (outcome) => {
+            abandons.delete(abandon)
+            if (failed) return
+            try {
+              item.answered(outcome)
+              pump()
+            } catch (cause) {
+              fail(cause)
+            }
+          })
+          abandons.add(abandon)
+        }
+        if (exhausted && abandons.size === 0) resume(Effect.void)
+      }
+      try {
+        pump()
+      } catch (cause) {
+        fail(cause)
+      }
       return Effect.sync(() => {
-        leave()
-        clearTimeout(deadline)
-        abort.abort()
+        exhausted = true
+        failed = true
+        for (const abandon of abandons) abandon()
+        abandons.clear()
       })
     })
 
   const close = Effect.promise(() => Promise.all([...agents.values()].map((agent) => agent.close().catch(() => undefined))))
 
-  return { service: { post } satisfies HttpTransportService, close }
+  return { service: { post, postEach } satisfies HttpTransportService, close }
 }
 
 export const UndiciTransport = {

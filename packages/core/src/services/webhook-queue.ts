@@ -2,7 +2,7 @@
  *  deliveries that arrive together made by one job run, the retry job (one attempt per run, retried by the queue on the
  *  rest of the schedule: the five retries come after 30 s, 2 min, 15 min, 1 h and 4 h), failure notices, and the 90-day
  *  purge of attempts. Spec: "Delivery and retry". */
-import { Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
+import { Clock, Duration, Effect, Either, Option, Schedule, Schema } from "effect"
 import type { AccountId } from "../domain/account.js"
 import type { DomainEvent } from "../domain/event.js"
 import {
@@ -10,12 +10,15 @@ import {
 } from "../domain/webhook.js"
 import type { StoreError } from "../errors.js"
 import { defineJob, type EnqueueOptions, type JobDefinition, JobQueue, type JobRun } from "../ports/job-queue.js"
+import { HttpTransport } from "../ports/http-transport.js"
+import { Ids } from "../ports/ids.js"
 import { Mailer } from "../ports/mailer.js"
 import { Store } from "../ports/store.js"
 import { Accounts } from "./accounts.js"
 import {
-  type AttemptResult, attemptDelivery, attemptResult, makeAttempt, maxAttempts, type PendingRecord,
-  pendingRecord, type RecordedAttempt, recordAttempts, signingSecrets,
+  type AttemptResult, attemptDelivery, attemptResult, type AttemptTarget, attemptTarget, finishAttempt, type MadeAttempt,
+  maxAttempts, type PendingRecord, pendingRecord, type RecordedAttempt, recordAttempts, signingSecrets, type StartedAttempt,
+  startAttempt,
 } from "./webhook-sender.js"
 import { WebhooksConfig } from "./webhook-target.js"
 
@@ -277,9 +280,10 @@ export const runDeliveryJob = (
   })
 
 /** The handler of webhookFirstAttemptsJob. Of the deliveries named, those gone (endpoint deleted), no longer pending or
- *  whose endpoint was disabled are left alone; those still without an attempt are attempted at once (at most
- *  `concurrency` POSTs in flight; none started past the run's budget, nor to an endpoint whose failures in the run
- *  reached its autoDisableAfter), and every attempt made is recorded in one
+ *  whose endpoint was disabled are left alone; those still without an attempt are attempted at once (each endpoint's
+ *  URL checked again once for the run; at most `concurrency` POSTs in flight, through the transport's batch path;
+ *  none started past the run's budget, nor to an endpoint whose failures in the run reached its autoDisableAfter), and
+ *  every attempt made is recorded in one
  *  transaction (recordAttempts: streaks counted in order, one statement per table); then the failure notices go out,
  *  the failed deliveries are queued for their retries (due 30 seconds after the attempt), and those the budget left
  *  are queued as a run of their own. A delivery already attempted (by an earlier run of this job that failed after its
@@ -296,29 +300,54 @@ export const runFirstAttempts = (
     const live = pairs.flatMap((pair) => Option.isSome(pair) && attemptable(pair.value) ? [pair.value] : [])
     const fresh = live.filter(([delivery]) => delivery.attempts === 0)
     const masterSecret = yield* (yield* Accounts).secret
-    // Read once per endpoint for the run, not once per attempt.
-    const secrets = new Map<string, ReturnType<typeof signingSecrets>>()
+    const ids = yield* Ids
+    const clock = yield* Effect.clock
+    // Once per endpoint for the run: its clear secrets, and its URL checked again (rules and DNS); every POST of the
+    // run to that endpoint goes to the address checked here.
+    const targets = new Map<string, { readonly secrets: ReturnType<typeof signingSecrets>; readonly target: AttemptTarget }>()
+    for (const [, endpoint] of fresh) {
+      if (targets.has(endpoint.id)) continue
+      const secrets = signingSecrets(masterSecret, endpoint, new Date(started))
+      targets.set(endpoint.id, { secrets, target: yield* attemptTarget(endpoint, secrets) })
+    }
     const budget = Duration.toMillis(firstAttemptsBudget)
     // Each endpoint's failure streak as this run's answers move it: once it reaches autoDisableAfter, the record will
     // disable the endpoint, and the run POSTs nothing more to it (its other deliveries go to a run of their own, which
     // finds the endpoint disabled).
     const streaks = new Map<string, number>()
-    const made = yield* Effect.forEach(fresh, ([delivery, endpoint]) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        if (now - started >= budget) return undefined
-        const { autoDisableAfter } = endpoint.failureSettings
-        const streak = () => streaks.get(endpoint.id) ?? endpoint.streak.consecutiveFailures
-        if (autoDisableAfter > 0 && streak() >= autoDisableAfter) return undefined
-        let endpointSecrets = secrets.get(endpoint.id)
-        if (endpointSecrets === undefined) {
-          endpointSecrets = signingSecrets(masterSecret, endpoint, new Date(now))
-          secrets.set(endpoint.id, endpointSecrets)
+    const streak = (endpoint: WebhookEndpoint) => streaks.get(endpoint.id) ?? endpoint.streak.consecutiveFailures
+    const made: Array<MadeAttempt | undefined> = []
+    const finish = (i: number, started: StartedAttempt, outcome: Parameters<typeof finishAttempt>[4]) => {
+      const [delivery, endpoint] = fresh[i]!
+      const one = finishAttempt({ id: accountId }, endpoint, delivery, started, outcome, new Date(clock.unsafeCurrentTimeMillis()))
+      made[i] = one
+      streaks.set(endpoint.id, one.attempt.succeeded ? 0 : streak(endpoint) + 1)
+    }
+    // The POSTs in one batch of plain callbacks (no effect per POST): each is signed when its place comes, and none
+    // starts past the budget or to an endpoint whose streak reached autoDisableAfter (those are left for a run of
+    // their own).
+    let cursor = 0
+    yield* (yield* HttpTransport).postEach(options.concurrency, () => {
+      while (cursor < fresh.length) {
+        const i = cursor++
+        const [delivery, endpoint] = fresh[i]!
+        const now = clock.unsafeCurrentTimeMillis()
+        if (now - started >= budget) {
+          cursor = fresh.length
+          return undefined
         }
-        const one = yield* makeAttempt({ id: accountId }, endpoint, delivery, { masterSecret, secrets: endpointSecrets })
-        streaks.set(endpoint.id, one.attempt.succeeded ? 0 : streak() + 1)
-        return one
-      }), { concurrency: Math.max(1, options.concurrency) })
+        const { autoDisableAfter } = endpoint.failureSettings
+        if (autoDisableAfter > 0 && streak(endpoint) >= autoDisableAfter) continue
+        const { secrets, target } = targets.get(endpoint.id)!
+        const one = startAttempt(ids, delivery, secrets, target, new Date(now))
+        if (Either.isLeft(one.post)) {
+          finish(i, one, undefined)
+          continue
+        }
+        return { request: one.post.right, answered: (outcome) => finish(i, one, outcome) }
+      }
+      return undefined
+    })
 
     const attempted: Array<{ readonly delivery: WebhookDelivery; readonly pending: PendingRecord }> = []
     const left: Array<WebhookDelivery> = []

@@ -1,7 +1,7 @@
 /** One attempt of one delivery: check the URL again (rules and DNS), sign the stored body, POST it to the checked
  *  address, record the attempt with what it did to the delivery, and move the endpoint's failure streak. Shared by
  *  POST /test, manual retries and the delivery job. Spec: "Delivery and retry", "Signature". */
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Either } from "effect"
 import type { Account } from "../domain/account.js"
 import {
   afterAttempt, isSuccessStatus, previousSecretValid, signedHeaders, type StreakDecision, type WebhookAttempt,
@@ -9,10 +9,10 @@ import {
 } from "../domain/webhook.js"
 import type { StoreError } from "../errors.js"
 import { deriveKey, seal, unseal } from "../internal/secret-box.js"
-import { HttpTransport } from "../ports/http-transport.js"
-import { Ids } from "../ports/ids.js"
+import { HttpTransport, type HttpTransportError, type PinnedPost, type PostAnswer } from "../ports/http-transport.js"
+import { Ids, type IdsService } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
-import { checkWebhookTarget, WebhooksConfig } from "./webhook-target.js"
+import { type CheckedTarget, checkWebhookTarget, WebhooksConfig } from "./webhook-target.js"
 
 /** Attempts after which a delivery is failed: the first POST and five retries. */
 export const maxAttempts = 6
@@ -141,6 +141,98 @@ export interface AttemptOptions {
   readonly secrets?: { readonly current: string | undefined; readonly previous: string | undefined }
 }
 
+/** Where an attempt to an endpoint goes: the checked target, or why it goes nowhere (a secret that cannot be read, a
+ *  refused URL). */
+export type AttemptTarget = Either.Either<CheckedTarget, string>
+
+/** The target of attempts to `endpoint` now: its URL checked again (rules and DNS) when its secret can be read. */
+export const attemptTarget = (endpoint: WebhookEndpoint, secrets: { readonly current: string | undefined }) =>
+  Effect.gen(function* () {
+    if (secrets.current === undefined) {
+      return Either.left("the endpoint's secret cannot be read with this MAILROOM_SECRET; rotate it")
+    }
+    const config = yield* WebhooksConfig
+    return Either.mapLeft(yield* Effect.either(checkWebhookTarget(endpoint.url, config.urlRules)), (reason) => `refused: ${reason}`)
+  })
+
+/** One attempt about to be made: its id and start, and the signed POST to make, or the error that makes it fail
+ *  without one. */
+export interface StartedAttempt {
+  readonly id: string
+  readonly startedAt: Date
+  readonly post: Either.Either<PinnedPost, string>
+}
+
+/** Starts an attempt of `delivery` at `startedAt`: the stored body signed with the endpoint's secrets, for the target. */
+export const startAttempt = (
+  ids: IdsService,
+  delivery: WebhookDelivery,
+  secrets: { readonly current: string | undefined; readonly previous: string | undefined },
+  target: AttemptTarget,
+  startedAt: Date,
+): StartedAttempt => {
+  const id = ids.make("webhookAttempt", startedAt)
+  const secret = secrets.current
+  if (Either.isLeft(target) || secret === undefined) {
+    return { id, startedAt, post: Either.left(Either.isLeft(target) ? target.left : "the endpoint's secret cannot be read") }
+  }
+  const headers = signedHeaders({ current: secret, previous: secrets.previous }, {
+    eventType: delivery.eventType,
+    webhookId: delivery.id,
+    attemptId: id,
+    body: delivery.payload,
+    at: startedAt,
+  })
+  return {
+    id,
+    startedAt,
+    post: Either.right({
+      url: target.right.url,
+      address: target.right.address,
+      headers,
+      body: delivery.payload,
+      timeoutMs: webhookLimits.deliveryTimeoutMs,
+      maxResponseBytes: webhookLimits.responseSnippetLength,
+    }),
+  }
+}
+
+/** The attempt that `started` made, given the transport's outcome (none when it made no POST): a 2xx succeeds; a
+ *  refused URL, no answer or another status fails. */
+export const finishAttempt = (
+  account: Pick<Account, "id">,
+  endpoint: WebhookEndpoint,
+  delivery: WebhookDelivery,
+  started: StartedAttempt,
+  outcome: Either.Either<PostAnswer, HttpTransportError> | undefined,
+  finishedAt: Date,
+): MadeAttempt => {
+  const result = outcome === undefined
+    ? { statusCode: null, durationMs: 0, snippet: null, error: Either.isLeft(started.post) ? started.post.left : "no POST was made" }
+    : Either.isLeft(outcome)
+    ? { statusCode: null, durationMs: outcome.left.durationMs, snippet: null, error: outcome.left.detail }
+    : {
+      statusCode: outcome.right.status,
+      durationMs: outcome.right.durationMs,
+      snippet: outcome.right.snippet,
+      error: isSuccessStatus(outcome.right.status) ? null : describeStatus(outcome.right.status),
+    }
+  const attempt: WebhookAttempt = {
+    id: started.id,
+    accountId: account.id,
+    deliveryId: delivery.id,
+    endpointId: endpoint.id,
+    attempt: delivery.attempts + 1,
+    succeeded: result.error === null,
+    statusCode: result.statusCode,
+    durationMs: result.durationMs,
+    responseSnippet: result.snippet,
+    error: result.error,
+    startedAt: started.startedAt,
+  }
+  return { attempt, finishedAt }
+}
+
 /** Makes one attempt of `delivery` to `endpoint` now, without recording it: check the URL again (rules and DNS), sign
  *  the stored body, POST it to the checked address. Never fails for the receiver's sake: a refused URL, no answer or
  *  a non-2xx is a failed attempt. `secrets` are the endpoint's (see signingSecrets), read here when not given. */
@@ -148,54 +240,11 @@ export const makeAttempt = (account: Pick<Account, "id">, endpoint: WebhookEndpo
   Effect.gen(function* () {
     const ids = yield* Ids
     const transport = yield* HttpTransport
-    const config = yield* WebhooksConfig
     const startedAt = new Date(yield* Clock.currentTimeMillis)
-    const attemptId = ids.make("webhookAttempt", startedAt)
-    const { current: secret, previous } = options.secrets ?? signingSecrets(options.masterSecret, endpoint, startedAt)
-
-    const outcome = yield* Effect.gen(function* () {
-      if (secret === undefined) {
-        return { statusCode: null, durationMs: 0, snippet: null, error: "the endpoint's secret cannot be read with this MAILROOM_SECRET; rotate it" }
-      }
-      const target = yield* Effect.either(checkWebhookTarget(endpoint.url, config.urlRules))
-      if (target._tag === "Left") return { statusCode: null, durationMs: 0, snippet: null, error: `refused: ${target.left}` }
-      const headers = signedHeaders({ current: secret, previous }, {
-        eventType: delivery.eventType,
-        webhookId: delivery.id,
-        attemptId,
-        body: delivery.payload,
-        at: startedAt,
-      })
-      const answer = yield* Effect.either(transport.post({
-        url: target.right.url,
-        address: target.right.address,
-        headers,
-        body: delivery.payload,
-        timeoutMs: webhookLimits.deliveryTimeoutMs,
-        maxResponseBytes: webhookLimits.responseSnippetLength,
-      }))
-      if (answer._tag === "Left") {
-        return { statusCode: null, durationMs: answer.left.durationMs, snippet: null, error: answer.left.detail }
-      }
-      const { status, snippet, durationMs } = answer.right
-      return { statusCode: status, durationMs, snippet, error: isSuccessStatus(status) ? null : describeStatus(status) }
-    })
-
-    const finishedAt = new Date(yield* Clock.currentTimeMillis)
-    const attempt: WebhookAttempt = {
-      id: attemptId,
-      accountId: account.id,
-      deliveryId: delivery.id,
-      endpointId: endpoint.id,
-      attempt: delivery.attempts + 1,
-      succeeded: outcome.error === null,
-      statusCode: outcome.statusCode,
-      durationMs: outcome.durationMs,
-      responseSnippet: outcome.snippet,
-      error: outcome.error,
-      startedAt,
-    }
-    return { attempt, finishedAt } satisfies MadeAttempt
+    const secrets = options.secrets ?? signingSecrets(options.masterSecret, endpoint, startedAt)
+    const started = startAttempt(ids, delivery, secrets, yield* attemptTarget(endpoint, secrets), startedAt)
+    const outcome = Either.isRight(started.post) ? yield* Effect.either(transport.post(started.post.right)) : undefined
+    return finishAttempt(account, endpoint, delivery, started, outcome, new Date(yield* Clock.currentTimeMillis))
   })
 
 /** What to record of a made attempt: `final` marks the delivery failed when the attempt failed (no retry left);
