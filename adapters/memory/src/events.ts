@@ -48,7 +48,7 @@ export const makeEventOutbox = (db: MemoryDb): EventOutbox => {
         return (limit === undefined ? events : events.slice(0, limit)).map(copyEvent)
       }),
 
-    relay: (consumer, limit, handle) =>
+    relay: (consumer, limit, handle, types) =>
       db.transaction(Effect.gen(function* () {
         const after = cursors.get(consumer) ?? 0
         // Seqs are handed out in increasing order, so the log's insertion order is seq order.
@@ -59,7 +59,8 @@ export const makeEventOutbox = (db: MemoryDb): EventOutbox => {
         }
         const last = batch.at(-1)
         if (last === undefined) return 0
-        yield* handle(batch.map(([, event]) => copyEvent(event)))
+        const wanted = types === undefined ? batch : batch.filter(([, event]) => types.includes(event.type))
+        if (types === undefined || wanted.length > 0) yield* handle(wanted.map(([, event]) => copyEvent(event)))
         cursors.set(consumer, last[0])
         return batch.length
       })),

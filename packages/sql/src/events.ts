@@ -24,6 +24,7 @@ const RelayRow = Schema.Struct({ ...EventRow.fields, seq: IntegerColumn, xid: Sc
 const decodeRelayRows = Schema.decodeUnknown(Schema.Array(RelayRow))
 const Cursor = Schema.Struct({ xid: Schema.Union(Schema.String, Schema.Number), seq: Schema.Union(Schema.String, Schema.Number) })
 const decodeCursors = Schema.decodeUnknown(Schema.Array(Cursor))
+const decodeWindowEnds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ ...Cursor.fields, passed: IntegerColumn })))
 
 const toEvent = (row: typeof EventRow.Type): DomainEvent => ({
   id: row.id,
@@ -43,17 +44,20 @@ const eventRow = (event: DomainEvent) => ({
   occurred_at: toMillis(event.occurredAt),
 })
 
-/** The events after `cursor` that the relay may hand out now. Postgres: only events of transactions older than the
- *  oldest transaction of this database still running when this statement's snapshot was taken, in (xid, seq) order,
- *  so that a transaction committing late can never add an event behind the cursor. Transaction ids are server-wide:
- *  the running ones (the snapshot's xip) that pg_stat_activity shows in another database are left out, so that a
- *  long transaction of another application on the server (a dump, a migration, a benchmark) does not hold the relay
- *  back. A running id it cannot place (the transaction ended meanwhile, a prepared transaction) counts as this
- *  database's: the relay waits for it as before. SQLite: one writer at a time, so seq order. */
-const eventsAfter = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit: number) =>
+const eventColumns = "id, account_id, type, recipient, details, occurred_at"
+
+/** The events after `cursor` that the relay may hand out now, oldest first, at most `limit` (`columns` of them).
+ *  Postgres: only events of transactions older than the oldest transaction of this database still running when this
+ *  statement's snapshot was taken, in (xid, seq) order, so that a transaction committing late can never add an event
+ *  behind the cursor. Transaction ids are server-wide: the running ones (the snapshot's xip) that pg_stat_activity
+ *  shows in another database are left out, so that a long transaction of another application on the server (a dump, a
+ *  migration, a benchmark) does not hold the relay back. A running id it cannot place (the transaction ended
+ *  meanwhile, a prepared transaction) counts as this database's: the relay waits for it as before. SQLite: one writer
+ *  at a time, so seq order. Both answer `xid` as text on Postgres (a 64-bit xid8) and 0 on SQLite. */
+const windowAfter = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit: number, columns: string) =>
   sql.onDialectOrElse({
     pg: () =>
-      sql`SELECT seq, xid::text AS xid, id, account_id, type, recipient, details, occurred_at FROM events
+      sql`SELECT seq, xid::text AS xid, ${sql.literal(columns)} FROM events
         WHERE (xid, seq) > (${String(cursor.xid)}::xid8, ${cursor.seq})
           AND xid < (SELECT COALESCE(
             (SELECT min(running) FROM pg_snapshot_xip(snapshot) AS running
@@ -62,9 +66,53 @@ const eventsAfter = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit
             pg_snapshot_xmax(snapshot)) FROM (SELECT pg_current_snapshot() AS snapshot) AS now)
         ORDER BY xid, seq LIMIT ${limit}`,
     orElse: () =>
-      sql`SELECT seq, 0 AS xid, id, account_id, type, recipient, details, occurred_at FROM events
+      sql`SELECT seq, 0 AS xid, ${sql.literal(columns)} FROM events
         WHERE seq > ${cursor.seq} ORDER BY seq LIMIT ${limit}`,
+  })
+
+const eventsAfter = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit: number) =>
+  windowAfter(sql, cursor, limit, eventColumns).pipe(Effect.flatMap(decodeRelayRows))
+
+/** The end of the window after `cursor` (see windowAfter) and how many events it holds; none when it is empty. */
+const windowEnd = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit: number) =>
+  sql`WITH w AS (${windowAfter(sql, cursor, limit, "type")})
+    SELECT xid, seq, (SELECT count(*) FROM w) AS passed FROM w
+    ORDER BY ${sql.onDialectOrElse({ pg: () => sql.literal("xid::xid8 DESC, seq DESC"), orElse: () => sql.literal("seq DESC") })}
+    LIMIT 1`.pipe(Effect.flatMap(decodeWindowEnds))
+
+/** The events of `types` after `cursor` up to `end` (included), in the relay's order. Every event up to `end` was in
+ *  the window that `end` closes: on Postgres every transaction with a smaller xid had ended when that window was read. */
+const eventsThrough = (
+  sql: SqlClient.SqlClient,
+  cursor: typeof Cursor.Type,
+  end: typeof Cursor.Type,
+  types: ReadonlyArray<EventType>,
+) =>
+  sql.onDialectOrElse({
+    pg: () =>
+      sql`SELECT seq, xid::text AS xid, ${sql.literal(eventColumns)} FROM events
+        WHERE (xid, seq) > (${String(cursor.xid)}::xid8, ${cursor.seq}) AND (xid, seq) <= (${String(end.xid)}::xid8, ${end.seq})
+          AND type IN ${sql.in(types)}
+        ORDER BY xid, seq`,
+    orElse: () =>
+      sql`SELECT seq, 0 AS xid, ${sql.literal(eventColumns)} FROM events
+        WHERE seq > ${cursor.seq} AND seq <= ${end.seq} AND type IN ${sql.in(types)} ORDER BY seq`,
   }).pipe(Effect.flatMap(decodeRelayRows))
+
+/** The batch of the window after `cursor`: the events to hand out (of `types` only, when given), where the cursor
+ *  moves and how many events it moves past; none when the window is empty. */
+const relayBatch = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit: number, types: ReadonlyArray<EventType> | undefined) =>
+  Effect.gen(function* () {
+    if (types === undefined) {
+      const rows = yield* eventsAfter(sql, cursor, limit)
+      const last = rows.at(-1)
+      return last === undefined ? undefined : { rows, end: last, passed: rows.length }
+    }
+    const [end] = yield* windowEnd(sql, cursor, limit)
+    if (end === undefined) return undefined
+    const rows = types.length === 0 ? [] : yield* eventsThrough(sql, cursor, end, types)
+    return { rows, end, passed: end.passed }
+  })
 
 /** Takes the consumer's cursor for this transaction, or answers none when another process holds it. Postgres: a
  *  transaction-level advisory lock, which (unlike a row lock) gives the transaction no xid of its own, so the relay
@@ -112,21 +160,20 @@ export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal)
         orStoreError("events.list"),
       ),
 
-    relay: (consumer, limit, handle) =>
+    relay: (consumer, limit, handle, types) =>
       Effect.gen(function* () {
         // Outside the transaction: on Postgres, a write would give the relay's transaction an xid of its own.
         yield* ensureCursor(consumer)
         return yield* commits.track(sql.withTransaction(Effect.gen(function* () {
           const [cursor] = yield* lockCursor(sql, consumer).pipe(orStoreError("events.relay"))
           if (cursor === undefined) return 0
-          const rows = yield* eventsAfter(sql, cursor, limit).pipe(orStoreError("events.relay"))
-          const last = rows.at(-1)
-          if (last === undefined) return 0
-          yield* handle(rows.map(toEvent))
+          const batch = yield* relayBatch(sql, cursor, limit, types).pipe(orStoreError("events.relay"))
+          if (batch === undefined) return 0
+          if (types === undefined || batch.rows.length > 0) yield* handle(batch.rows.map(toEvent))
           const updatedAt = yield* Clock.currentTimeMillis
-          yield* sql`UPDATE event_relay_cursors SET xid = ${Number(last.xid)}, seq = ${last.seq}, updated_at = ${updatedAt}
+          yield* sql`UPDATE event_relay_cursors SET xid = ${Number(batch.end.xid)}, seq = ${batch.end.seq}, updated_at = ${updatedAt}
             WHERE consumer = ${consumer}`.pipe(orStoreError("events.relay"))
-          return rows.length
+          return batch.passed
         }))).pipe(Effect.catchIf(isSqlError, (cause) => Effect.fail(storeError("events.relay")(cause))))
       }),
 

@@ -102,6 +102,43 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
         expect(seen).toEqual([kept.id])
       }))
 
+    it.effect("a consumer of some types gets only those, in order; its cursor moves past the others, counted", () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const consumer = yield* freshConsumer
+        const accountId = yield* insertAccount
+        const appended = [
+          makeEvent({ accountId, type: "contact.subscribed" }),
+          makeEvent({ accountId, type: "list.member_added" }),
+          makeEvent({ accountId, type: "contact.subscribed", details: { nested: { n: 2 } } }),
+          makeEvent({ accountId, type: "contact.unsubscribed" }),
+          makeEvent({ accountId, type: "list.member_added" }),
+        ]
+        yield* store.events.append(appended.slice(0, 4))
+        yield* store.transaction(store.events.append(appended.slice(4)))
+        const batches: Array<ReadonlyArray<DomainEvent>> = []
+        const collect = (events: ReadonlyArray<DomainEvent>) => Effect.sync(() => { batches.push(events) })
+        const types = ["contact.subscribed", "contact.unsubscribed"] as const
+        expect(yield* store.events.relay(consumer, 3, collect, types)).toBe(3)
+        expect(yield* store.events.relay(consumer, 3, collect, types)).toBe(2)
+        expect(yield* store.events.relay(consumer, 3, collect, types)).toBe(0)
+        expect(batches.map(ids)).toEqual([[appended[0]!.id, appended[2]!.id], [appended[3]!.id]])
+        const relayed = batches[0]![1]!
+        expect({ ...relayed, occurredAt: relayed.occurredAt.getTime() }).toEqual({ ...appended[2]!, occurredAt: appended[2]!.occurredAt.getTime() })
+
+        // A batch with none of its types is not handed to it; the cursor moves past it all the same.
+        yield* store.events.append([makeEvent({ accountId, type: "list.member_added" }), makeEvent({ accountId, type: "list.member_added" })])
+        expect(yield* store.events.relay(consumer, 10, collect, types)).toBe(2)
+        expect(yield* store.events.relay(consumer, 10, collect, types)).toBe(0)
+        expect(batches).toHaveLength(2)
+        // A failing handler moves nothing: the batch is offered again, whole.
+        const next = makeEvent({ accountId, type: "contact.unsubscribed" })
+        yield* store.events.append([makeEvent({ accountId, type: "list.member_added" }), next])
+        yield* Effect.flip(store.events.relay(consumer, 10, () => Effect.fail(new StoreError({ operation: "test", cause: "down" })), types))
+        expect(yield* store.events.relay(consumer, 10, collect, types)).toBe(2)
+        expect(batches.map(ids).at(-1)).toEqual([next.id])
+      }))
+
     it.effect("each consumer has its own cursor", () =>
       Effect.gen(function* () {
         const store = yield* Store

@@ -130,12 +130,15 @@ export interface EventOutbox {
    *  (its Store writes join that transaction) and moves the cursor past them. When `handle` fails, nothing moves and
    *  the same events are offered again on the next call. The cursor is stored, so it survives restarts; a consumer
    *  never seen before starts at the oldest event. An event whose transaction commits late (after events appended
-   *  after it) is never skipped. Answers how many events were handled: 0 when none waits, or when another process is
-   *  relaying to the same consumer at that moment. */
+   *  after it) is never skipped. With `types`, only the events of those types are read and handed to `handle` (which
+   *  is not called when the batch has none); the cursor moves past the others all the same. Answers how many events
+   *  the cursor moved past: 0 when none waits, or when another process is relaying to the same consumer at that
+   *  moment. */
   readonly relay: <E, R>(
     consumer: string,
     limit: number,
     handle: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, E, R>,
+    types?: ReadonlyArray<EventType>,
   ) => Effect.Effect<number, E | StoreError, R>
   /** The wait for new events: answers an effect that completes once a transaction of this process that appended
    *  events commits after the call (an append outside a transaction counts on its own). The relay takes it before it

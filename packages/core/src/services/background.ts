@@ -4,7 +4,7 @@
  *  Background work commits with relaxed durability (CommitDurability): what an operating-system crash undoes is done
  *  again, as after a crash of the process. */
 import { Context, Duration, Effect, Fiber, Option, Ref, Scope } from "effect"
-import type { DomainEvent } from "../domain/event.js"
+import type { DomainEvent, EventType } from "../domain/event.js"
 import type { StoreError } from "../errors.js"
 import { type JobDefinition, JobQueue, type JobRun } from "../ports/job-queue.js"
 import type { Mailer } from "../ports/mailer.js"
@@ -23,6 +23,9 @@ export interface EventConsumer {
    *  pause), and so is a batch that was handled when the process died before the commit; anything done outside the
    *  Store (a job enqueued on Postgres) may then happen twice. */
   readonly handle: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, StoreError, BackgroundContext>
+  /** The event types it handles, when not all: the others pass it by unread (its cursor moves past them), and a batch
+   *  with none of its types is not handed to it. */
+  readonly types?: ReadonlyArray<EventType>
   /** Called once a handled batch committed; the effect it answers runs outside the transaction: for work that must
    *  not see uncommitted rows (jobs queued on pg-boss, which another process may run at once). It runs beside the
    *  relay's next batch, one at a time and in order (the next batch's waits for it), and the relay stops only once it
@@ -63,7 +66,7 @@ const relayTo = (consumer: EventConsumer) => {
     const maxBackoff = Duration.toMillis(config.relayMaxBackoff)
     let backoff = 1000
     const committed = consumer.committed
-    const batch = Effect.uninterruptible(store.events.relay(consumer.name, config.relayBatchSize, consumer.handle).pipe(
+    const batch = Effect.uninterruptible(store.events.relay(consumer.name, config.relayBatchSize, consumer.handle, consumer.types).pipe(
       Effect.tap((handled) => handled > 0 && committed !== undefined
         ? Effect.gen(function* () {
           const work = committed()

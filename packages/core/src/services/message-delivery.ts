@@ -422,7 +422,7 @@ export class MessageDelivery extends Effect.Service<MessageDelivery>()("@mailroo
     const context = Context.make(Store, store).pipe(
       Context.add(Ids, ids), Context.add(Tokens, tokens), Context.add(DeliveryConfig, config))
 
-    yield* background.consume({ name: deliveryDispatchConsumer, handle: dispatchQueuedMessages })
+    yield* background.consume({ name: deliveryDispatchConsumer, handle: dispatchQueuedMessages, types: ["email.queued"] })
     yield* background.work(
       messageDeliveryJob,
       (payload, run) => Effect.provide(deliverMessage(payload, run), context),
