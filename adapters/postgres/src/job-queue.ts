@@ -9,8 +9,11 @@
  *  whether reported by the worker or found by maintenance after a crash, then waits exactly the policy's delay
  *  (rounded up to whole seconds). expire_in = the job's timeout plus `expiryMargin`. Dedupe keys are pg-boss
  *  singleton keys, checked under an advisory lock against the job's unfinished states. */
-import { type ClaimedJob, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService, runJobWorker, StoreError } from "@mailroom/core"
-import { Deferred, Duration, Effect, Layer, Schema } from "effect"
+import {
+  type ClaimedJob, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService, makeWakeSignal, runJobWorker, StoreError,
+  type WakeSignal,
+} from "@mailroom/core"
+import { Duration, Effect, Layer, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import pg from "pg"
 import PgBoss from "pg-boss"
@@ -129,12 +132,18 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
       return created
     }
 
-    let changed = yield* Deferred.make<void>()
-    const wake = Effect.flatMap(Deferred.make<void>(), (next) => {
-      const previous = changed
-      changed = next
-      return Deferred.succeed(previous, undefined)
-    })
+    /** Per job name, what its idle workers in this process wait on: enqueueing a job, or a failed run put back, wakes
+     *  only the workers of that name. */
+    const signals = new Map<string, WakeSignal>()
+    const signalOf = (name: string) => {
+      let signal = signals.get(name)
+      if (signal === undefined) {
+        signal = makeWakeSignal()
+        signals.set(name, signal)
+      }
+      return signal
+    }
+    const wake = (name: string) => Effect.sync(() => signalOf(name).wake())
 
     const sendOptions = (job: JobDefinition<unknown, unknown>, enqueueOptions: EnqueueOptions): PgBoss.SendOptions => ({
       retryLimit: job.retry.delays.length,
@@ -201,7 +210,7 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
             key: one.options?.dedupeKey,
           }))).pipe(Effect.mapError(failure("jobs.enqueue")))
         const ids = yield* Effect.tryPromise({ try: () => sendAll(job.name, jobs), catch: failure("jobs.enqueue") })
-        yield* wake
+        yield* wake(job.name)
         return ids
       })
 
@@ -212,12 +221,13 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
      *  key still counts as taken, and an enqueue with it would be dropped. */
     const work: JobQueueService["work"] = (job, handler, workOptions) => {
       const delays = job.retry.delays.map(wholeSeconds)
-      let armed = changed
+      const signal = signalOf(job.name)
+      let armed: Effect.Effect<void> = Effect.void
       return Effect.zipRight(
         Effect.tryPromise({ try: () => ensureQueue(job.name), catch: failure("jobs.work") }),
         runJobWorker(job, handler, {
           claim: (max) =>
-            Effect.zipRight(Effect.sync(() => { armed = changed }), Effect.tryPromise({
+            Effect.zipRight(Effect.map(signal.next, (woken) => { armed = woken }), Effect.tryPromise({
               try: async () => (await pool.query<Record<string, unknown>>(claimJobs, [job.name, max, delays])).rows,
               catch: failure("jobs.claim"),
             })).pipe(
@@ -230,9 +240,9 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
           }).pipe(Effect.asVoid),
           fail: (claimed, _retryIn, error) =>
             Effect.tryPromise({ try: () => boss.fail(job.name, claimed.id, { message: error }), catch: failure("jobs.fail") }).pipe(
-              Effect.zipLeft(wake), Effect.asVoid),
+              Effect.zipLeft(wake(job.name)), Effect.asVoid),
           // Waits on the wake-up armed when the claim began: an enqueue during the claim's round trip is not missed.
-          idle: Effect.suspend(() => Effect.race(Deferred.await(armed), Effect.sleep(options.pollInterval ?? "1 second"))),
+          idle: Effect.suspend(() => Effect.race(armed, Effect.sleep(options.pollInterval ?? "1 second"))),
         }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds" }),
       )
     }

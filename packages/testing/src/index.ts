@@ -26,6 +26,7 @@ export type { SmtpSink, SmtpSinkOptions, SinkBehaviour, SinkMessage, SinkReply }
 export { devOutboxSuite } from "./dev-outbox-suite.js"
 export type { DevOutboxTarget } from "./dev-outbox-suite.js"
 export { jobQueueSuite } from "./job-queue-suite.js"
+export { jobQueueWakeSuite } from "./job-queue-wake-suite.js"
 export { eventRelaySuite } from "./event-relay-suite.js"
 export { startWebhookReceiver, makeTestCertificate } from "./webhook-receiver.js"
 export type { WebhookReceiver, ReceivedRequest, ReceiverAnswer, ReceiverOptions, TestCertificate } from "./webhook-receiver.js"

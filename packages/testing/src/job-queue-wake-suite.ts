@@ -1,0 +1,48 @@
+/** Wake-ups of a persistent JobQueue (the SQLite jobs table, pg-boss): an idle worker of a job kind is woken at once
+ *  by an enqueue of its kind in the same process, and by a failed run put back for its retry, never by another kind's.
+ *  The engine under test polls once an hour (`slowPoll`), so whatever runs sooner was woken. */
+import { expect, it } from "@effect/vitest"
+import { defineJob, JobQueue, type JobRun } from "@mailroom/core"
+import { Effect, type Layer, Queue, Schema } from "effect"
+import { uniqueText } from "./fixtures.js"
+
+const kind = (options: Parameters<typeof defineJob>[2] = {}) =>
+  defineJob(uniqueText("wake.job").replace(/[^a-z0-9_.]/gi, "_"), Schema.Struct({ n: Schema.Number }), options)
+
+export const jobQueueWakeSuite = <E>(engine: string, slowPoll: () => Layer.Layer<JobQueue, E>) => {
+  it.live(`${engine}: an enqueue wakes the idle workers of its job at once, and not those of another job`, () =>
+    Effect.gen(function* () {
+      const wakeA = kind()
+      const wakeB = kind()
+      const queue = yield* JobQueue
+      const seenA = yield* Queue.unbounded<number>()
+      const seenB = yield* Queue.unbounded<number>()
+      yield* queue.work(wakeA, (payload) => Queue.offer(seenA, payload.n))
+      yield* queue.work(wakeB, (payload) => Queue.offer(seenB, payload.n))
+      yield* Effect.sleep("300 millis")
+      // B's worker wakes for this job, finds it not yet due, and sleeps again.
+      yield* queue.enqueue(wakeB, { n: 1 }, { runAt: new Date(Date.now() + 200) })
+      yield* Effect.sleep("400 millis")
+      yield* queue.enqueue(wakeA, { n: 2 })
+      expect(yield* Queue.take(seenA).pipe(Effect.timeout("5 seconds"))).toBe(2)
+      yield* Effect.sleep("300 millis")
+      // A's enqueue left B's worker asleep, though B's job is due by now.
+      expect(yield* Queue.size(seenB)).toBe(0)
+      yield* queue.enqueue(wakeB, { n: 3 })
+      const runs = yield* Effect.all([Queue.take(seenB), Queue.take(seenB)]).pipe(Effect.timeout("5 seconds"))
+      expect([...runs].sort()).toEqual([1, 3])
+    }).pipe(Effect.scoped, Effect.provide(slowPoll())), { timeout: 30_000 })
+
+  it.live(`${engine}: a failed run put back for a retry wakes its job's idle worker`, () =>
+    Effect.gen(function* () {
+      const flaky = kind({ retry: { delays: ["0 millis"] } })
+      const queue = yield* JobQueue
+      const seen = yield* Queue.unbounded<JobRun>()
+      yield* queue.work(flaky, (_, run) =>
+        Effect.zipRight(Queue.offer(seen, run), run.attempt === 1 ? Effect.fail("first attempt fails") : Effect.void))
+      yield* Effect.sleep("300 millis")
+      const id = yield* queue.enqueue(flaky, { n: 1 })
+      const runs = yield* Effect.all([Queue.take(seen), Queue.take(seen)]).pipe(Effect.timeout("5 seconds"))
+      expect(runs).toEqual([{ jobId: id, attempt: 1, lastAttempt: false }, { jobId: id, attempt: 2, lastAttempt: true }])
+    }).pipe(Effect.scoped, Effect.provide(slowPoll())), { timeout: 30_000 })
+}
