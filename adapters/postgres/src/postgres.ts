@@ -58,6 +58,47 @@ const cancel = (opened: pg.Pool, client: pg.PoolClient): Effect.Effect<void> => 
 
 type Answer = pg.QueryResult<Record<string, unknown>>
 
+/** How many statement texts keep their prepared statement on each connection. */
+const maxPrepared = 256
+
+/** Each connection's named statements, by text, least recently used first. */
+const preparedOn = new WeakMap<pg.ClientBase, Map<string, string>>()
+let preparedCount = 0
+
+/** The query to send for `text` on `client`: a statement with parameters runs as a named prepared statement, which
+ *  Postgres parses and analyses once per connection (and, after a few runs, may plan once), where an unnamed one is
+ *  parsed and planned on every run: Mailroom's multi-row statements take longer to plan than to run. The last
+ *  `maxPrepared` texts of a connection keep their statement; the one that falls out is deallocated (DEALLOCATE runs
+ *  before the next statement on the connection, which queues its statements in order). A statement without
+ *  parameters goes as a simple query, as before (it may hold several statements). */
+const queryOn = (client: pg.ClientBase, text: string, params: ReadonlyArray<unknown>, rowMode?: "array"): pg.QueryConfig => {
+  const base = { text, values: params as Array<unknown>, ...(rowMode === undefined ? {} : { rowMode }) }
+  if (params.length === 0) return base
+  let names = preparedOn.get(client)
+  if (names === undefined) {
+    names = new Map()
+    preparedOn.set(client, names)
+  }
+  const known = names.get(text)
+  if (known !== undefined) {
+    names.delete(text)
+    names.set(text, known)
+    return { ...base, name: known }
+  }
+  const name = `mailroom_${(preparedCount++).toString(36)}`
+  names.set(text, name)
+  if (names.size > maxPrepared) {
+    const [oldest, dropped] = names.entries().next().value as [string, string]
+    names.delete(oldest)
+    client.query(`DEALLOCATE ${dropped}`, (error: Error | null) => {
+      // pg keeps the texts it parsed under each name; a name is never used again, so its entry only has to go.
+      const parsed = (client as unknown as { connection?: { parsedStatements?: Record<string, string> } }).connection?.parsedStatements
+      if (error === null && parsed !== undefined) delete parsed[dropped]
+    })
+  }
+  return { ...base, name }
+}
+
 /** One statement on a connection of the pool, outside any transaction: what @effect/sql-pg's own connection does for
  *  such a statement (check a connection out, run, put it back; an interrupted statement is cancelled on the server),
  *  without the span, scope and acquisition wrapped around it. The rows come back as @effect/sql-pg answers them: a
@@ -83,7 +124,7 @@ const runOnPool = (opened: pg.Pool) => (sql: string, params: ReadonlyArray<unkno
       if (done) return checkedOut.release()
       client = checkedOut
       client.once("error", onError)
-      client.query(sql, params as Array<unknown>, (error: Error | null, result: Answer | Array<Answer>) => {
+      client.query(queryOn(client, sql, params), (error: Error | null, result: Answer | Array<Answer>) => {
         cleanup()
         if (error) return resume(Effect.fail(new SqlError.SqlError({ cause: error, message: "Failed to execute statement" })))
         const rows: ReadonlyArray<unknown> = Array.isArray(result) ? result.map((each) => each.rows ?? []) : result.rows ?? []
@@ -106,12 +147,13 @@ const runOnPool = (opened: pg.Pool) => (sql: string, params: ReadonlyArray<unkno
 const runOnClient = <A>(
   client: pg.PoolClient,
   onInterrupt: Effect.Effect<void> | undefined,
-  query: string | pg.QueryConfig | pg.QueryArrayConfig,
+  query: string,
   params: ReadonlyArray<unknown>,
   answer: (result: Answer | Array<Answer>) => A,
+  rowMode?: "array",
 ) =>
   Effect.async<A, SqlError.SqlError>((resume) => {
-    client.query(query as string, params as Array<unknown>, (error: Error | null, result: Answer | Array<Answer>) => {
+    client.query(queryOn(client, query, params, rowMode), (error: Error | null, result: Answer | Array<Answer>) => {
       if (error) resume(Effect.fail(new SqlError.SqlError({ cause: error, message: "Failed to execute statement" })))
       else resume(Effect.succeed(answer(result)))
     })
@@ -133,8 +175,8 @@ const transactionConnection = (opened: pg.Pool, client: pg.PoolClient): SqlConne
     execute,
     executeRaw: (sql, params) => runOnClient(client, onInterrupt, sql, params, (result) => result),
     executeValues: (sql, params) =>
-      runOnClient(client, onInterrupt, { text: sql, rowMode: "array" }, params, (result) =>
-        (result as Answer).rows as unknown as ReadonlyArray<ReadonlyArray<unknown>>),
+      runOnClient(client, onInterrupt, sql, params, (result) =>
+        (result as Answer).rows as unknown as ReadonlyArray<ReadonlyArray<unknown>>, "array"),
     executeUnprepared: execute,
     executeStream: (sql, params, transformRows) =>
       Stream.flatMap(Stream.fromEffect(execute(sql, params, transformRows)), (rows) => Stream.fromChunk(Chunk.unsafeFromArray(rows as Array<object>))),
