@@ -3,7 +3,7 @@
 import type { SqlClient } from "@effect/sql"
 import { AccountId, type DomainEvent, type EventOutbox, EventType } from "@mailroom/core"
 import { Clock, Effect, Schema } from "effect"
-import { insertRows } from "./internal/batch.js"
+import { insertColumns } from "./internal/batch.js"
 import { EpochMillis, IntegerColumn, JsonColumn, toJson, toMillis } from "./internal/columns.js"
 import type { CommitSignal } from "./internal/commit-signal.js"
 import { isSqlError, orStoreError, storeError } from "./internal/errors.js"
@@ -35,14 +35,13 @@ const toEvent = (row: typeof EventRow.Type): DomainEvent => ({
   occurredAt: row.occurred_at,
 })
 
-const eventRow = (event: DomainEvent) => ({
-  id: event.id,
-  account_id: event.accountId,
-  type: event.type,
-  recipient: event.recipient,
-  details: toJson(event.details),
-  occurred_at: toMillis(event.occurredAt),
-})
+/** An event's values, in the order of `eventInsertColumns`. */
+const eventRow = (event: DomainEvent) =>
+  [event.id, event.accountId, event.type, event.recipient, toJson(event.details), toMillis(event.occurredAt)]
+
+const eventInsertColumns = [
+  ["id", "text"], ["account_id", "text"], ["type", "text"], ["recipient", "text"], ["details", "json"], ["occurred_at", "bigint"],
+] as const
 
 const eventColumns = "id, account_id, type, recipient, details, occurred_at"
 
@@ -131,6 +130,7 @@ const lockCursor = (sql: SqlClient.SqlClient, consumer: string) =>
   )
 
 export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal): EventOutbox => {
+  const insertEvents = insertColumns(sql, "events", eventInsertColumns)
   /** Consumers whose cursor row this process has seen exist (rows are never deleted). */
   const knownCursors = new Set<string>()
   const ensureCursor = (consumer: string) =>
@@ -143,7 +143,7 @@ export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal)
       )
   return {
     append: (events) =>
-      insertRows(sql, "events", events.map(eventRow)).pipe(
+      insertEvents(events.map(eventRow)).pipe(
         Effect.zipRight(events.length > 0 ? commits.appended : Effect.void),
         orStoreError("events.append"),
       ),

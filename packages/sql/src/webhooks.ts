@@ -7,7 +7,7 @@ import {
   type WebhookDelivery, type WebhookEndpoint, WebhookId, type WebhookRepository,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
-import { atomically, chunksOf, forEachChunk, insertRows, maxInList, maxParameters } from "./internal/batch.js"
+import { atomically, forEachChunk, insertColumns, insertRows, maxInList, rowsStatement } from "./internal/batch.js"
 import { EpochMillis, IntegerColumn, JsonColumn, toJson, toMillis, toMillisOrNull } from "./internal/columns.js"
 import { orStoreError } from "./internal/errors.js"
 import { BooleanColumn, booleanParam } from "./lists.js"
@@ -148,6 +148,18 @@ const unprefixed = (row: Record<string, unknown>, prefix: string) => {
 
 export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookRepository => {
   const bool = (value: boolean) => booleanParam(sql, value)
+  /** `true` as each dialect writes it in a statement's text. */
+  const activeTrue = sql.onDialectOrElse({ pg: () => "true", orElse: () => "1" })
+
+  /** The deliveries of `ids`, each joined to its endpoint. Postgres takes the ids as one array (one text for any number
+   *  of ids, so that it stays prepared); SQLite as an IN list, chunked under the parameter limit. */
+  const pairsText = `SELECT ${pairColumns} FROM webhook_deliveries d
+    JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.account_id = d.account_id`
+  const deliveriesWithEndpoints = (ids: ReadonlyArray<string>) =>
+    sql.onDialectOrElse({
+      pg: () => sql.unsafe<Record<string, unknown>>(`${pairsText} WHERE d.id = ANY($1::text[])`, [ids]),
+      orElse: () => forEachChunk(sql, ids, maxInList, (chunk) => sql<Record<string, unknown>>`${sql.literal(pairsText)} WHERE d.id IN ${sql.in(chunk)}`),
+    })
 
   /** The columns that updateEndpoint rewrites: all but id, account_id and created_at. */
   const mutableColumns = (endpoint: WebhookEndpoint) => ({
@@ -173,51 +185,45 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
   const writeSubscriptions = (endpoint: WebhookEndpoint) =>
     endpoint.events.length === 0 ? Effect.void : insertRows(sql, "webhook_subscriptions", subscriptionRows(endpoint))
 
-  /** The deliveries' new state, one row per attempt: `(id, account_id, status, code, error, at)`, typed by casts (a
-   *  VALUES list of parameters has no column types of its own). */
-  const updateDeliveries = (records: ReadonlyArray<{ readonly attempt: WebhookAttempt; readonly outcome: DeliveryOutcome }>) => {
-    const values = sql.join(", ", false)(records.map(({ attempt, outcome }) =>
-      sql`(CAST(${attempt.deliveryId} AS TEXT), CAST(${attempt.accountId} AS TEXT), CAST(${outcome.status} AS TEXT),
-        CAST(${outcome.lastStatusCode} AS INTEGER), CAST(${outcome.lastError} AS TEXT), CAST(${toMillis(outcome.at)} AS BIGINT))`))
-    return sql`WITH v (id, account_id, status, code, error, at) AS (VALUES ${values})
+  /** The deliveries' new state, one row per attempt: `(id, account_id, status, code, error, at)`. */
+  const updateDeliveries = rowsStatement(sql, [
+    ["id", "text"], ["account_id", "text"], ["status", "text"], ["code", "integer"], ["error", "text"], ["at", "bigint"],
+  ], (source) => `WITH v (id, account_id, status, code, error, at) AS (${source})
       UPDATE webhook_deliveries SET status = v.status, attempts = webhook_deliveries.attempts + 1,
         last_status_code = v.code, last_error = v.error, updated_at = v.at,
         completed_at = CASE WHEN v.status = 'pending' THEN NULL ELSE v.at END
-      FROM v WHERE webhook_deliveries.id = v.id AND webhook_deliveries.account_id = v.account_id`
-  }
+      FROM v WHERE webhook_deliveries.id = v.id AND webhook_deliveries.account_id = v.account_id`)
+
+  const insertAttempts = insertColumns(sql, "webhook_attempts", [
+    ["id", "text"], ["account_id", "text"], ["delivery_id", "text"], ["endpoint_id", "text"], ["attempt", "integer"],
+    ["succeeded", "boolean"], ["status_code", "integer"], ["duration_ms", "integer"], ["response_snippet", "text"],
+    ["error", "text"], ["started_at", "bigint"],
+  ])
 
   const recordAttempts = (records: ReadonlyArray<{ readonly attempt: WebhookAttempt; readonly outcome: DeliveryOutcome }>) =>
     records.length === 0 ? Effect.void : atomically(sql, Effect.gen(function* () {
-      yield* insertRows(sql, "webhook_attempts", records.map(({ attempt }) => ({
-        id: attempt.id,
-        account_id: attempt.accountId,
-        delivery_id: attempt.deliveryId,
-        endpoint_id: attempt.endpointId,
-        attempt: attempt.attempt,
-        succeeded: bool(attempt.succeeded),
-        status_code: attempt.statusCode,
-        duration_ms: attempt.durationMs,
-        response_snippet: attempt.responseSnippet,
-        error: attempt.error,
-        started_at: toMillis(attempt.startedAt),
-      })))
-      yield* Effect.forEach(chunksOf(records, Math.floor(maxParameters / 6)), updateDeliveries, { discard: true })
+      yield* insertAttempts(records.map(({ attempt }) => [
+        attempt.id, attempt.accountId, attempt.deliveryId, attempt.endpointId, attempt.attempt, bool(attempt.succeeded),
+        attempt.statusCode, attempt.durationMs, attempt.responseSnippet, attempt.error, toMillis(attempt.startedAt),
+      ]))
+      yield* updateDeliveries(records.map(({ attempt, outcome }) => [
+        attempt.deliveryId, attempt.accountId, outcome.status, outcome.lastStatusCode, outcome.lastError, toMillis(outcome.at),
+      ]))
     })).pipe(orStoreError("webhooks.recordAttempts"))
 
-  const fanOutChunk = (events: ReadonlyArray<FanOutEvent>, at: number) => {
-    const values = sql.join(", ", false)(events.map((event) => sql`(${event.id}, ${event.accountId}, ${event.type}, ${event.payload})`))
-    // `WHERE true` lets SQLite tell the upsert's ON CONFLICT from a join's ON.
-    return sql`WITH e (id, account_id, type, payload) AS (VALUES ${values})
-      INSERT INTO webhook_deliveries (${sql.literal(deliveryColumns)})
+  /** The fan-out of a batch of events: one delivery per subscribed active endpoint, the pairs that have one already
+   *  skipped. `WHERE true` lets SQLite tell the upsert's ON CONFLICT from a join's ON. */
+  const fanOutRows = rowsStatement(sql, [["id", "text"], ["account_id", "text"], ["type", "text"], ["payload", "text"], ["at", "bigint"]],
+    (source) => `WITH e (id, account_id, type, payload, at) AS (${source})
+      INSERT INTO webhook_deliveries (${deliveryColumns})
       SELECT 'whd_' || e.id || '_' || w.id, e.account_id, w.id, e.id, e.type, 'event', e.payload, 'pending', 0, NULL, NULL,
-        CAST(${at} AS BIGINT), CAST(${at} AS BIGINT), NULL
+        e.at, e.at, NULL
       FROM e
       JOIN webhook_subscriptions s ON s.account_id = e.account_id AND s.event_type = e.type
-      JOIN webhook_endpoints w ON w.id = s.endpoint_id AND w.active = ${bool(true)}
+      JOIN webhook_endpoints w ON w.id = s.endpoint_id AND w.active = ${activeTrue}
       WHERE true
       ON CONFLICT (event_id, endpoint_id) DO NOTHING
-      RETURNING ${sql.literal(deliveryColumns)}`.pipe(Effect.flatMap(decodeDeliveries))
-  }
+      RETURNING ${deliveryColumns}`)
 
   return {
     insertEndpoint: (endpoint) =>
@@ -272,7 +278,8 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
       ),
 
     fanOut: (events, at) =>
-      forEachChunk(sql, events, Math.floor(maxParameters / 4) - 2, (chunk) => fanOutChunk(chunk, toMillis(at))).pipe(
+      fanOutRows(events.map((event) => [event.id, event.accountId, event.type, event.payload, toMillis(at)])).pipe(
+        Effect.flatMap(decodeDeliveries),
         Effect.map((rows) => rows.map(fromDeliveryRow)),
         orStoreError("webhooks.fanOut"),
       ),
@@ -322,10 +329,7 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
     },
 
     findDeliveriesWithEndpoints: (refs) =>
-      refs.length === 0 ? Effect.succeed([]) : forEachChunk(sql, [...new Set(refs.map((ref) => ref.deliveryId))], maxInList, (ids) =>
-        sql`SELECT ${sql.literal(pairColumns)} FROM webhook_deliveries d
-          JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.account_id = d.account_id
-          WHERE d.id IN ${sql.in(ids)}`).pipe(
+      refs.length === 0 ? Effect.succeed([]) : deliveriesWithEndpoints([...new Set(refs.map((ref) => ref.deliveryId))]).pipe(
         // Many deliveries share an endpoint: each endpoint is decoded once.
         Effect.flatMap((rows) => Effect.all({
           deliveries: decodeDeliveries(rows.map((row) => unprefixed(row, "d_"))),

@@ -1,5 +1,5 @@
 /** Fan-out to webhook endpoints works on sets: one statement for a whole batch of events, whatever the number of
- *  events and endpoints, split only where the bound-parameter limit requires it. */
+ *  events and endpoints, split only where the bound-parameter limit requires it (SQLite; Postgres takes arrays). */
 import { expect, layer } from "@effect/vitest"
 import { type AccountId, type FanOutEvent, Store } from "@mailroom/core"
 import { makeAccount, makeWebhookEndpoint, uniqueText } from "@mailroom/testing"
@@ -41,13 +41,15 @@ for (const backend of backends) {
         expect(again.statements).toHaveLength(1)
       }))
 
-    it.effect("9,000 events split once, at the parameter limit", () =>
+    // Postgres takes the events as one array per column, whatever their number; SQLite one parameter per cell.
+    const splits = backend.name === "postgres" ? 1 : 2
+    it.effect(`9,000 events make their deliveries in ${splits === 1 ? "one statement (arrays)" : "two statements, split at the parameter limit"}`, () =>
       Effect.gen(function* () {
         const { webhooks } = yield* Store
         const accountId = yield* accountWithEndpoints(2)
         const { value: made, statements } = yield* recordStatements(webhooks.fanOut(events(accountId, 9_000), new Date(1_700_000_000_000)))
-        expect(touching(statements, "INSERT INTO", "webhook_deliveries")).toHaveLength(2)
-        expect(statements).toHaveLength(2)
+        expect(touching(statements, "INSERT INTO", "webhook_deliveries")).toHaveLength(splits)
+        expect(statements).toHaveLength(splits)
         expect(made).toHaveLength(6_000 * 2)
       }))
   })

@@ -50,3 +50,48 @@ export const insertRows = (
   return forEachChunk(sql, rows, Math.floor(maxParameters / columns), (chunk) =>
     sql`INSERT INTO ${sql(table)} ${sql.insert(chunk)} ${suffix}`)
 }
+
+/** The Postgres type of a column's array parameter (see `rowsStatement`). */
+export type PgArrayType = "text" | "bigint" | "integer" | "boolean" | "json"
+
+/** A set-based statement over rows given column by column, whose text depends only on its columns. `write` puts the
+ *  rows' source where it belongs (as an INSERT's source, or as the body of a CTE that names the columns): on Postgres
+ *  `SELECT * FROM unnest($1::type[], …)`, one array parameter per column (parsed and planned in a fraction of the time
+ *  a VALUES list of one parameter per cell takes, the same text for any number of rows, so that it stays prepared, and
+ *  never split); elsewhere `VALUES (?, …), …`, split under the parameter limit (its texts, one per number of rows, are
+ *  kept). Answers the rows of a RETURNING clause, in chunk order. */
+export const rowsStatement = (
+  sql: SqlClient,
+  columns: ReadonlyArray<readonly [name: string, type: PgArrayType]>,
+  write: (source: string) => string,
+) => {
+  const pgText = write(`SELECT * FROM unnest(${columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")})`)
+  const row = `(${columns.map(() => "?").join(", ")})`
+  const texts = new Map<number, string>()
+  const valuesText = (count: number) => {
+    let text = texts.get(count)
+    if (text === undefined) {
+      if (texts.size >= 64) texts.clear()
+      text = write(`VALUES ${Array.from({ length: count }, () => row).join(", ")}`)
+      texts.set(count, text)
+    }
+    return text
+  }
+  return (rows: ReadonlyArray<ReadonlyArray<unknown>>): Effect.Effect<ReadonlyArray<Row>, SqlError> =>
+    rows.length === 0 ? Effect.succeed([]) : sql.onDialectOrElse({
+      pg: () => sql.unsafe<Row>(pgText, columns.map((_, i) => rows.map((values) => values[i]))),
+      orElse: () => forEachChunk(sql, rows, Math.floor(maxParameters / columns.length), (chunk) =>
+        sql.unsafe<Row>(valuesText(chunk.length), chunk.flat())),
+    })
+}
+
+/** `INSERT INTO table (columns) <rows> <suffix>` through `rowsStatement`: each row gives its values in the order of
+ *  `columns`. */
+export const insertColumns = (
+  sql: SqlClient,
+  table: string,
+  columns: ReadonlyArray<readonly [name: string, type: PgArrayType]>,
+  suffix = "",
+) =>
+  rowsStatement(sql, columns, (source) =>
+    `INSERT INTO ${table} (${columns.map(([name]) => `"${name}"`).join(", ")}) ${source} ${suffix}`)
