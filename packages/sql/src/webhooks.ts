@@ -3,7 +3,7 @@
  *  of events, computing each delivery's id as core's deliveryIdFor does. */
 import type { SqlClient } from "@effect/sql"
 import {
-  AccountId, DeliveryId, type DeliveryOutcome, DeliveryStatus, type EventType, type FanOutEvent, ReceivedEventType, type WebhookAttempt,
+  AccountId, DeliveryId, type DeliveryOutcome, DeliveryStatus, type EventType, ReceivedEventType, type WebhookAttempt,
   type WebhookDelivery, type WebhookEndpoint, WebhookId, type WebhookRepository,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
