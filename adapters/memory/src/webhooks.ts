@@ -1,7 +1,7 @@
 /** Webhook endpoints, deliveries and attempts in memory. Fan-out applies core's `subscribes` and `deliveryIdFor`, the
  *  same rules the SQL stores compile into their INSERT … SELECT. */
 import {
-  type AccountId, type DeliveryOutcome, deliveryIdFor, subscribes, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint,
+  type AccountId, type DeliveryOutcome, deliveryIdFor, fannedOutDelivery, subscribes, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint,
   type WebhookRepository,
 } from "@mailroom/core"
 import { Option } from "effect"
@@ -76,14 +76,9 @@ export const makeWebhookRepository = (db: MemoryDb): WebhookRepository => {
         for (const event of events) {
           for (const endpoint of endpoints.values()) {
             if (endpoint.accountId !== event.accountId || !subscribes(endpoint, event.type)) continue
-            const id = deliveryIdFor(event.id, endpoint.id)
-            if (deliveries.has(id)) continue
-            const delivery: WebhookDelivery = {
-              id, accountId: event.accountId, endpointId: endpoint.id, eventId: event.id, eventType: event.type,
-              kind: "event", payload: event.payload, status: "pending", attempts: 0, lastStatusCode: null,
-              lastError: null, createdAt: at, updatedAt: at, completedAt: null,
-            }
-            deliveries.set(id, delivery)
+            if (deliveries.has(deliveryIdFor(event.id, endpoint.id))) continue
+            const delivery = fannedOutDelivery(event, endpoint.id, at)
+            deliveries.set(delivery.id, delivery)
             made.push(delivery)
           }
         }

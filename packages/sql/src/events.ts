@@ -4,14 +4,14 @@ import type { SqlClient } from "@effect/sql"
 import { AccountId, type DomainEvent, type EventOutbox, EventType } from "@mailroom/core"
 import { Clock, Effect, Schema } from "effect"
 import { insertColumns } from "./internal/batch.js"
-import { EpochMillis, IntegerColumn, JsonColumn, toJson, toMillis } from "./internal/columns.js"
+import { EpochMillis, IntegerColumn, JsonColumn, LiteralColumn, toJson, toMillis } from "./internal/columns.js"
 import type { CommitSignal } from "./internal/commit-signal.js"
 import { isSqlError, orStoreError, storeError } from "./internal/errors.js"
 
 const EventRow = Schema.Struct({
   id: Schema.String,
   account_id: AccountId,
-  type: EventType,
+  type: LiteralColumn(EventType),
   recipient: Schema.NullOr(Schema.String),
   details: JsonColumn(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   occurred_at: EpochMillis,

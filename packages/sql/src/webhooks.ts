@@ -3,12 +3,12 @@
  *  of events, computing each delivery's id as core's deliveryIdFor does. */
 import type { SqlClient } from "@effect/sql"
 import {
-  AccountId, DeliveryId, type DeliveryOutcome, DeliveryStatus, type EventType, ReceivedEventType, type WebhookAttempt,
+  AccountId, DeliveryId, type DeliveryOutcome, DeliveryStatus, type EventType, fannedOutDelivery, ReceivedEventType, type WebhookAttempt,
   type WebhookDelivery, type WebhookEndpoint, WebhookId, type WebhookRepository,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
 import { atomically, forEachChunk, insertColumns, insertRows, maxInList, rowsStatement } from "./internal/batch.js"
-import { EpochMillis, IntegerColumn, JsonColumn, toJson, toMillis, toMillisOrNull } from "./internal/columns.js"
+import { EpochMillis, IntegerColumn, JsonColumn, LiteralColumn, toJson, toMillis, toMillisOrNull } from "./internal/columns.js"
 import { orStoreError } from "./internal/errors.js"
 import { BooleanColumn, booleanParam } from "./lists.js"
 
@@ -64,7 +64,7 @@ const DeliveryRow = Schema.Struct({
   account_id: AccountId,
   endpoint_id: WebhookId,
   event_id: Schema.NullOr(Schema.String),
-  event_type: ReceivedEventType,
+  event_type: LiteralColumn(ReceivedEventType),
   kind: Schema.Literal("event", "test", "retry"),
   payload: Schema.String,
   status: DeliveryStatus,
@@ -125,6 +125,7 @@ const fromAttemptRow = (row: typeof AttemptRow.Type): WebhookAttempt => ({
 const decodeEndpoints = Schema.decodeUnknown(Schema.Array(EndpointRow))
 const decodeEndpointsWithCount = Schema.decodeUnknown(Schema.Array(Schema.extend(EndpointRow, Schema.Struct({ total_deliveries: IntegerColumn }))))
 const decodeDeliveries = Schema.decodeUnknown(Schema.Array(DeliveryRow))
+const decodeMadePairs = Schema.decodeUnknown(Schema.Array(Schema.Struct({ event_id: Schema.String, endpoint_id: WebhookId })))
 const decodeAttempts = Schema.decodeUnknown(Schema.Array(AttemptRow))
 const decodeCount = Schema.decodeUnknown(Schema.Array(Schema.Struct({ total: IntegerColumn })))
 const decodeStats = Schema.decodeUnknown(Schema.Array(Schema.Struct({ total: IntegerColumn, succeeded: Schema.NullOr(IntegerColumn) })))
@@ -223,7 +224,7 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
       JOIN webhook_endpoints w ON w.id = s.endpoint_id AND w.active = ${activeTrue}
       WHERE true
       ON CONFLICT (event_id, endpoint_id) DO NOTHING
-      RETURNING ${deliveryColumns}`)
+      RETURNING event_id, endpoint_id`)
 
   return {
     insertEndpoint: (endpoint) =>
@@ -277,10 +278,14 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
         orStoreError("webhooks.deleteEndpoint"),
       ),
 
+    // The statement answers which pairs it made; the deliveries are those pairs' (fannedOutDelivery), as inserted.
     fanOut: (events, at) =>
       fanOutRows(events.map((event) => [event.id, event.accountId, event.type, event.payload, toMillis(at)])).pipe(
-        Effect.flatMap(decodeDeliveries),
-        Effect.map((rows) => rows.map(fromDeliveryRow)),
+        Effect.flatMap(decodeMadePairs),
+        Effect.map((rows) => {
+          const byId = new Map(events.map((event) => [event.id, event]))
+          return rows.map((row) => fannedOutDelivery(byId.get(row.event_id)!, row.endpoint_id, at))
+        }),
         orStoreError("webhooks.fanOut"),
       ),
 

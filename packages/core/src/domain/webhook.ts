@@ -377,6 +377,29 @@ export interface DeliveryQuery {
  *  the same id (and the SQL stores compute the same id in their INSERT … SELECT). */
 export const deliveryIdFor = (eventId: string, endpointId: string): DeliveryId => `whd_${eventId}_${endpointId}` as DeliveryId
 
+/** The delivery that fan-out makes of an event for an endpoint at `at`: pending, not yet attempted, with the event's
+ *  request body. The SQL stores insert the same values in their INSERT … SELECT and answer this. */
+export const fannedOutDelivery = (
+  event: { readonly id: string; readonly accountId: AccountId; readonly type: EventType; readonly payload: string },
+  endpointId: WebhookId,
+  at: Date,
+): WebhookDelivery => ({
+  id: deliveryIdFor(event.id, endpointId),
+  accountId: event.accountId,
+  endpointId,
+  eventId: event.id,
+  eventType: event.type,
+  kind: "event",
+  payload: event.payload,
+  status: "pending",
+  attempts: 0,
+  lastStatusCode: null,
+  lastError: null,
+  createdAt: at,
+  updatedAt: at,
+  completedAt: null,
+})
+
 /** Whether fan-out gives `endpoint` a delivery of an event of `type`: active and subscribed to it. */
 export const subscribes = (endpoint: Pick<WebhookEndpoint, "active" | "events">, type: string): boolean =>
   endpoint.active && (endpoint.events as ReadonlyArray<string>).includes(type)

@@ -5,6 +5,15 @@ import { ParseResult, Schema } from "effect"
 /** An integer column or aggregate: SQLite answers a number, node-postgres a string for BIGINT and COUNT(*). */
 export const IntegerColumn = Schema.Union(Schema.Number, Schema.NumberFromString)
 
+/** A column holding one of the literals of `schema`, checked by one set lookup: decoding a union of many literals (the
+ *  event types) tries them one by one, and costs more than the rest of a row. */
+export const LiteralColumn = <const Literals extends readonly [string, ...Array<string>]>(schema: Schema.Literal<Literals>) => {
+  const allowed = new Set<unknown>(schema.literals)
+  return Schema.declare((value: unknown): value is Literals[number] => allowed.has(value), {
+    description: `one of ${schema.literals.join(", ")}`,
+  })
+}
+
 /** A timestamp stored as epoch milliseconds. */
 export const EpochMillis = Schema.transform(IntegerColumn, Schema.DateFromSelf, {
   strict: true,

@@ -101,6 +101,11 @@ export const webhookTests = (it: StoreTester) => {
           payload: bounced.payload, status: "pending", attempts: 0, lastStatusCode: null, lastError: null, completedAt: null,
         })
         expect(one.createdAt.getTime()).toBe(at(7).getTime())
+        // What fan-out answers is what it stored.
+        for (const delivery of made) {
+          const stored = Option.getOrThrow(yield* webhooks.findDelivery(delivery.accountId, delivery.id))
+          expect(stored).toEqual(delivery)
+        }
         expect(yield* webhooks.fanOut([delivered, bounced, foreignBounce], at(8))).toEqual([])
         expect(yield* webhooks.fanOut([], at(8))).toEqual([])
         expect(Option.isSome(yield* webhooks.findDelivery(accountId, one.id))).toBe(true)
