@@ -135,31 +135,18 @@ const endpointColumns = "id, account_id, url, events, description, active, secre
 const deliveryColumns = "id, account_id, endpoint_id, event_id, event_type, kind, payload, status, attempts, last_status_code, " +
   "last_error, created_at, updated_at, completed_at"
 
-/** The columns of a delivery (prefixed `d_`) and of its endpoint (prefixed `w_`) in one row of a join. */
-const pairColumns = [
-  ...deliveryColumns.split(", ").map((c) => `d.${c} AS d_${c}`),
-  ...endpointColumns.split(", ").map((c) => `w.${c} AS w_${c}`),
-].join(", ")
-
-const unprefixed = (row: Record<string, unknown>, prefix: string) => {
-  const out: Record<string, unknown> = {}
-  for (const key in row) if (key.startsWith(prefix)) out[key.slice(prefix.length)] = row[key]
-  return out
-}
-
 export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookRepository => {
   const bool = (value: boolean) => booleanParam(sql, value)
   /** `true` as each dialect writes it in a statement's text. */
   const activeTrue = sql.onDialectOrElse({ pg: () => "true", orElse: () => "1" })
 
-  /** The deliveries of `ids`, each joined to its endpoint. Postgres takes the ids as one array (one text for any number
-   *  of ids, so that it stays prepared); SQLite as an IN list, chunked under the parameter limit. */
-  const pairsText = `SELECT ${pairColumns} FROM webhook_deliveries d
-    JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.account_id = d.account_id`
-  const deliveriesWithEndpoints = (ids: ReadonlyArray<string>) =>
+  /** The rows of `table` whose id is among `ids`: Postgres takes the ids as one array (one text for any number of ids,
+   *  so that it stays prepared); SQLite as an IN list, chunked under the parameter limit. */
+  const rowsById = (table: "webhook_deliveries" | "webhook_endpoints", columns: string, ids: ReadonlyArray<string>) =>
     sql.onDialectOrElse({
-      pg: () => sql.unsafe<Record<string, unknown>>(`${pairsText} WHERE d.id = ANY($1::text[])`, [ids]),
-      orElse: () => forEachChunk(sql, ids, maxInList, (chunk) => sql<Record<string, unknown>>`${sql.literal(pairsText)} WHERE d.id IN ${sql.in(chunk)}`),
+      pg: () => sql.unsafe<Record<string, unknown>>(`SELECT ${columns} FROM ${table} WHERE id = ANY($1::text[])`, [ids]),
+      orElse: () => forEachChunk(sql, ids, maxInList, (chunk) =>
+        sql<Record<string, unknown>>`SELECT ${sql.literal(columns)} FROM ${sql.literal(table)} WHERE id IN ${sql.in(chunk)}`),
     })
 
   /** The columns that updateEndpoint rewrites: all but id, account_id and created_at. */
@@ -333,22 +320,22 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
       )
     },
 
+    // The deliveries, then their endpoints (a few for many deliveries): two narrow reads instead of a join that repeats
+    // the endpoint's columns on every row. A delivery whose endpoint is gone by the second read is gone too (the delete
+    // cascades), and is left out.
     findDeliveriesWithEndpoints: (refs) =>
-      refs.length === 0 ? Effect.succeed([]) : deliveriesWithEndpoints([...new Set(refs.map((ref) => ref.deliveryId))]).pipe(
-        // Many deliveries share an endpoint: each endpoint is decoded once.
-        Effect.flatMap((rows) => Effect.all({
-          deliveries: decodeDeliveries(rows.map((row) => unprefixed(row, "d_"))),
-          endpoints: decodeEndpoints([...new Map(rows.map((row) => [row.w_id, row])).values()].map((row) => unprefixed(row, "w_"))),
-        })),
-        Effect.map(({ deliveries, endpoints }) => {
-          const wanted = new Set(refs.map((ref) => `${ref.accountId} ${ref.deliveryId}`))
-          const byId = new Map(endpoints.map((row) => [row.id as string, fromEndpointRow(row)]))
-          return deliveries.flatMap((row) => wanted.has(`${row.account_id} ${row.id}`)
-            ? [{ delivery: fromDeliveryRow(row), endpoint: byId.get(row.endpoint_id)! }]
-            : [])
-        }),
-        orStoreError("webhooks.findDeliveriesWithEndpoints"),
-      ),
+      refs.length === 0 ? Effect.succeed([]) : Effect.gen(function* () {
+        const wanted = new Set(refs.map((ref) => `${ref.accountId} ${ref.deliveryId}`))
+        const deliveries = (yield* Effect.flatMap(rowsById("webhook_deliveries", deliveryColumns, [...new Set(refs.map((ref) => ref.deliveryId))]), decodeDeliveries))
+          .filter((row) => wanted.has(`${row.account_id} ${row.id}`))
+        if (deliveries.length === 0) return []
+        const endpoints = yield* Effect.flatMap(rowsById("webhook_endpoints", endpointColumns, [...new Set(deliveries.map((row) => row.endpoint_id))]), decodeEndpoints)
+        const byId = new Map(endpoints.map((row) => [row.id as string, fromEndpointRow(row)]))
+        return deliveries.flatMap((row) => {
+          const endpoint = byId.get(row.endpoint_id)
+          return endpoint !== undefined && endpoint.accountId === row.account_id ? [{ delivery: fromDeliveryRow(row), endpoint }] : []
+        })
+      }).pipe(orStoreError("webhooks.findDeliveriesWithEndpoints")),
 
     lockEndpoints: (refs) =>
       refs.length === 0 ? Effect.succeed([]) : sql`SELECT ${sql.literal(endpointColumns)} FROM webhook_endpoints
