@@ -120,25 +120,19 @@ export const makeSqliteClient = (filename: string): Effect.Effect<SqlClient.SqlC
     // the level only outside a transaction: it is set just before BEGIN and set back just after COMMIT or ROLLBACK.
     // better-sqlite3 runs synchronously and the transaction holds the only connection, so no other commit runs at that
     // level. Answers the level to set back, if it changed (NORMAL and OFF do not sync a commit in WAL mode anyway).
-    // The level's statements, prepared once (db.pragma prepares its statement on every call).
-    const readLevel = db.prepare("PRAGMA synchronous").pluck()
-    const toNormal = db.prepare("PRAGMA synchronous = NORMAL")
-    const setLevel = new Map([2, 3].map((level) => [level, db.prepare(`PRAGMA synchronous = ${level}`)]))
     const begin = (durability: Durability): Effect.Effect<number | undefined, SqlError.SqlError> =>
       Effect.suspend(() => {
         let previous: number | undefined
         if (durability === "relaxed") {
-          const level = readLevel.get() as number
+          const level = db.pragma("synchronous", { simple: true }) as number
           if (level >= 2) {
-            toNormal.run()
+            db.pragma("synchronous = NORMAL")
             previous = level
           }
         }
         return Effect.as(execute("BEGIN", []), previous).pipe(Effect.tapError(() => setBack(previous)))
       })
-    const setBack = (level: number | undefined) => Effect.sync(() => {
-      if (level !== undefined) (setLevel.get(level) ?? db.prepare(`PRAGMA synchronous = ${level}`)).run()
-    })
+    const setBack = (level: number | undefined) => Effect.sync(() => { if (level !== undefined) db.pragma(`synchronous = ${level}`) })
     const end = (sql: "COMMIT" | "ROLLBACK", level: number | undefined) =>
       Effect.suspend(() => execute(sql, [])).pipe(Effect.ensuring(setBack(level)), Effect.orDie, Effect.ensuring(semaphore.release(1)))
     const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
