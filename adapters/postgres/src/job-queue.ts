@@ -45,6 +45,9 @@ const decodeClaimed = Schema.decodeUnknown(Schema.Array(ClaimedRow))
 const dedupeIndex = `CREATE INDEX IF NOT EXISTS job_mailroom_dedupe ON pgboss.job (name, singleton_key)
   WHERE singleton_key IS NOT NULL AND state < 'completed'`
 
+// The queue's own statements below have constant texts and run as named prepared statements: Postgres parses and
+// analyses each once per connection instead of on every claim.
+
 /** pg-boss's fetch of a standard queue (its `fetchNextJob`: the oldest due jobs, highest priority first, skipping
  *  those another worker holds; a job started before counts a retry), which also sets each job's retry_delay to the
  *  delay that follows this attempt ($3, whole seconds; a job past the schedule keeps its own), in one statement. */
@@ -63,6 +66,10 @@ const claimJobs = `WITH next AS (
   FROM next
   WHERE j.name = $1 AND j.id = next.id
   RETURNING j.id, j.retry_count, j.data`
+
+/** The dedupe keys of a batch, locked in order (so that two batches cannot deadlock), then their unfinished jobs. */
+const lockDedupeKeys = "SELECT pg_advisory_xact_lock(hashtext($1), hashtext(key)) FROM unnest($2::text[]) AS key ORDER BY key"
+const findUnfinished = "SELECT id, singleton_key FROM pgboss.job WHERE name = $1 AND singleton_key = ANY($2::text[]) AND state < 'completed'"
 
 /** pg-boss's `complete` of jobs by id. */
 const completeJobs = `UPDATE pgboss.job SET completed_on = now(), state = 'completed'
@@ -166,9 +173,8 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
         const keys = [...new Set(jobs.flatMap((job) => job.key === undefined ? [] : [job.key]))].sort()
         const existing = new Map<string, string>()
         if (keys.length > 0) {
-          await client.query("SELECT pg_advisory_xact_lock(hashtext($1), hashtext(key)) FROM unnest($2::text[]) AS key ORDER BY key", [name, keys])
-          const found = await client.query<{ id: string; singleton_key: string }>(
-            "SELECT id, singleton_key FROM pgboss.job WHERE name = $1 AND singleton_key = ANY($2::text[]) AND state < 'completed'", [name, keys])
+          await client.query({ name: "mailroom_lock_dedupe_keys", text: lockDedupeKeys, values: [name, keys] })
+          const found = await client.query<{ id: string; singleton_key: string }>({ name: "mailroom_find_unfinished", text: findUnfinished, values: [name, keys] })
           for (const row of found.rows) existing.set(row.singleton_key, row.id)
         }
         const answered: Array<string> = []
@@ -228,14 +234,14 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
         runJobWorker(job, handler, {
           claim: (max) =>
             Effect.zipRight(Effect.map(signal.next, (woken) => { armed = woken }), Effect.tryPromise({
-              try: async () => (await pool.query<Record<string, unknown>>(claimJobs, [job.name, max, delays])).rows,
+              try: async () => (await pool.query<Record<string, unknown>>({ name: "mailroom_claim_jobs", text: claimJobs, values: [job.name, max, delays] })).rows,
               catch: failure("jobs.claim"),
             })).pipe(
               Effect.flatMap((rows) => Effect.mapError(decodeClaimed(rows), failure("jobs.claim"))),
               Effect.map((rows) => rows.map((row): ClaimedJob => ({ id: row.id, attempt: row.retry_count + 1, payload: row.data.payload }))),
             ),
           complete: (claimed) => Effect.tryPromise({
-            try: () => pool.query(completeJobs, [job.name, claimed.map((one) => one.id)]),
+            try: () => pool.query({ name: "mailroom_complete_jobs", text: completeJobs, values: [job.name, claimed.map((one) => one.id)] }),
             catch: failure("jobs.complete"),
           }).pipe(Effect.asVoid),
           fail: (claimed, _retryIn, error) =>
