@@ -65,14 +65,15 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
     const withServices = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(Effect.provideService(Accounts, accounts), Effect.provideService(Ids, ids))
     yield* background.consume(webhookConsumer())
-    // A run of first attempts makes up to deliveryConcurrency POSTs at once, and the worker runs two runs, so that one
-    // run's read and record overlap the other's POSTs. The transport bounds the POSTs under way in the process,
-    // whichever job makes them (@mailroom/net: 16 by default).
+    // A run of first attempts makes up to deliveryConcurrency POSTs at once, and the worker runs two runs (on Postgres,
+    // where each statement is a round trip, deliveryRunsPerPost of them: 4), so that the reads and records of some
+    // overlap the POSTs of others. The transport bounds the POSTs under way in the process, whichever job makes them
+    // (@mailroom/net: 16 by default).
     const webhooksConfig = yield* WebhooksConfig
     const posts = Math.max(1, Math.floor(webhooksConfig.deliveryConcurrency ?? defaultDeliveryConcurrency))
     const runsPerPost = Math.max(1, Math.floor(webhooksConfig.deliveryRunsPerPost ?? 1))
     yield* background.work(webhookFirstAttemptsJob, (payload) =>
-      withServices(runFirstAttempts(payload, { concurrency: posts })), { concurrency: 2 })
+      withServices(runFirstAttempts(payload, { concurrency: posts })), { concurrency: Math.max(2, runsPerPost) })
     // Retries: one attempt per run. Runs that start together read their deliveries in one query, and attempts that
     // finish together are recorded in one transaction (one commit for many deliveries); the worker may run more
     // retries than POSTs (deliveryRunsPerPost), so that the reads and records of some overlap the POSTs of others.
