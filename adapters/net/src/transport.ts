@@ -3,7 +3,9 @@
  *  rebinding). TLS is verified against the URL's host name. Redirects are never followed, and at most a bounded
  *  snippet of the answer is read. At most `maxInFlight` requests are under way at once, whoever makes them; the others
  *  wait their turn, in order. */
-import { HttpTransport, HttpTransportError, type HttpTransportService, type PinnedPost, type PostAnswer } from "@mailroom/core"
+import {
+  HttpTransport, HttpTransportError, type HttpTransportService, type PinnedPost, type PostAnswer, type PostOutcome,
+} from "@mailroom/core"
 import { Effect, Either, Layer } from "effect"
 import type { EventEmitter } from "node:events"
 import { isIP, type LookupFunction } from "node:net"
@@ -181,7 +183,7 @@ export const makeUndiciTransport = (options: UndiciTransportOptions = {}) => {
 
   /** Makes one request when its turn comes and calls `done` once with its outcome (never synchronously); answers how
    *  to abandon it (no call of `done` after that). */
-  const start = (input: PinnedPost, done: (outcome: Either.Either<PostAnswer, HttpTransportError>) => void): (() => void) => {
+  const start = (input: PinnedPost, done: (outcome: PostOutcome) => void): (() => void) => {
     const signal = new DeadlineSignal()
     let deadline: ReturnType<typeof setTimeout> | undefined
     let abandoned = false

@@ -10,8 +10,8 @@
  *  (rounded up to whole seconds). expire_in = the job's timeout plus `expiryMargin`. Dedupe keys are pg-boss
  *  singleton keys, checked under an advisory lock against the job's unfinished states. */
 import {
-  type ClaimedJob, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService, makeWakeSignal, runJobWorker, StoreError,
-  type WakeSignal,
+  type ClaimedJob, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService, makeKeyedWakeSignals, runJobWorker,
+  StoreError,
 } from "@mailroom/core"
 import { Duration, Effect, Layer, Schema } from "effect"
 import { randomUUID } from "node:crypto"
@@ -141,16 +141,8 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
 
     /** Per job name, what its idle workers in this process wait on: enqueueing a job, or a failed run put back, wakes
      *  only the workers of that name. */
-    const signals = new Map<string, WakeSignal>()
-    const signalOf = (name: string) => {
-      let signal = signals.get(name)
-      if (signal === undefined) {
-        signal = makeWakeSignal()
-        signals.set(name, signal)
-      }
-      return signal
-    }
-    const wake = (name: string) => Effect.sync(() => signalOf(name).wake())
+    const signals = makeKeyedWakeSignals()
+    const wake = signals.wake
 
     const sendOptions = (job: JobDefinition<unknown, unknown>, enqueueOptions: EnqueueOptions): PgBoss.SendOptions => ({
       retryLimit: job.retry.delays.length,
@@ -227,7 +219,7 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
      *  key still counts as taken, and an enqueue with it would be dropped. */
     const work: JobQueueService["work"] = (job, handler, workOptions) => {
       const delays = job.retry.delays.map(wholeSeconds)
-      const signal = signalOf(job.name)
+      const signal = signals.of(job.name)
       let armed: Effect.Effect<void> = Effect.void
       return Effect.zipRight(
         Effect.tryPromise({ try: () => ensureQueue(job.name), catch: failure("jobs.work") }),

@@ -86,7 +86,7 @@ export {
   decodeImportRequest, planColumns, readRow, planImport,
 } from "./domain/csv-import.js"
 export { readCsvFile } from "./internal/csv-reader.js"
-export { makeWakeSignal } from "./internal/wake-signal.js"
+export { makeKeyedWakeSignals, makeWakeSignal } from "./internal/wake-signal.js"
 export type { WakeSignal } from "./internal/wake-signal.js"
 export type {
   CsvSource, ImportRequest, ImportOptions, ImportRow, RowRejection, CsvFile, ColumnPlan, ImportPlan,
@@ -160,7 +160,7 @@ export { Mailer, MailerError } from "./ports/mailer.js"
 export { Dns, DnsError } from "./ports/dns.js"
 export type { DnsService, MxRecord } from "./ports/dns.js"
 export { HttpTransport, HttpTransportError, postEachWith } from "./ports/http-transport.js"
-export type { BatchedPost, HttpTransportService, PinnedPost, PostAnswer } from "./ports/http-transport.js"
+export type { BatchedPost, HttpTransportService, PinnedPost, PostAnswer, PostOutcome } from "./ports/http-transport.js"
 export { WebhooksConfig, checkWebhookTarget } from "./services/webhook-target.js"
 export type { WebhooksOptions, CheckedTarget } from "./services/webhook-target.js"
 export type { OutgoingMessage, MailResult, MailAddress, MailAttachment, DkimKey, RecipientOutcome } from "./ports/mailer.js"

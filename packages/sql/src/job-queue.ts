@@ -5,8 +5,8 @@
  *  engine for that). */
 import { SqlClient } from "@effect/sql"
 import {
-  type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, makeWakeSignal, retryDelay,
-  runJobWorker, type WakeSignal,
+  type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, makeKeyedWakeSignals, retryDelay,
+  runJobWorker,
 } from "@mailroom/core"
 import { Clock, Duration, Effect, Layer, Schema } from "effect"
 import { IntegerColumn } from "./internal/columns.js"
@@ -33,16 +33,8 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
     const pollInterval = options.pollInterval ?? Duration.millis(500)
     /** Per job name, what its idle workers wait on: enqueueing a job, or putting a failed run back, wakes only the
      *  workers of that name. */
-    const signals = new Map<string, WakeSignal>()
-    const signalOf = (name: string) => {
-      let signal = signals.get(name)
-      if (signal === undefined) {
-        signal = makeWakeSignal()
-        signals.set(name, signal)
-      }
-      return signal
-    }
-    const wake = (name: string) => Effect.sync(() => signalOf(name).wake())
+    const signals = makeKeyedWakeSignals()
+    const wake = signals.wake
     /** Definitions whose runs left over by an earlier process were already recovered. */
     const recovered = new Set<string>()
 
@@ -123,7 +115,7 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
                 : sql`UPDATE jobs SET state = 'pending', run_at = ${now + Duration.toMillis(retryIn)}, started_at = NULL,
                     last_error = ${error} WHERE id = ${claimed.id}`).pipe(Effect.zipLeft(wake(job.name)))).pipe(
               Effect.asVoid, orStoreError("jobs.fail")),
-          idle: Effect.flatMap(signalOf(job.name).next, (woken) => Effect.race(woken, Effect.sleep(pollInterval))),
+          idle: Effect.flatMap(signals.of(job.name).next, (woken) => Effect.race(woken, Effect.sleep(pollInterval))),
         }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds" }),
       )
     }

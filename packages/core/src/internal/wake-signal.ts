@@ -28,3 +28,22 @@ export const makeWakeSignal = (): WakeSignal => {
     },
   }
 }
+
+/** One WakeSignal per key, made on first use: the idle workers of a job queue wait on their job name's, so that work
+ *  of one kind wakes only the workers of that kind. */
+export const makeKeyedWakeSignals = () => {
+  const signals = new Map<string, WakeSignal>()
+  const of = (key: string): WakeSignal => {
+    let signal = signals.get(key)
+    if (signal === undefined) {
+      signal = makeWakeSignal()
+      signals.set(key, signal)
+    }
+    return signal
+  }
+  return {
+    of,
+    /** Wakes the waiters of `key`. */
+    wake: (key: string): Effect.Effect<void> => Effect.sync(() => of(key).wake()),
+  }
+}

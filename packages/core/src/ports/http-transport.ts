@@ -32,11 +32,14 @@ export class HttpTransportError extends Schema.TaggedError<HttpTransportError>()
   override get message() { return this.detail }
 }
 
+/** What became of one POST: the answer, or why there was none. */
+export type PostOutcome = Either.Either<PostAnswer, HttpTransportError>
+
 /** One POST of a batch (see HttpTransportService.postEach) and what to do with its outcome. */
 export interface BatchedPost {
   readonly request: PinnedPost
-  /** Called once with the answer or the error; not called when the batch is interrupted first. */
-  readonly answered: (outcome: Either.Either<PostAnswer, HttpTransportError>) => void
+  /** Called once with the outcome; not called when the batch is interrupted first. */
+  readonly answered: (outcome: PostOutcome) => void
 }
 
 export interface HttpTransportService {

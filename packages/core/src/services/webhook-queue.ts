@@ -10,7 +10,7 @@ import {
 } from "../domain/webhook.js"
 import type { StoreError } from "../errors.js"
 import { defineJob, type EnqueueOptions, type JobDefinition, JobQueue, type JobRun } from "../ports/job-queue.js"
-import { HttpTransport } from "../ports/http-transport.js"
+import { HttpTransport, type PostOutcome } from "../ports/http-transport.js"
 import { Ids } from "../ports/ids.js"
 import { Mailer } from "../ports/mailer.js"
 import { Store } from "../ports/store.js"
@@ -283,10 +283,9 @@ export const runDeliveryJob = (
  *  whose endpoint was disabled are left alone; those still without an attempt are attempted at once (each endpoint's
  *  URL checked again once for the run; at most `concurrency` POSTs in flight, through the transport's batch path;
  *  none started past the run's budget, nor to an endpoint whose failures in the run reached its autoDisableAfter), and
- *  every attempt made is recorded in one
- *  transaction (recordAttempts: streaks counted in order, one statement per table); then the failure notices go out,
- *  the failed deliveries are queued for their retries (due 30 seconds after the attempt), and those the budget left
- *  are queued as a run of their own. A delivery already attempted (by an earlier run of this job that failed after its
+ *  every attempt made is recorded in one transaction (recordAttempts: streaks counted in order, one statement per
+ *  table); then the failure notices go out, the failed deliveries are queued for their retries (due 30 seconds after
+ *  the attempt), and those the budget left are queued as a run of their own. A delivery already attempted (by an earlier run of this job that failed after its
  *  record, or queued again at start) is handed to its retry job. Fails, to be run again, when the record or the
  *  queueing fails. */
 export const runFirstAttempts = (
@@ -317,9 +316,9 @@ export const runFirstAttempts = (
     const streaks = new Map<string, number>()
     const streak = (endpoint: WebhookEndpoint) => streaks.get(endpoint.id) ?? endpoint.streak.consecutiveFailures
     const made: Array<MadeAttempt | undefined> = []
-    const finish = (i: number, started: StartedAttempt, outcome: Parameters<typeof finishAttempt>[4]) => {
+    const finish = (i: number, begun: StartedAttempt, outcome: PostOutcome | undefined) => {
       const [delivery, endpoint] = fresh[i]!
-      const one = finishAttempt({ id: accountId }, endpoint, delivery, started, outcome, new Date(clock.unsafeCurrentTimeMillis()))
+      const one = finishAttempt({ id: accountId }, endpoint, delivery, begun, outcome, new Date(clock.unsafeCurrentTimeMillis()))
       made[i] = one
       streaks.set(endpoint.id, one.attempt.succeeded ? 0 : streak(endpoint) + 1)
     }

@@ -9,7 +9,7 @@ import {
 } from "../domain/webhook.js"
 import type { StoreError } from "../errors.js"
 import { deriveKey, seal, unseal } from "../internal/secret-box.js"
-import { HttpTransport, type HttpTransportError, type PinnedPost, type PostAnswer } from "../ports/http-transport.js"
+import { HttpTransport, type PinnedPost, type PostOutcome } from "../ports/http-transport.js"
 import { Ids, type IdsService } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 import { type CheckedTarget, checkWebhookTarget, WebhooksConfig } from "./webhook-target.js"
@@ -204,7 +204,7 @@ export const finishAttempt = (
   endpoint: WebhookEndpoint,
   delivery: WebhookDelivery,
   started: StartedAttempt,
-  outcome: Either.Either<PostAnswer, HttpTransportError> | undefined,
+  outcome: PostOutcome | undefined,
   finishedAt: Date,
 ): MadeAttempt => {
   const result = outcome === undefined
