@@ -240,11 +240,16 @@ export const makeUndiciTransport = (options: UndiciTransportOptions = {}) => {
       const limit = Math.max(1, Math.floor(concurrency))
       const abandons = new Set<() => void>()
       let exhausted = false
-      let failed = false
-      const fail = (cause: unknown) => {
-        failed = true
+      /** Set once the batch ended early (a callback threw, or it was interrupted): no outcome is handed on after. */
+      let stopped = false
+      const stop = () => {
+        exhausted = true
+        stopped = true
         for (const abandon of abandons) abandon()
         abandons.clear()
+      }
+      const fail = (cause: unknown) => {
+        stop()
         resume(Effect.die(cause))
       }
       const pump = () => {
@@ -256,7 +261,7 @@ export const makeUndiciTransport = (options: UndiciTransportOptions = {}) => {
           }
           const abandon = start(item.request, (outcome) => {
             abandons.delete(abandon)
-            if (failed) return
+            if (stopped) return
             try {
               item.answered(outcome)
               pump()
@@ -273,12 +278,7 @@ export const makeUndiciTransport = (options: UndiciTransportOptions = {}) => {
       } catch (cause) {
         fail(cause)
       }
-      return Effect.sync(() => {
-        exhausted = true
-        failed = true
-        for (const abandon of abandons) abandon()
-        abandons.clear()
-      })
+      return Effect.sync(stop)
     })
 
   const close = Effect.promise(() => Promise.all([...agents.values()].map((agent) => agent.close().catch(() => undefined))))

@@ -3,7 +3,7 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient, type SqlConnection, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { CommitDurability, type Store, StoreError } from "@mailroom/core"
-import { migrationsLayer, SqlStore, withDirectStatements } from "@mailroom/sql"
+import { makeRecentCache, migrationsLayer, SqlStore, withDirectStatements } from "@mailroom/sql"
 import { Chunk, Context, Duration, Effect, Exit, FiberRef, Layer, Stream } from "effect"
 import pg from "pg"
 import { PgBossJobQueue, type PgBossJobQueueOptions } from "./job-queue.js"
@@ -61,42 +61,32 @@ type Answer = pg.QueryResult<Record<string, unknown>>
 /** How many statement texts keep their prepared statement on each connection. */
 const maxPrepared = 256
 
-/** Each connection's named statements, by text, least recently used first. */
-const preparedOn = new WeakMap<pg.ClientBase, Map<string, string>>()
+/** Each connection's named statements, by text (see queryOn). */
+const preparedOn = new WeakMap<pg.ClientBase, ReturnType<typeof makeRecentCache<string, string>>>()
 let preparedCount = 0
+
+/** Deallocates `name` on `client` (before its next statement: a connection runs its statements in order). */
+const deallocate = (client: pg.ClientBase, name: string) =>
+  client.query(`DEALLOCATE ${name}`, (error: Error | null) => {
+    // pg keeps the texts it parsed under each name; a name is never used again, so its entry only has to go.
+    const parsed = (client as unknown as { connection?: { parsedStatements?: Record<string, string> } }).connection?.parsedStatements
+    if (error === null && parsed !== undefined) delete parsed[name]
+  })
 
 /** The query to send for `text` on `client`: a statement with parameters runs as a named prepared statement, which
  *  Postgres parses and analyses once per connection (and, after a few runs, may plan once), where an unnamed one is
  *  parsed and planned on every run: Mailroom's multi-row statements take longer to plan than to run. The last
- *  `maxPrepared` texts of a connection keep their statement; the one that falls out is deallocated (DEALLOCATE runs
- *  before the next statement on the connection, which queues its statements in order). A statement without
- *  parameters goes as a simple query, as before (it may hold several statements). */
+ *  `maxPrepared` texts of a connection keep their statement; the one that falls out is deallocated. A statement
+ *  without parameters goes as a simple query, as before (it may hold several statements). */
 const queryOn = (client: pg.ClientBase, text: string, params: ReadonlyArray<unknown>, rowMode?: "array"): pg.QueryConfig => {
   const base = { text, values: params as Array<unknown>, ...(rowMode === undefined ? {} : { rowMode }) }
   if (params.length === 0) return base
   let names = preparedOn.get(client)
   if (names === undefined) {
-    names = new Map()
+    names = makeRecentCache<string, string>(maxPrepared, (dropped) => deallocate(client, dropped))
     preparedOn.set(client, names)
   }
-  const known = names.get(text)
-  if (known !== undefined) {
-    names.delete(text)
-    names.set(text, known)
-    return { ...base, name: known }
-  }
-  const name = `mailroom_${(preparedCount++).toString(36)}`
-  names.set(text, name)
-  if (names.size > maxPrepared) {
-    const [oldest, dropped] = names.entries().next().value as [string, string]
-    names.delete(oldest)
-    client.query(`DEALLOCATE ${dropped}`, (error: Error | null) => {
-      // pg keeps the texts it parsed under each name; a name is never used again, so its entry only has to go.
-      const parsed = (client as unknown as { connection?: { parsedStatements?: Record<string, string> } }).connection?.parsedStatements
-      if (error === null && parsed !== undefined) delete parsed[dropped]
-    })
-  }
-  return { ...base, name }
+  return { ...base, name: names.get(text, () => `mailroom_${(preparedCount++).toString(36)}`) }
 }
 
 /** One statement on a connection of the pool, outside any transaction: what @effect/sql-pg's own connection does for

@@ -6,7 +6,7 @@
 import type * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient, type SqlConnection, SqlError, Statement } from "@effect/sql"
 import { CommitDurability, type Durability } from "@mailroom/core"
-import { withDirectStatements } from "@mailroom/sql"
+import { makeRecentCache, withDirectStatements } from "@mailroom/sql"
 import Database from "better-sqlite3"
 import { Context, Effect, Exit, FiberRef, Scope } from "effect"
 
@@ -24,20 +24,8 @@ export const makeSqliteClient = (filename: string): Effect.Effect<SqlClient.SqlC
     )
     db.pragma("journal_mode = WAL")
 
-    // A Map keeps insertion order: a hit moves the text to the end, so the first key is the least recently used.
-    const prepared = new Map<string, Database.Statement>()
-    const prepare = (sql: string): Database.Statement => {
-      const cached = prepared.get(sql)
-      if (cached !== undefined) {
-        prepared.delete(sql)
-        prepared.set(sql, cached)
-        return cached
-      }
-      const statement = db.prepare(sql)
-      prepared.set(sql, statement)
-      if (prepared.size > preparedCacheSize) prepared.delete(prepared.keys().next().value!)
-      return statement
-    }
+    const prepared = makeRecentCache<string, Database.Statement>(preparedCacheSize)
+    const prepare = (sql: string): Database.Statement => prepared.get(sql, () => db.prepare(sql))
     const run = (statement: Database.Statement, params: ReadonlyArray<unknown>): ReadonlyArray<object> => {
       if (statement.reader) return statement.all(...params) as Array<object>
       statement.run(...params)

@@ -137,8 +137,8 @@ const deliveryColumns = "id, account_id, endpoint_id, event_id, event_type, kind
 
 export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookRepository => {
   const bool = (value: boolean) => booleanParam(sql, value)
-  /** `true` as each dialect writes it in a statement's text. */
-  const activeTrue = sql.onDialectOrElse({ pg: () => "true", orElse: () => "1" })
+  /** `true` as each dialect binds it, written into a statement's text. */
+  const activeTrue = String(bool(true))
 
   /** The rows of `table` whose id is among `ids`: Postgres takes the ids as one array (one text for any number of ids,
    *  so that it stays prepared); SQLite as an IN list, chunked under the parameter limit. */

@@ -17,8 +17,7 @@ import { Store } from "../ports/store.js"
 import { Accounts } from "./accounts.js"
 import {
   type AttemptResult, attemptDelivery, attemptResult, type AttemptTarget, attemptTarget, finishAttempt, type MadeAttempt,
-  maxAttempts, type PendingRecord, pendingRecord, type RecordedAttempt, recordAttempts, signingSecrets, type StartedAttempt,
-  startAttempt,
+  maxAttempts, type PendingRecord, pendingRecord, type RecordedAttempt, recordAttempts, type StartedAttempt, startAttempt,
 } from "./webhook-sender.js"
 import { WebhooksConfig } from "./webhook-target.js"
 
@@ -303,11 +302,9 @@ export const runFirstAttempts = (
     const clock = yield* Effect.clock
     // Once per endpoint for the run: its clear secrets, and its URL checked again (rules and DNS); every POST of the
     // run to that endpoint goes to the address checked here.
-    const targets = new Map<string, { readonly secrets: ReturnType<typeof signingSecrets>; readonly target: AttemptTarget }>()
+    const targets = new Map<string, AttemptTarget>()
     for (const [, endpoint] of fresh) {
-      if (targets.has(endpoint.id)) continue
-      const secrets = signingSecrets(masterSecret, endpoint, new Date(started))
-      targets.set(endpoint.id, { secrets, target: yield* attemptTarget(endpoint, secrets) })
+      if (!targets.has(endpoint.id)) targets.set(endpoint.id, yield* attemptTarget(masterSecret, endpoint, new Date(started)))
     }
     const budget = Duration.toMillis(firstAttemptsBudget)
     // Each endpoint's failure streak as this run's answers move it: once it reaches autoDisableAfter, the record will
@@ -316,7 +313,7 @@ export const runFirstAttempts = (
     const streaks = new Map<string, number>()
     const streak = (endpoint: WebhookEndpoint) => streaks.get(endpoint.id) ?? endpoint.streak.consecutiveFailures
     const made: Array<MadeAttempt | undefined> = []
-    const finish = (i: number, begun: StartedAttempt, outcome: PostOutcome | undefined) => {
+    const finish = (i: number, begun: StartedAttempt, outcome: PostOutcome | string) => {
       const [delivery, endpoint] = fresh[i]!
       const one = finishAttempt({ id: accountId }, endpoint, delivery, begun, outcome, new Date(clock.unsafeCurrentTimeMillis()))
       made[i] = one
@@ -337,10 +334,9 @@ export const runFirstAttempts = (
         }
         const { autoDisableAfter } = endpoint.failureSettings
         if (autoDisableAfter > 0 && streak(endpoint) >= autoDisableAfter) continue
-        const { secrets, target } = targets.get(endpoint.id)!
-        const one = startAttempt(ids, delivery, secrets, target, new Date(now))
+        const one = startAttempt(ids, delivery, targets.get(endpoint.id)!, new Date(now))
         if (Either.isLeft(one.post)) {
-          finish(i, one, undefined)
+          finish(i, one, one.post.left)
           continue
         }
         return { request: one.post.right, answered: (outcome) => finish(i, one, outcome) }

@@ -4,7 +4,7 @@
 import { Clock, Effect, Either } from "effect"
 import type { Account } from "../domain/account.js"
 import {
-  afterAttempt, isSuccessStatus, previousSecretValid, signedHeaders, type StreakDecision, type WebhookAttempt,
+  afterAttempt, isSuccessStatus, previousSecretValid, signedHeaders, type SigningSecrets, type StreakDecision, type WebhookAttempt,
   type WebhookDelivery, type WebhookEndpoint, webhookLimits,
 } from "../domain/webhook.js"
 import type { StoreError } from "../errors.js"
@@ -119,96 +119,79 @@ const recordOne = (pending: PendingRecord) => Effect.map(recordAttempts([pending
 
 const describeStatus = (status: number) => `the receiver answered ${status}; only a 2xx is a success`
 
-/** The clear secrets an attempt at `at` signs with: the current one (none when it cannot be read with this
- *  MAILROOM_SECRET) and, during a rotation, the previous one. */
-export const signingSecrets = (masterSecret: string, endpoint: WebhookEndpoint, at: Date) => ({
-  current: unsealSecret(masterSecret, endpoint.sealedSecret),
-  previous: previousSecretValid(endpoint, at) && endpoint.sealedPreviousSecret !== null
-    ? unsealSecret(masterSecret, endpoint.sealedPreviousSecret)
-    : undefined,
-})
-
 /** An attempt made and not yet recorded. */
 export interface MadeAttempt {
   readonly attempt: WebhookAttempt
   readonly finishedAt: Date
 }
 
-/** What an attempt signs with: the MAILROOM_SECRET that unseals the endpoint's secrets, or the clear secrets already
- *  read (see signingSecrets). */
+/** What an attempt signs with: the MAILROOM_SECRET that unseals the endpoint's secrets. */
 export interface AttemptOptions {
   readonly masterSecret: string
-  readonly secrets?: { readonly current: string | undefined; readonly previous: string | undefined }
 }
 
-/** Where an attempt to an endpoint goes: the checked target, or why it goes nowhere (a secret that cannot be read, a
- *  refused URL). */
-export type AttemptTarget = Either.Either<CheckedTarget, string>
+/** Where attempts to an endpoint go and what they sign with (the checked target and the clear secrets), or why they
+ *  go nowhere: a secret that cannot be read, a refused URL. */
+export type AttemptTarget = Either.Either<{ readonly target: CheckedTarget; readonly secrets: SigningSecrets }, string>
 
-/** The target of attempts to `endpoint` now: its URL checked again (rules and DNS) when its secret can be read. */
-export const attemptTarget = (endpoint: WebhookEndpoint, secrets: { readonly current: string | undefined }) =>
+/** The target of attempts to `endpoint` at `at`: its secrets unsealed (the current one, and the previous one during a
+ *  rotation), then its URL checked again (rules and DNS). */
+export const attemptTarget = (masterSecret: string, endpoint: WebhookEndpoint, at: Date): Effect.Effect<AttemptTarget> =>
   Effect.gen(function* () {
-    if (secrets.current === undefined) {
-      return Either.left("the endpoint's secret cannot be read with this MAILROOM_SECRET; rotate it")
-    }
+    const current = unsealSecret(masterSecret, endpoint.sealedSecret)
+    if (current === undefined) return Either.left("the endpoint's secret cannot be read with this MAILROOM_SECRET; rotate it")
+    const previous = previousSecretValid(endpoint, at) && endpoint.sealedPreviousSecret !== null
+      ? unsealSecret(masterSecret, endpoint.sealedPreviousSecret)
+      : undefined
     const config = yield* WebhooksConfig
-    return Either.mapLeft(yield* Effect.either(checkWebhookTarget(endpoint.url, config.urlRules)), (reason) => `refused: ${reason}`)
+    return Either.map(
+      Either.mapLeft(yield* Effect.either(checkWebhookTarget(endpoint.url, config.urlRules)), (reason) => `refused: ${reason}`),
+      (target) => ({ target, secrets: { current, previous } }),
+    )
   })
 
-/** One attempt about to be made: its id and start, and the signed POST to make, or the error that makes it fail
- *  without one. */
+/** One attempt about to be made: its id and start, and the signed POST to make, or why it fails without one. */
 export interface StartedAttempt {
   readonly id: string
   readonly startedAt: Date
   readonly post: Either.Either<PinnedPost, string>
 }
 
-/** Starts an attempt of `delivery` at `startedAt`: the stored body signed with the endpoint's secrets, for the target. */
-export const startAttempt = (
-  ids: IdsService,
-  delivery: WebhookDelivery,
-  secrets: { readonly current: string | undefined; readonly previous: string | undefined },
-  target: AttemptTarget,
-  startedAt: Date,
-): StartedAttempt => {
+/** Starts an attempt of `delivery` at `startedAt`: the stored body signed with the target's secrets. */
+export const startAttempt = (ids: IdsService, delivery: WebhookDelivery, to: AttemptTarget, startedAt: Date): StartedAttempt => {
   const id = ids.make("webhookAttempt", startedAt)
-  const secret = secrets.current
-  if (Either.isLeft(target) || secret === undefined) {
-    return { id, startedAt, post: Either.left(Either.isLeft(target) ? target.left : "the endpoint's secret cannot be read") }
-  }
-  const headers = signedHeaders({ current: secret, previous: secrets.previous }, {
-    eventType: delivery.eventType,
-    webhookId: delivery.id,
-    attemptId: id,
-    body: delivery.payload,
-    at: startedAt,
-  })
   return {
     id,
     startedAt,
-    post: Either.right({
-      url: target.right.url,
-      address: target.right.address,
-      headers,
+    post: Either.map(to, ({ target, secrets }) => ({
+      url: target.url,
+      address: target.address,
+      headers: signedHeaders(secrets, {
+        eventType: delivery.eventType,
+        webhookId: delivery.id,
+        attemptId: id,
+        body: delivery.payload,
+        at: startedAt,
+      }),
       body: delivery.payload,
       timeoutMs: webhookLimits.deliveryTimeoutMs,
       maxResponseBytes: webhookLimits.responseSnippetLength,
-    }),
+    })),
   }
 }
 
-/** The attempt that `started` made, given the transport's outcome (none when it made no POST): a 2xx succeeds; a
+/** The attempt that `started` made, given the transport's outcome, or the reason it made no POST: a 2xx succeeds; a
  *  refused URL, no answer or another status fails. */
 export const finishAttempt = (
   account: Pick<Account, "id">,
   endpoint: WebhookEndpoint,
   delivery: WebhookDelivery,
   started: StartedAttempt,
-  outcome: PostOutcome | undefined,
+  outcome: PostOutcome | string,
   finishedAt: Date,
 ): MadeAttempt => {
-  const result = outcome === undefined
-    ? { statusCode: null, durationMs: 0, snippet: null, error: Either.isLeft(started.post) ? started.post.left : "no POST was made" }
+  const result = typeof outcome === "string"
+    ? { statusCode: null, durationMs: 0, snippet: null, error: outcome }
     : Either.isLeft(outcome)
     ? { statusCode: null, durationMs: outcome.left.durationMs, snippet: null, error: outcome.left.detail }
     : {
@@ -235,15 +218,14 @@ export const finishAttempt = (
 
 /** Makes one attempt of `delivery` to `endpoint` now, without recording it: check the URL again (rules and DNS), sign
  *  the stored body, POST it to the checked address. Never fails for the receiver's sake: a refused URL, no answer or
- *  a non-2xx is a failed attempt. `secrets` are the endpoint's (see signingSecrets), read here when not given. */
+ *  a non-2xx is a failed attempt. */
 export const makeAttempt = (account: Pick<Account, "id">, endpoint: WebhookEndpoint, delivery: WebhookDelivery, options: AttemptOptions) =>
   Effect.gen(function* () {
     const ids = yield* Ids
     const transport = yield* HttpTransport
     const startedAt = new Date(yield* Clock.currentTimeMillis)
-    const secrets = options.secrets ?? signingSecrets(options.masterSecret, endpoint, startedAt)
-    const started = startAttempt(ids, delivery, secrets, yield* attemptTarget(endpoint, secrets), startedAt)
-    const outcome = Either.isRight(started.post) ? yield* Effect.either(transport.post(started.post.right)) : undefined
+    const started = startAttempt(ids, delivery, yield* attemptTarget(options.masterSecret, endpoint, startedAt), startedAt)
+    const outcome = Either.isRight(started.post) ? yield* Effect.either(transport.post(started.post.right)) : started.post.left
     return finishAttempt(account, endpoint, delivery, started, outcome, new Date(yield* Clock.currentTimeMillis))
   })
 
