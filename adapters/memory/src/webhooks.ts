@@ -21,6 +21,14 @@ export const makeWebhookRepository = (db: MemoryDb): WebhookRepository => {
     const endpoint = endpoints.get(id)
     return endpoint !== undefined && endpoint.accountId === accountId ? endpoint : undefined
   }
+  /** The named endpoints of their accounts, each once, in id order. */
+  const endpointsOf = (refs: ReadonlyArray<{ readonly accountId: AccountId; readonly endpointId: string }>) =>
+    [...new Map(refs.map((ref) => [ref.endpointId, ref])).values()]
+      .flatMap((ref) => {
+        const endpoint = endpointOf(ref.accountId, ref.endpointId)
+        return endpoint === undefined ? [] : [copyEndpoint(endpoint)]
+      })
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   const deliveriesOf = (endpointId: string) => [...deliveries.values()].filter((d) => d.endpointId === endpointId)
 
   const record = (attempt: WebhookAttempt, outcome: DeliveryOutcome) => {
@@ -110,14 +118,10 @@ export const makeWebhookRepository = (db: MemoryDb): WebhookRepository => {
           return endpoint === undefined ? [] : [{ delivery: { ...delivery }, endpoint: copyEndpoint(endpoint) }]
         })),
 
-    lockEndpoints: (refs) =>
-      db.atomic(() =>
-        [...new Map(refs.map((ref) => [ref.endpointId, ref])).values()]
-          .flatMap((ref) => {
-            const endpoint = endpointOf(ref.accountId, ref.endpointId)
-            return endpoint === undefined ? [] : [copyEndpoint(endpoint)]
-          })
-          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))),
+    findEndpoints: (refs) => db.atomic(() => endpointsOf(refs)),
+
+    // One writer at a time: reading inside the transaction is the lock.
+    lockEndpoints: (refs) => db.atomic(() => endpointsOf(refs)),
 
     recordAttempt: (attempt, outcome) => db.atomic(() => record(attempt, outcome)),
 

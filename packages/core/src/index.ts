@@ -181,7 +181,7 @@ export type { AttemptOptions } from "./services/webhook-sender.js"
 export type { AttemptResult } from "./services/webhook-sender.js"
 export {
   webhookDeliveryJob, webhookPurgeJob, DeliveryAttemptFailed, enqueueDelivery, fanOutEvents, runDeliveryJob,
-  webhookFirstAttemptsJob, runFirstAttempts, firstAttemptsPerRun,
+  webhookFirstAttemptsJob, runFirstAttempts, firstAttemptsPerRun, type FreshDeliveries, freshDeliveryLimits, makeFreshDeliveries,
   purgeWebhookHistory, defaultNotificationFrom, requeuePendingDeliveries, schedulePurge, makeDeliveries, webhookConsumer,
 } from "./services/webhook-queue.js"
 export { Suppressions } from "./services/suppressions.js"

@@ -149,6 +149,19 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
         sql<Record<string, unknown>>`SELECT ${sql.literal(columns)} FROM ${sql.literal(table)} WHERE id IN ${sql.in(chunk)}`),
     })
 
+  /** The named endpoints of their accounts, in id order; `lock` takes their row locks until commit (Postgres: FOR NO KEY
+   *  UPDATE; SQLite's one writer needs none). */
+  const endpointsOf = (refs: ReadonlyArray<{ readonly accountId: AccountId; readonly endpointId: string }>, lock: boolean) =>
+    refs.length === 0 ? Effect.succeed([]) : sql`SELECT ${sql.literal(endpointColumns)} FROM webhook_endpoints
+      WHERE id IN ${sql.in([...new Set(refs.map((ref) => ref.endpointId))])} ORDER BY id
+      ${lock ? sql.onDialectOrElse({ pg: () => sql.literal("FOR NO KEY UPDATE"), orElse: () => sql.literal("") }) : sql.literal("")}`.pipe(
+      Effect.flatMap(decodeEndpoints),
+      Effect.map((rows) => {
+        const wanted = new Set(refs.map((ref) => `${ref.accountId} ${ref.endpointId}`))
+        return rows.filter((row) => wanted.has(`${row.account_id} ${row.id}`)).map(fromEndpointRow)
+      }),
+    )
+
   /** The columns that updateEndpoint rewrites: all but id, account_id and created_at. */
   const mutableColumns = (endpoint: WebhookEndpoint) => ({
     url: endpoint.url,
@@ -337,17 +350,9 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
         })
       }).pipe(orStoreError("webhooks.findDeliveriesWithEndpoints")),
 
-    lockEndpoints: (refs) =>
-      refs.length === 0 ? Effect.succeed([]) : sql`SELECT ${sql.literal(endpointColumns)} FROM webhook_endpoints
-        WHERE id IN ${sql.in([...new Set(refs.map((ref) => ref.endpointId))])} ORDER BY id
-        ${sql.onDialectOrElse({ pg: () => sql.literal("FOR NO KEY UPDATE"), orElse: () => sql.literal("") })}`.pipe(
-        Effect.flatMap(decodeEndpoints),
-        Effect.map((rows) => {
-          const wanted = new Set(refs.map((ref) => `${ref.accountId} ${ref.endpointId}`))
-          return rows.filter((row) => wanted.has(`${row.account_id} ${row.id}`)).map(fromEndpointRow)
-        }),
-        orStoreError("webhooks.lockEndpoints"),
-      ),
+    findEndpoints: (refs) => endpointsOf(refs, false).pipe(orStoreError("webhooks.findEndpoints")),
+
+    lockEndpoints: (refs) => endpointsOf(refs, true).pipe(orStoreError("webhooks.lockEndpoints")),
 
     recordAttempt: (attempt, outcome) => recordAttempts([{ attempt, outcome }]),
 

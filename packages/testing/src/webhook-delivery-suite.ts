@@ -5,8 +5,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
   type Account, Accounts, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue, type JobQueueService, type JobRun, maxAttempts,
-  purgeWebhookHistory, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, webhookFirstAttemptsJob,
-  webhookEnvelope, webhookRetryPolicy, Webhooks as WebhooksService,
+  freshDeliveryLimits, makeFreshDeliveries, purgeWebhookHistory, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, webhookFirstAttemptsJob,
+  webhookConsumer, webhookEnvelope, webhookRetryPolicy, Webhooks as WebhooksService,
 } from "@mailroom/core"
 import { Clock, Effect, Either, Layer, Option, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
@@ -166,6 +166,61 @@ export const webhookDeliverySuite = <E>(
           // The second attempt is the retry job's first run.
           expect(Either.isLeft(yield* runJob(account, failed[0]!.id, 1))).toBe(true)
           expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, failed[0]!.id)).attempts).toBe(2)
+        }))
+
+      it.effect("the consumer keeps the deliveries it committed: the job's first run takes them without reading them back, and reads their endpoints as they are now", () =>
+        Effect.gen(function* () {
+          const { account, endpoint, receiver: r, webhooks } = yield* setup()
+          const store = yield* Store
+          const second = yield* webhooks.create(account, { url: `http://127.0.0.1:${r.port}/second`, events: ["contact.subscribed"] })
+          const fresh = makeFreshDeliveries()
+          const consumer = webhookConsumer(fresh)
+          yield* store.transaction(consumer.handle([event(account), event(account)]))
+          const queuedBefore = enqueued.length
+          yield* consumer.committed()
+          const queued = only(enqueued.slice(queuedBefore))
+          expect(queued.name).toBe(webhookFirstAttemptsJob.name)
+          const payload = queued.payload as { readonly accountId: string; readonly deliveryIds: ReadonlyArray<string> }
+          expect(payload.deliveryIds).toHaveLength(4)
+          // Disabled after the commit: the run reads the endpoints again, and POSTs nothing to this one.
+          yield* webhooks.update(account, second.endpoint.id, { active: false })
+          const noReadBack = { ...store, webhooks: { ...store.webhooks, findDeliveriesWithEndpoints: () => Effect.die(new Error("deliveries read back")) } }
+          const before = r.requests.length
+          yield* runFirstAttempts(payload, { concurrency: 4, fresh }, { attempt: 1 }).pipe(Effect.provideService(Store, noReadBack))
+          const posted = payload.deliveryIds.filter((id) => id.endsWith(endpoint.id))
+          expect(r.requests.slice(before).map((request) => request.headers["webhook-id"]).sort()).toEqual([...posted].sort())
+          for (const id of payload.deliveryIds) {
+            const stored = Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, id))
+            expect(stored).toMatchObject(posted.includes(id) ? { status: "succeeded", attempts: 1 } : { status: "pending", attempts: 0 })
+          }
+          // Taken once: the job run again reads them, and POSTs nothing more.
+          yield* runFirstAttempts(payload, { concurrency: 4, fresh }, { attempt: 1 })
+          expect(r.requests.length).toBe(before + posted.length)
+        }))
+
+      it.effect("kept deliveries serve only a job's first run, within the age limit: a later run reads what another process attempted", () =>
+        Effect.gen(function* () {
+          const { account, receiver: r } = yield* setup()
+          const store = yield* Store
+          const fresh = makeFreshDeliveries()
+          const consumer = webhookConsumer(fresh)
+          yield* store.transaction(consumer.handle([event(account)]))
+          const queuedBefore = enqueued.length
+          yield* consumer.committed()
+          const payload = only(enqueued.slice(queuedBefore)).payload as { readonly accountId: string; readonly deliveryIds: ReadonlyArray<string> }
+          // Another process ran the job and attempted the delivery (failed: it stays pending, attempted once).
+          r.answer = () => ({ status: 500 })
+          const before = r.requests.length
+          yield* runFirstAttempts(payload, { concurrency: 1 })
+          expect(r.requests.length).toBe(before + 1)
+          // A retry of the job here reads the delivery: attempted, so it goes to its retry job, with no POST.
+          yield* runFirstAttempts(payload, { concurrency: 1, fresh }, { attempt: 2 })
+          expect(r.requests.length).toBe(before + 1)
+          // So does a first run once the kept delivery is older than the limit (a run queued again at start, say).
+          yield* TestClock.adjust(freshDeliveryLimits.ageMs + 1)
+          yield* runFirstAttempts(payload, { concurrency: 1, fresh }, { attempt: 1 })
+          expect(r.requests.length).toBe(before + 1)
+          expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, payload.deliveryIds[0]!))).toMatchObject({ status: "pending", attempts: 1 })
         }))
 
       it.effect("a first-attempts run POSTs nothing more to an endpoint once its failures reach autoDisableAfter; the rest wait in a run of their own", () =>

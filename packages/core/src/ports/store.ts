@@ -350,6 +350,9 @@ export interface WebhookRepository {
   /** The named deliveries of their accounts, each with its endpoint, in one read. A delivery that is unknown, of
    *  another account, or whose endpoint is gone is left out. Answers in no particular order. */
   readonly findDeliveriesWithEndpoints: (refs: ReadonlyArray<{ readonly accountId: AccountId; readonly deliveryId: string }>) => Effect.Effect<ReadonlyArray<{ readonly delivery: WebhookDelivery; readonly endpoint: WebhookEndpoint }>, StoreError>
+  /** The named endpoints of their accounts, in one read, ordered by id; unknown ones are left out. Locks nothing: for
+   *  a run that has its deliveries already and reads their endpoints as they are now. */
+  readonly findEndpoints: (refs: ReadonlyArray<{ readonly accountId: AccountId; readonly endpointId: string }>) => Effect.Effect<ReadonlyArray<WebhookEndpoint>, StoreError>
   /** The named endpoints of their accounts, in one read, ordered by id; unknown ones are left out. Inside a
    *  transaction they stay locked until commit, taken in the order of their ids (Postgres: FOR NO KEY UPDATE, as
    *  findEndpoint's `forUpdate`), so that two groups locking overlapping endpoints cannot deadlock. */

@@ -169,11 +169,52 @@ export const makeDeliveries = (events: ReadonlyArray<DomainEvent>) =>
  *  committed (see `webhookConsumer`): a job queued on pg-boss may run before an uncommitted delivery can be read. */
 export const fanOutEvents = (events: ReadonlyArray<DomainEvent>) => Effect.tap(makeDeliveries(events), enqueueDeliveries)
 
+/** The deliveries that fan-out made in this process, kept for a short while once committed, so that the
+ *  first-attempts run of this process's worker takes them from here instead of reading them back: they are as fan-out
+ *  stored them (pending, never attempted), and until that run no other attempts them (their retry jobs come from it;
+ *  a run queued again at start is due `requeuedFirstAttemptsDelay` later). Their endpoints are still read by the run,
+ *  as they are now. A run elsewhere (another process on Postgres), or a later run of the same job, reads them. */
+export interface FreshDeliveries {
+  /** Keeps `deliveries`, committed at `at` (epoch milliseconds). */
+  readonly put: (deliveries: ReadonlyArray<WebhookDelivery>, at: number) => void
+  /** The deliveries named, in order, when all are kept and kept for no longer than the age limit at `at`; they are
+   *  no longer kept either way. */
+  readonly take: (ids: ReadonlyArray<string>, at: number) => ReadonlyArray<WebhookDelivery> | undefined
+}
+
+/** How many fresh deliveries a process keeps (the oldest go first), and for how long: far less than
+ *  `requeuedFirstAttemptsDelay`, so that a run queued again at start, which may name the same deliveries after another
+ *  process attempted them, always reads them. */
+export const freshDeliveryLimits = { count: 10_000, ageMs: 60_000 } as const
+
+export const makeFreshDeliveries = (limits: { readonly count: number; readonly ageMs: number } = freshDeliveryLimits): FreshDeliveries => {
+  // In the order kept, so that the first key is the oldest.
+  const kept = new Map<string, { readonly delivery: WebhookDelivery; readonly at: number }>()
+  return {
+    put: (deliveries, at) => {
+      for (const delivery of deliveries) {
+        kept.delete(delivery.id)
+        kept.set(delivery.id, { delivery, at })
+      }
+      for (const id of kept.keys()) {
+        if (kept.size <= limits.count) break
+        kept.delete(id)
+      }
+    },
+    take: (ids, at) => {
+      const found = ids.map((id) => kept.get(id))
+      for (const id of ids) kept.delete(id)
+      return found.every((one) => one !== undefined && at - one.at <= limits.ageMs) ? found.map((one) => one!.delivery) : undefined
+    },
+  }
+}
+
 /** The outbox consumer of webhooks: each batch makes its deliveries in the relay's transaction, and their jobs are
  *  queued once it committed (tried again for a while when the queue fails; a delivery left without a job is queued
- *  again when the work next starts). */
-export const webhookConsumer = () => {
-  let made: ReadonlyArray<Pick<WebhookDelivery, "id" | "accountId">> = []
+ *  again when the work next starts). With `fresh`, the committed deliveries are kept there for this process's
+ *  first-attempts runs. */
+export const webhookConsumer = (fresh?: FreshDeliveries) => {
+  let made: ReadonlyArray<WebhookDelivery> = []
   return {
     name: "webhooks",
     handle: (events: ReadonlyArray<DomainEvent>) =>
@@ -182,9 +223,12 @@ export const webhookConsumer = () => {
     committed: () => {
       const queued = made
       made = []
-      return enqueueDeliveries(queued).pipe(
-        Effect.retry(Schedule.exponential("250 millis").pipe(Schedule.intersect(Schedule.recurs(6)))),
-        Effect.catchAll((error) => Effect.logError("webhooks: deliveries not queued; they are queued again at the next start", error)),
+      return Effect.zipRight(
+        fresh === undefined ? Effect.void : Effect.map(Clock.currentTimeMillis, (now) => fresh.put(queued, now)),
+        enqueueDeliveries(queued).pipe(
+          Effect.retry(Schedule.exponential("250 millis").pipe(Schedule.intersect(Schedule.recurs(6)))),
+          Effect.catchAll((error) => Effect.logError("webhooks: deliveries not queued; they are queued again at the next start", error)),
+        ),
       )
     },
   }
@@ -242,6 +286,16 @@ export const loadDeliveryPairs = (refs: ReadonlyArray<{ readonly accountId: stri
     return refs.map((ref) => Option.fromNullable(byId.get(ref.deliveryId)))
   })
 
+/** `deliveries` of one account, each with its endpoint as it is now (none for a delivery whose endpoint is gone), in
+ *  one read of their endpoints. */
+const withEndpoints = (accountId: AccountId, deliveries: ReadonlyArray<WebhookDelivery>) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    const refs = [...new Set(deliveries.map((delivery) => delivery.endpointId))].map((endpointId) => ({ accountId, endpointId }))
+    const endpoints = new Map((yield* store.webhooks.findEndpoints(refs)).map((endpoint) => [endpoint.id as string, endpoint]))
+    return deliveries.map((delivery) => Option.map(Option.fromNullable(endpoints.get(delivery.endpointId)), (endpoint): DeliveryPair => [delivery, endpoint]))
+  })
+
 const loadOne = (ref: { readonly accountId: string; readonly deliveryId: string }) =>
   Effect.map(loadDeliveryPairs([ref]), (pairs) => pairs[0]!)
 
@@ -289,12 +343,21 @@ export const runDeliveryJob = (
  *  queueing fails. */
 export const runFirstAttempts = (
   payload: { readonly accountId: string; readonly deliveryIds: ReadonlyArray<string> },
-  options: { readonly concurrency: number },
+  options: {
+    readonly concurrency: number
+    /** The deliveries this process's fan-out made: the job's first run takes its deliveries from there when all are
+     *  kept, and reads only their endpoints. */
+    readonly fresh?: FreshDeliveries
+  },
+  run?: Pick<JobRun, "attempt">,
 ) =>
   Effect.gen(function* () {
     const accountId = payload.accountId as AccountId
     const started = yield* Clock.currentTimeMillis
-    const pairs = yield* loadDeliveryPairs(payload.deliveryIds.map((deliveryId) => ({ accountId, deliveryId })))
+    const kept = run?.attempt === 1 ? options.fresh?.take(payload.deliveryIds, started) : undefined
+    const pairs = kept !== undefined
+      ? yield* withEndpoints(accountId, kept)
+      : yield* loadDeliveryPairs(payload.deliveryIds.map((deliveryId) => ({ accountId, deliveryId })))
     const live = pairs.flatMap((pair) => Option.isSome(pair) && attemptable(pair.value) ? [pair.value] : [])
     const fresh = live.filter(([delivery]) => delivery.attempts === 0)
     const masterSecret = yield* (yield* Accounts).secret

@@ -193,6 +193,27 @@ export const webhookTests = (it: StoreTester) => {
         expect(own.map((pair) => [pair.delivery.id, pair.endpoint.id])).toEqual([[theirs.id, foreign.id]])
       }))
 
+    it.effect("finds the named endpoints of their accounts in id order, each once, as they are now", () =>
+      Effect.gen(function* () {
+        const { webhooks } = yield* Store
+        const accountId = yield* insertAccount
+        const other = yield* insertAccount
+        const endpoints = [yield* insertEndpoint({ accountId }), yield* insertEndpoint({ accountId })]
+        const foreign = yield* insertEndpoint({ accountId: other })
+        const disabled = { ...endpoints[1]!, active: false, disabledReason: "by hand", disabledAt: at(5), updatedAt: at(5) }
+        expect(yield* webhooks.updateEndpoint(disabled)).toBe(true)
+        const found = yield* webhooks.findEndpoints([
+          { accountId, endpointId: endpoints[1]!.id },
+          { accountId, endpointId: endpoints[0]!.id },
+          { accountId, endpointId: endpoints[1]!.id },
+          { accountId, endpointId: foreign.id },
+          { accountId, endpointId: "wh_missing" },
+        ])
+        expect(found.map(comparableEndpoint)).toEqual([endpoints[0]!, disabled].sort((x, y) => (x.id < y.id ? -1 : 1)).map(comparableEndpoint))
+        expect((yield* webhooks.findEndpoints([{ accountId: other, endpointId: foreign.id }])).map((e) => e.id)).toEqual([foreign.id])
+        expect(yield* webhooks.findEndpoints([])).toEqual([])
+      }))
+
     it.effect("locks the named endpoints of their accounts and answers them in id order", () =>
       Effect.gen(function* () {
         const { webhooks, transaction } = yield* Store
