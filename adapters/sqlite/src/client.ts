@@ -9,10 +9,18 @@ import { CommitDurability, type Durability } from "@mailroom/core"
 import { makeRecentCache, withDirectStatements } from "@mailroom/sql"
 import Database from "better-sqlite3"
 import { Context, Effect, Exit, FiberRef, Scope } from "effect"
+import { startCheckpointer } from "./checkpointer.js"
 
 /** How many prepared statements stay cached; beyond that the least recently used one is dropped. Mailroom's own
  *  statement texts number in the low hundreds; texts that depend on input (IN lists of any length) come and go. */
 const preparedCacheSize = 500
+
+/** How long after commits the checkpoint thread takes them in, and the WAL size (in pages) past which a commit
+ *  checkpoints itself (SQLite's default is 1,000 pages). */
+const checkpointIntervalMillis = 200
+const fallbackCheckpointPages = 10_000
+
+const isFile = (filename: string) => filename !== "" && filename !== ":memory:" && !filename.startsWith("file::memory:")
 
 const failure = (message: string) => (cause: unknown) => new SqlError.SqlError({ cause, message })
 
@@ -23,12 +31,23 @@ export const makeSqliteClient = (filename: string): Effect.Effect<SqlClient.SqlC
       (opened) => Effect.sync(() => opened.close()),
     )
     db.pragma("journal_mode = WAL")
+    // Checkpoints of a database file run on a thread of their own (see checkpointer.ts); the connection's own
+    // automatic checkpoint only catches up if that thread falls far behind.
+    const checkpointer = isFile(filename)
+      ? yield* Effect.acquireRelease(
+        Effect.sync(() => startCheckpointer(filename, { intervalMs: checkpointIntervalMillis })),
+        (started) => Effect.promise(() => started.close()),
+      )
+      : undefined
+    if (checkpointer !== undefined) db.pragma(`wal_autocheckpoint = ${fallbackCheckpointPages}`)
 
     const prepared = makeRecentCache<string, Database.Statement>(preparedCacheSize)
     const prepare = (sql: string): Database.Statement => prepared.get(sql, () => db.prepare(sql))
     const run = (statement: Database.Statement, params: ReadonlyArray<unknown>): ReadonlyArray<object> => {
       if (statement.reader) return statement.all(...params) as Array<object>
       statement.run(...params)
+      // A write outside a transaction, or the COMMIT of one, added to the WAL.
+      if (checkpointer !== undefined && !db.inTransaction) checkpointer.wrote()
       return []
     }
     const execute = (sql: string, params: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<object>, SqlError.SqlError> => {
