@@ -24,7 +24,7 @@ const RelayRow = Schema.Struct({ ...EventRow.fields, seq: IntegerColumn, xid: Sc
 const decodeRelayRows = Schema.decodeUnknown(Schema.Array(RelayRow))
 const Cursor = Schema.Struct({ xid: Schema.Union(Schema.String, Schema.Number), seq: Schema.Union(Schema.String, Schema.Number) })
 const decodeCursors = Schema.decodeUnknown(Schema.Array(Cursor))
-const decodeWindowEnds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ ...Cursor.fields, passed: IntegerColumn })))
+const decodeWindowEnds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ ...Cursor.fields, passed: IntegerColumn, wanted: IntegerColumn })))
 
 const toEvent = (row: typeof EventRow.Type): DomainEvent => ({
   id: row.id,
@@ -72,10 +72,13 @@ const windowAfter = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit
 const eventsAfter = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit: number) =>
   windowAfter(sql, cursor, limit, eventColumns).pipe(Effect.flatMap(decodeRelayRows))
 
-/** The end of the window after `cursor` (see windowAfter) and how many events it holds; none when it is empty. */
-const windowEnd = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit: number) =>
+/** The end of the window after `cursor` (see windowAfter), how many events it holds and how many of them are of
+ *  `types`; none when it is empty. */
+const windowEnd = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit: number, types: ReadonlyArray<EventType>) =>
   sql`WITH w AS (${windowAfter(sql, cursor, limit, "type")})
-    SELECT xid, seq, (SELECT count(*) FROM w) AS passed FROM w
+    SELECT xid, seq, (SELECT count(*) FROM w) AS passed,
+      ${types.length === 0 ? sql.literal("0") : sql`(SELECT count(*) FROM w WHERE type IN ${sql.in(types)})`} AS wanted
+    FROM w
     ORDER BY ${sql.onDialectOrElse({ pg: () => sql.literal("xid::xid8 DESC, seq DESC"), orElse: () => sql.literal("seq DESC") })}
     LIMIT 1`.pipe(Effect.flatMap(decodeWindowEnds))
 
@@ -107,9 +110,9 @@ const relayBatch = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit:
       const last = rows.at(-1)
       return last === undefined ? undefined : { rows, end: last, passed: rows.length }
     }
-    const [end] = yield* windowEnd(sql, cursor, limit)
+    const [end] = yield* windowEnd(sql, cursor, limit, types)
     if (end === undefined) return undefined
-    const rows = types.length === 0 ? [] : yield* eventsThrough(sql, cursor, end, types)
+    const rows = end.wanted === 0 ? [] : yield* eventsThrough(sql, cursor, end, types)
     return { rows, end, passed: end.passed }
   })
 
@@ -118,16 +121,13 @@ const relayBatch = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit:
  *  does not hold back its own reads. SQLite: one process, one writer. */
 const lockCursor = (sql: SqlClient.SqlClient, consumer: string) =>
   sql.onDialectOrElse({
+    // One statement: the lock is tried on the cursor's row only (a filter after the key lookup), and no row comes back
+    // when another transaction holds it.
     pg: () =>
-      sql<{ readonly locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtext('mailroom_relay'), hashtext(${consumer})) AS locked`.pipe(
-        Effect.map((rows) => rows[0]?.locked === true),
-      ),
-    orElse: () => Effect.succeed(true),
-  }).pipe(
-    Effect.flatMap((locked) => locked
-      ? sql`SELECT xid, seq FROM event_relay_cursors WHERE consumer = ${consumer}`.pipe(Effect.flatMap(decodeCursors))
-      : Effect.succeed([])),
-  )
+      sql`SELECT xid, seq FROM event_relay_cursors
+        WHERE consumer = ${consumer} AND pg_try_advisory_xact_lock(hashtext('mailroom_relay'), hashtext(${consumer}))`,
+    orElse: () => sql`SELECT xid, seq FROM event_relay_cursors WHERE consumer = ${consumer}`,
+  }).pipe(Effect.flatMap(decodeCursors))
 
 export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal): EventOutbox => {
   const insertEvents = insertColumns(sql, "events", eventInsertColumns)

@@ -195,22 +195,41 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
         completed_at = CASE WHEN v.status = 'pending' THEN NULL ELSE v.at END
       FROM v WHERE webhook_deliveries.id = v.id AND webhook_deliveries.account_id = v.account_id`)
 
-  const insertAttempts = insertColumns(sql, "webhook_attempts", [
+  const attemptColumns = [
     ["id", "text"], ["account_id", "text"], ["delivery_id", "text"], ["endpoint_id", "text"], ["attempt", "integer"],
     ["succeeded", "boolean"], ["status_code", "integer"], ["duration_ms", "integer"], ["response_snippet", "text"],
     ["error", "text"], ["started_at", "bigint"],
-  ])
+  ] as const
+  const insertAttempts = insertColumns(sql, "webhook_attempts", attemptColumns)
+  const attemptValues = (attempt: WebhookAttempt) => [
+    attempt.id, attempt.accountId, attempt.deliveryId, attempt.endpointId, attempt.attempt, bool(attempt.succeeded),
+    attempt.statusCode, attempt.durationMs, attempt.responseSnippet, attempt.error, toMillis(attempt.startedAt),
+  ]
+
+  /** Postgres: the attempts inserted and their deliveries moved in one statement (a data-modifying CTE), one round trip
+   *  instead of two; each row is an attempt's values followed by its outcome's `(status, code, error, at)`. */
+  const recordAttemptsPg = rowsStatement(sql, [
+    ...attemptColumns, ["status", "text"], ["code", "integer"], ["outcome_error", "text"], ["at", "bigint"],
+  ], (source) => `WITH v (${attemptColumns.map(([name]) => name).join(", ")}, status, code, outcome_error, at) AS (${source}),
+      inserted AS (INSERT INTO webhook_attempts (${attemptColumns.map(([name]) => `"${name}"`).join(", ")})
+        SELECT ${attemptColumns.map(([name]) => name).join(", ")} FROM v)
+      UPDATE webhook_deliveries SET status = v.status, attempts = webhook_deliveries.attempts + 1,
+        last_status_code = v.code, last_error = v.outcome_error, updated_at = v.at,
+        completed_at = CASE WHEN v.status = 'pending' THEN NULL ELSE v.at END
+      FROM v WHERE webhook_deliveries.id = v.delivery_id AND webhook_deliveries.account_id = v.account_id`)
 
   const recordAttempts = (records: ReadonlyArray<{ readonly attempt: WebhookAttempt; readonly outcome: DeliveryOutcome }>) =>
-    records.length === 0 ? Effect.void : atomically(sql, Effect.gen(function* () {
-      yield* insertAttempts(records.map(({ attempt }) => [
-        attempt.id, attempt.accountId, attempt.deliveryId, attempt.endpointId, attempt.attempt, bool(attempt.succeeded),
-        attempt.statusCode, attempt.durationMs, attempt.responseSnippet, attempt.error, toMillis(attempt.startedAt),
-      ]))
-      yield* updateDeliveries(records.map(({ attempt, outcome }) => [
-        attempt.deliveryId, attempt.accountId, outcome.status, outcome.lastStatusCode, outcome.lastError, toMillis(outcome.at),
-      ]))
-    })).pipe(orStoreError("webhooks.recordAttempts"))
+    records.length === 0 ? Effect.void : sql.onDialectOrElse({
+      pg: () => recordAttemptsPg(records.map(({ attempt, outcome }) => [
+        ...attemptValues(attempt), outcome.status, outcome.lastStatusCode, outcome.lastError, toMillis(outcome.at),
+      ])).pipe(Effect.asVoid),
+      orElse: () => atomically(sql, Effect.gen(function* () {
+        yield* insertAttempts(records.map(({ attempt }) => attemptValues(attempt)))
+        yield* updateDeliveries(records.map(({ attempt, outcome }) => [
+          attempt.deliveryId, attempt.accountId, outcome.status, outcome.lastStatusCode, outcome.lastError, toMillis(outcome.at),
+        ]))
+      })),
+    }).pipe(orStoreError("webhooks.recordAttempts"))
 
   /** The fan-out of a batch of events: one delivery per subscribed active endpoint, the pairs that have one already
    *  skipped. `WHERE true` lets SQLite tell the upsert's ON CONFLICT from a join's ON. */
