@@ -176,8 +176,8 @@ export { Lists } from "./services/lists.js"
 export type { ListTopic, ListDetails, ListsPage, MembersPage, AddMembersResult } from "./services/lists.js"
 export { Webhooks, defaultDeliveryConcurrency } from "./services/webhooks.js"
 export type { TestResult, EndpointHealth } from "./services/webhooks.js"
-export { attemptDelivery, makeAttempt, maxAttempts } from "./services/webhook-sender.js"
-export type { AttemptOptions } from "./services/webhook-sender.js"
+export { attemptDelivery, makeAttempt, maxAttempts, recordAttempts } from "./services/webhook-sender.js"
+export type { AttemptOptions, PendingRecord, RecordedAttempt } from "./services/webhook-sender.js"
 export type { AttemptResult } from "./services/webhook-sender.js"
 export {
   webhookDeliveryJob, webhookPurgeJob, DeliveryAttemptFailed, enqueueDelivery, fanOutEvents, runDeliveryJob,

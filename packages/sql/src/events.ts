@@ -75,10 +75,11 @@ const eventsAfter = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit
 /** The end of the window after `cursor` (see windowAfter), how many events it holds and how many of them are of
  *  `types`; none when it is empty. */
 const windowEnd = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit: number, types: ReadonlyArray<EventType>) =>
-  sql`WITH w AS (${windowAfter(sql, cursor, limit, "type")})
-    SELECT xid, seq, (SELECT count(*) FROM w) AS passed,
-      ${types.length === 0 ? sql.literal("0") : sql`(SELECT count(*) FROM w WHERE type IN ${sql.in(types)})`} AS wanted
-    FROM w
+  sql`WITH w AS (${windowAfter(sql, cursor, limit, "type")}),
+    counted AS (SELECT count(*) AS passed,
+      ${types.length === 0 ? sql.literal("0") : sql`COALESCE(sum(CASE WHEN type IN ${sql.in(types)} THEN 1 ELSE 0 END), 0)`} AS wanted
+      FROM w)
+    SELECT xid, seq, passed, wanted FROM w, counted
     ORDER BY ${sql.onDialectOrElse({ pg: () => sql.literal("xid::xid8 DESC, seq DESC"), orElse: () => sql.literal("seq DESC") })}
     LIMIT 1`.pipe(Effect.flatMap(decodeWindowEnds))
 

@@ -5,8 +5,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
   type Account, Accounts, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue, type JobQueueService, type JobRun, maxAttempts,
-  freshDeliveryLimits, makeFreshDeliveries, purgeWebhookHistory, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, webhookFirstAttemptsJob,
-  webhookConsumer, webhookEnvelope, webhookRetryPolicy, Webhooks as WebhooksService,
+  freshDeliveryLimits, makeFreshDeliveries, purgeWebhookHistory, recordAttempts, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, webhookFirstAttemptsJob,
+  type WebhookAttempt, webhookConsumer, webhookEnvelope, webhookRetryPolicy, Webhooks as WebhooksService,
 } from "@mailroom/core"
 import { Clock, Effect, Either, Layer, Option, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
@@ -221,6 +221,26 @@ export const webhookDeliverySuite = <E>(
           yield* runFirstAttempts(payload, { concurrency: 1, fresh }, { attempt: 1 })
           expect(r.requests.length).toBe(before + 1)
           expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, payload.deliveryIds[0]!))).toMatchObject({ status: "pending", attempts: 1 })
+        }))
+
+      it.effect("attempts of one delivery recorded together are recorded in order, each counted, the streak moved by each", () =>
+        Effect.gen(function* () {
+          const { account, endpoint } = yield* setup()
+          const store = yield* Store
+          const delivery = only(yield* fanOutEvents([event(account)]))
+          const current = Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id))
+          const attempt = (n: number, succeeded: boolean, at: number): WebhookAttempt => ({
+            id: `wha_${delivery.id}_${n}`, accountId: account.id, deliveryId: delivery.id, endpointId: endpoint.id, attempt: n, succeeded,
+            statusCode: succeeded ? 200 : 500, durationMs: 1, responseSnippet: null, error: succeeded ? null : "the receiver answered 500", startedAt: new Date(at),
+          })
+          const answers = yield* recordAttempts([
+            { endpoint: current, attempt: attempt(1, false, 1_000), status: "pending", at: new Date(1_001) },
+            { endpoint: current, attempt: attempt(2, true, 2_000), status: "succeeded", at: new Date(2_001) },
+          ])
+          expect(answers.map((answer) => answer.decision.streak.consecutiveFailures)).toEqual([1, 0])
+          expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))).toMatchObject({ status: "succeeded", attempts: 2, lastStatusCode: 200, lastError: null })
+          expect((yield* store.webhooks.listAttempts(account.id, delivery.id)).map((a) => [a.attempt, a.succeeded])).toEqual([[1, false], [2, true]])
+          expect(Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id)).streak).toEqual({ consecutiveFailures: 0, notified: false })
         }))
 
       it.effect("a first-attempts run POSTs nothing more to an endpoint once its failures reach autoDisableAfter; the rest wait in a run of their own", () =>

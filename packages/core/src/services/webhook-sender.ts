@@ -35,8 +35,27 @@ let derived: { readonly masterSecret: string; readonly key: Buffer } | undefined
 
 export const sealSecret = (masterSecret: string, secret: string) => seal(secretKey(masterSecret), secret)
 
-/** The clear secret; a secret sealed under another MAILROOM_SECRET cannot sign and is reported as such. */
-export const unsealSecret = (masterSecret: string, sealed: string): string | undefined => unseal(secretKey(masterSecret), sealed)
+/** The clear secret; a secret sealed under another MAILROOM_SECRET cannot sign and is reported as such. The secrets
+ *  of the endpoints delivered to last are kept clear (every run and attempt signs with its endpoint's), under the key
+ *  they were unsealed with. */
+export const unsealSecret = (masterSecret: string, sealed: string): string | undefined => {
+  const key = secretKey(masterSecret)
+  if (unsealedUnder !== key) {
+    unsealed.clear()
+    unsealedUnder = key
+  }
+  const known = unsealed.get(sealed)
+  if (known !== undefined) return known
+  const clear = unseal(key, sealed)
+  if (clear !== undefined) {
+    if (unsealed.size >= maxUnsealed) unsealed.clear()
+    unsealed.set(sealed, clear)
+  }
+  return clear
+}
+const unsealed = new Map<string, string>()
+let unsealedUnder: Buffer | undefined
+const maxUnsealed = 256
 
 /** An attempt made, to record with what it does to its delivery and its endpoint's streak. */
 export interface PendingRecord {
@@ -67,12 +86,15 @@ export const recordAttempts = (pending: ReadonlyArray<PendingRecord>) =>
       const y = pending[b]!.endpoint.id
       return x < y ? -1 : x > y ? 1 : a - b
     })
-    // A delivery recorded twice in one group is recorded in rounds, each naming a delivery once (in order).
+    // A delivery recorded twice in one group is recorded in rounds, each naming a delivery once (in order): its n-th
+    // record goes to the n-th round.
     const rounds: Array<Array<PendingRecord>> = []
+    const seen = new Map<string, number>()
     for (const one of pending) {
-      const round = rounds.find((r) => r.every((other) => other.attempt.deliveryId !== one.attempt.deliveryId))
-      if (round === undefined) rounds.push([one])
-      else round.push(one)
+      const n = seen.get(one.attempt.deliveryId) ?? 0
+      seen.set(one.attempt.deliveryId, n + 1)
+      if (n === rounds.length) rounds.push([one])
+      else rounds[n]!.push(one)
     }
     return yield* store.transaction(Effect.gen(function* () {
       const refs = [...new Map(pending.map(({ endpoint }) => [endpoint.id, { accountId: endpoint.accountId, endpointId: endpoint.id }])).values()]
