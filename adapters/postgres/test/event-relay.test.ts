@@ -2,7 +2,7 @@
  *  event whose transaction commits after a later one is never skipped, and two instances relay each event once. */
 import { describe, expect, it } from "@effect/vitest"
 import { type DomainEvent, Store } from "@mailroom/core"
-import { eventRelaySuite, findTestPostgres, makeAccount, makeEvent, uniqueText } from "@mailroom/testing"
+import { eventRelaySuite, findTestPostgres, passedCursorSuite, makeAccount, makeEvent, uniqueText } from "@mailroom/testing"
 import { Effect, Layer } from "effect"
 import pg from "pg"
 import { MailroomPostgres } from "../src/index.js"
@@ -14,6 +14,8 @@ const scratchStore = () => Layer.unwrapScoped(Effect.map(scratchDatabase(url!), 
 
 describe.skipIf(url === undefined)("postgres", () => {
   eventRelaySuite("postgres", scratchStore())
+
+  passedCursorSuite("postgres", Effect.map(scratchDatabase(url!), (database) => () => MailroomPostgres.layer({ url: database })))
 
   it.scopedLive.each([
     { consumer: "of every type", types: undefined },

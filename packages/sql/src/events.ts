@@ -117,6 +117,16 @@ const relayBatch = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit:
     return { rows, end, passed: end.passed }
   })
 
+/** How often a consumer of some types stores the cursor it moved by passing windows without its types. */
+const storeCursorEvery = 5_000
+
+/** The later of a stored cursor and one kept in this process (see passBy): in (xid, seq) order. */
+const laterCursor = (stored: typeof Cursor.Type, kept: typeof Cursor.Type | undefined): typeof Cursor.Type => {
+  if (kept === undefined) return stored
+  const [a, b] = [BigInt(String(stored.xid)), BigInt(String(kept.xid))]
+  return a > b || (a === b && Number(stored.seq) >= Number(kept.seq)) ? stored : kept
+}
+
 /** Takes the consumer's cursor for this transaction, or answers none when another process holds it. Postgres: a
  *  transaction-level advisory lock, which (unlike a row lock) gives the transaction no xid of its own, so the relay
  *  does not hold back its own reads. SQLite: one process, one writer. */
@@ -142,6 +152,29 @@ export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal)
         Effect.tap(() => Effect.sync(() => knownCursors.add(consumer))),
         orStoreError("events.relay"),
       )
+  /** Where each consumer of some types got to by passing windows that held none of its types (see passBy), and when
+   *  its stored cursor last caught up. */
+  const passedBy = new Map<string, { end: typeof Cursor.Type; storedAt: number }>()
+  /** A consumer of some types whose next window holds none of them passes it by without a transaction: one read of
+   *  its cursor and the window's end. The end is kept in this process and stored at most every `storeCursorEvery`:
+   *  nothing of its types lies before it, so any process may start from it, and a process that starts from the stored
+   *  cursor instead reads those windows again and finds nothing in them. Answers how many events were passed, or
+   *  undefined when the window holds some of its types, or the stored cursor is due (the transaction does both). */
+  const passBy = (consumer: string, limit: number, types: ReadonlyArray<EventType>) =>
+    Effect.gen(function* () {
+      const [stored] = yield* sql`SELECT xid, seq FROM event_relay_cursors WHERE consumer = ${consumer}`.pipe(Effect.flatMap(decodeCursors))
+      if (stored === undefined) return undefined
+      const now = yield* Clock.currentTimeMillis
+      const kept = passedBy.get(consumer)
+      const [end] = yield* windowEnd(sql, laterCursor(stored, kept?.end), limit, types)
+      if (end === undefined) return 0
+      if (end.wanted > 0) return undefined
+      if (kept === undefined) passedBy.set(consumer, { end, storedAt: now })
+      else if (now - kept.storedAt >= storeCursorEvery) return undefined
+      else kept.end = end
+      return end.passed
+    })
+
   return {
     append: (events) =>
       insertEvents(events.map(eventRow)).pipe(
@@ -165,17 +198,26 @@ export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal)
       Effect.gen(function* () {
         // Outside the transaction: on Postgres, a write would give the relay's transaction an xid of its own.
         yield* ensureCursor(consumer)
-        return yield* commits.track(sql.withTransaction(Effect.gen(function* () {
-          const [cursor] = yield* lockCursor(sql, consumer).pipe(orStoreError("events.relay"))
-          if (cursor === undefined) return 0
+        if (types !== undefined) {
+          const passed = yield* passBy(consumer, limit, types).pipe(orStoreError("events.relay"))
+          if (passed !== undefined) return passed
+        }
+        const moved = yield* commits.track(sql.withTransaction(Effect.gen(function* () {
+          const [stored] = yield* lockCursor(sql, consumer).pipe(orStoreError("events.relay"))
+          if (stored === undefined) return undefined
+          const cursor = laterCursor(stored, passedBy.get(consumer)?.end)
           const batch = yield* relayBatch(sql, cursor, limit, types).pipe(orStoreError("events.relay"))
-          if (batch === undefined) return 0
+          if (batch === undefined) return undefined
           if (types === undefined || batch.rows.length > 0) yield* handle(batch.rows.map(toEvent))
           const updatedAt = yield* Clock.currentTimeMillis
           yield* sql`UPDATE event_relay_cursors SET xid = ${Number(batch.end.xid)}, seq = ${batch.end.seq}, updated_at = ${updatedAt}
             WHERE consumer = ${consumer}`.pipe(orStoreError("events.relay"))
-          return batch.passed
+          return { end: batch.end, passed: batch.passed, at: updatedAt }
         }))).pipe(Effect.catchIf(isSqlError, (cause) => Effect.fail(storeError("events.relay")(cause))))
+        if (moved === undefined) return 0
+        // Committed: the stored cursor is where this process got to.
+        if (types !== undefined) passedBy.set(consumer, { end: moved.end, storedAt: moved.at })
+        return moved.passed
       }),
 
     appended: commits.next,

@@ -3,7 +3,7 @@
  *  head of the outbox, so events of earlier tests do not reach it. */
 import { expect, it } from "@effect/vitest"
 import { Background, BackgroundConfig, type DomainEvent, IdsLive, JobQueue, Mailer, Store, StoreError } from "@mailroom/core"
-import { Deferred, Duration, Effect, Exit, Layer, Queue, Ref, Scope, TestServices } from "effect"
+import { Deferred, Duration, Effect, Exit, Layer, Queue, Ref, Scope, TestClock, TestServices } from "effect"
 import { makeAccount, makeContact, makeEvent, uniqueText } from "./fixtures.js"
 
 const noop = () => Effect.void
@@ -243,3 +243,49 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
         Effect.provideService(BackgroundConfig, { relayBatchSize: 100, relayPollInterval: Duration.minutes(1), relayMaxBackoff: Duration.seconds(30) }),
       )))
   })
+
+/** What a consumer of some types stores of its cursor, on a backend whose database several instances open (`open`
+ *  gives a new instance over the same database each time: a process of its own). It passes windows holding none of its
+ *  types without storing its cursor, and stores where it got to every 5 seconds, or with a batch of its types; an
+ *  instance starting from the stored cursor reads the windows passed again, finds nothing in them, and gets each event
+ *  of its types once. */
+export const passedCursorSuite = <E>(backend: string, database: Effect.Effect<() => Layer.Layer<Store, E>, unknown, Scope.Scope>) =>
+  it.scoped(`a consumer of some types stores the cursor it moved past other types every 5 seconds (${backend})`, () =>
+    Effect.gen(function* () {
+      const open = yield* database
+      const consumer = uniqueText("typed")
+      const types = ["contact.unsubscribed"] as const
+      const seen: Array<string> = []
+      const collect = (events: ReadonlyArray<DomainEvent>) => Effect.sync(() => { seen.push(...ids(events)) })
+      const first = yield* Layer.build(open())
+      const inFirst = <A, X>(effect: Effect.Effect<A, X, Store>) => Effect.provide(effect, first)
+      /** A relay of a new instance: how many events lie after the stored cursor (none of them its types). */
+      const elsewhere = Effect.scoped(Effect.flatMap(Layer.build(open()), (other) =>
+        Effect.provide(Effect.flatMap(Store, (store) => store.events.relay(consumer, 100, collect, types)), other)))
+      const relay = inFirst(Effect.flatMap(Store, (store) => store.events.relay(consumer, 100, collect, types)))
+      const append = (...events: ReadonlyArray<DomainEvent>) => inFirst(Effect.flatMap(Store, (store) => store.events.append(events)))
+
+      const accountId = yield* inFirst(insertAccount)
+      const other = () => makeEvent({ accountId, type: "contact.subscribed" })
+      yield* append(other(), other(), other())
+      expect(yield* relay).toBe(3)
+      // Passed by, not stored: another instance reads those three again.
+      expect(yield* elsewhere).toBe(3)
+
+      yield* TestClock.adjust(Duration.seconds(5))
+      yield* append(other())
+      expect(yield* relay).toBe(1)
+      // Five seconds on, stored with the next window.
+      expect(yield* elsewhere).toBe(0)
+
+      const wanted = makeEvent({ accountId, type: "contact.unsubscribed" })
+      yield* append(other(), wanted)
+      expect(yield* relay).toBe(2)
+      expect(seen).toEqual([wanted.id])
+      // Stored with the batch of its types: handed out once.
+      expect(yield* elsewhere).toBe(0)
+      yield* append(other())
+      expect(yield* relay).toBe(1)
+      expect(yield* elsewhere).toBe(1)
+      expect(seen).toEqual([wanted.id])
+    }))
