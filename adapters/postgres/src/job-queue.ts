@@ -187,7 +187,8 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
             ...(job.key === undefined ? {} : { singletonKey: job.key }),
           } as PgBoss.JobInsert)
         }
-        if (inserts.length > 0) await boss.insert(inserts, { db: { executeSql: (text, values) => client.query(text, values) } })
+        // pg-boss's insert text is the same every time: prepared once per connection, it is not planned again.
+        if (inserts.length > 0) await boss.insert(inserts, { db: { executeSql: (text, values) => client.query({ name: "mailroom_insert_jobs", text, values }) } })
         await client.query("COMMIT")
         return answered
       } catch (error) {
