@@ -71,8 +71,12 @@ export const startCheckpointer = (filename: string, options: CheckpointerOptions
     },
     close: async () => {
       if (exited) return
+      // Referenced while it stops, so that the process waits for the thread to close its connection.
+      worker.ref()
       worker.postMessage("close")
-      const stopped = await Promise.race([ended.then(() => true), new Promise<boolean>((resolve) => setTimeout(resolve, 5_000, false).unref())])
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const stopped = await Promise.race([ended.then(() => true), new Promise<boolean>((resolve) => { timer = setTimeout(resolve, 5_000, false) })])
+      clearTimeout(timer)
       if (!stopped) await worker.terminate()
     },
   }
