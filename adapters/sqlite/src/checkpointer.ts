@@ -45,6 +45,9 @@ export interface Checkpointer {
 export interface CheckpointerOptions {
   /** Longest time between a commit and the checkpoint that takes it in. */
   readonly intervalMs: number
+  /** Called if the thread ends before `close` (it failed to open the file, say): the connection checkpoints itself
+   *  again. */
+  readonly onLost: () => void
 }
 
 export const startCheckpointer = (filename: string, options: CheckpointerOptions): Checkpointer => {
@@ -57,8 +60,10 @@ export const startCheckpointer = (filename: string, options: CheckpointerOptions
   worker.unref()
   worker.on("error", () => undefined)
   let exited = false
+  let closing = false
   const ended = new Promise<void>((resolve) => worker.once("exit", () => {
     exited = true
+    if (!closing) options.onLost()
     resolve()
   }))
   let lastTold = 0
@@ -71,6 +76,7 @@ export const startCheckpointer = (filename: string, options: CheckpointerOptions
     },
     close: async () => {
       if (exited) return
+      closing = true
       // Referenced while it stops, so that the process waits for the thread to close its connection.
       worker.ref()
       worker.postMessage("close")

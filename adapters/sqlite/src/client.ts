@@ -19,6 +19,7 @@ const preparedCacheSize = 500
  *  checkpoints itself (SQLite's default is 1,000 pages). */
 const checkpointIntervalMillis = 200
 const fallbackCheckpointPages = 10_000
+const defaultCheckpointPages = 1_000
 
 const isFile = (filename: string) => filename !== "" && filename !== ":memory:" && !filename.startsWith("file::memory:")
 
@@ -33,10 +34,25 @@ export const makeSqliteClient = (filename: string): Effect.Effect<SqlClient.SqlC
     db.pragma("journal_mode = WAL")
     // Checkpoints of a database file run on a thread of their own (see checkpointer.ts); the connection's own
     // automatic checkpoint only catches up if that thread falls far behind.
+    // Where no thread can start (a runtime without worker threads, say), the connection checkpoints itself as SQLite
+    // does by default; so it does again if the thread ends early.
+    const ownCheckpoints = () => {
+      try {
+        if (db.open) db.pragma(`wal_autocheckpoint = ${defaultCheckpointPages}`)
+      } catch {
+        // Closed meanwhile: nothing left to checkpoint.
+      }
+    }
     const checkpointer = isFile(filename)
       ? yield* Effect.acquireRelease(
-        Effect.sync(() => startCheckpointer(filename, { intervalMs: checkpointIntervalMillis })),
-        (started) => Effect.promise(() => started.close()),
+        Effect.sync(() => {
+          try {
+            return startCheckpointer(filename, { intervalMs: checkpointIntervalMillis, onLost: ownCheckpoints })
+          } catch {
+            return undefined
+          }
+        }),
+        (started) => started === undefined ? Effect.void : Effect.promise(() => started.close()),
       )
       : undefined
     if (checkpointer !== undefined) db.pragma(`wal_autocheckpoint = ${fallbackCheckpointPages}`)
