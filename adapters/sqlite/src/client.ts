@@ -5,8 +5,8 @@
  *  for reuse. */
 import type * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient, type SqlConnection, SqlError, Statement } from "@effect/sql"
-import { CommitDurability, type Durability } from "@mailroom/core"
-import { makeRecentCache, withDirectStatements } from "@mailroom/sql"
+import { CommitDurability, type Durability, makeRecentCache } from "@mailroom/core"
+import { withDirectStatements } from "@mailroom/sql"
 import Database from "better-sqlite3"
 import { Context, Effect, Exit, FiberRef, Scope } from "effect"
 import { startCheckpointer } from "./checkpointer.js"
@@ -21,7 +21,8 @@ const checkpointIntervalMillis = 200
 const fallbackCheckpointPages = 10_000
 const defaultCheckpointPages = 1_000
 
-const isFile = (filename: string) => filename !== "" && filename !== ":memory:" && !filename.startsWith("file::memory:")
+/** Whether `filename` names a file on disk (not an in-memory database). */
+export const isFile = (filename: string) => filename !== "" && filename !== ":memory:" && !filename.startsWith("file::memory:")
 
 const failure = (message: string) => (cause: unknown) => new SqlError.SqlError({ cause, message })
 

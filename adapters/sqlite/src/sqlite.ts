@@ -7,7 +7,7 @@ import { SqlClient } from "@effect/sql"
 import { type Store, StoreError } from "@mailroom/core"
 import { migrationsLayer, SqlJobQueue, type SqlJobQueueOptions, SqlStore } from "@mailroom/sql"
 import { Effect, Layer } from "effect"
-import { makeSqliteClient } from "./client.js"
+import { isFile, makeSqliteClient } from "./client.js"
 
 export interface MailroomSqliteOptions {
   /** Path of the database file. Its parent directory is created when missing. */
@@ -20,8 +20,6 @@ export interface MailroomSqliteOptions {
 
 /** How long a statement waits for another process's lock on the file before failing with SQLITE_BUSY. */
 const busyTimeoutMillis = 5_000
-
-const isFile = (filename: string) => filename !== "" && filename !== ":memory:"
 
 const createParentDirectory = (filename: string) =>
   Effect.try({

@@ -87,6 +87,7 @@ export {
 } from "./domain/csv-import.js"
 export { readCsvFile } from "./internal/csv-reader.js"
 export { makeKeyedWakeSignals, makeWakeSignal } from "./internal/wake-signal.js"
+export { makeRecentCache } from "./internal/recent-cache.js"
 export type { WakeSignal } from "./internal/wake-signal.js"
 export type {
   CsvSource, ImportRequest, ImportOptions, ImportRow, RowRejection, CsvFile, ColumnPlan, ImportPlan,

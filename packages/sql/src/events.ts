@@ -136,9 +136,15 @@ const lockCursor = (sql: SqlClient.SqlClient, consumer: string) =>
     // when another transaction holds it.
     pg: () =>
       sql`SELECT xid, seq FROM event_relay_cursors
-        WHERE consumer = ${consumer} AND pg_try_advisory_xact_lock(hashtext('mailroom_relay'), hashtext(${consumer}))`,
-    orElse: () => sql`SELECT xid, seq FROM event_relay_cursors WHERE consumer = ${consumer}`,
-  }).pipe(Effect.flatMap(decodeCursors))
+        WHERE consumer = ${consumer} AND pg_try_advisory_xact_lock(hashtext('mailroom_relay'), hashtext(${consumer}))`.pipe(
+        Effect.flatMap(decodeCursors),
+      ),
+    orElse: () => readCursor(sql, consumer),
+  })
+
+/** The consumer's stored cursor, without taking it. */
+const readCursor = (sql: SqlClient.SqlClient, consumer: string) =>
+  sql`SELECT xid, seq FROM event_relay_cursors WHERE consumer = ${consumer}`.pipe(Effect.flatMap(decodeCursors))
 
 export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal): EventOutbox => {
   const insertEvents = insertColumns(sql, "events", eventInsertColumns)
@@ -162,7 +168,7 @@ export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal)
    *  undefined when the window holds some of its types, or the stored cursor is due (the transaction does both). */
   const passBy = (consumer: string, limit: number, types: ReadonlyArray<EventType>) =>
     Effect.gen(function* () {
-      const [stored] = yield* sql`SELECT xid, seq FROM event_relay_cursors WHERE consumer = ${consumer}`.pipe(Effect.flatMap(decodeCursors))
+      const [stored] = yield* readCursor(sql, consumer)
       if (stored === undefined) return undefined
       const now = yield* Clock.currentTimeMillis
       const kept = passedBy.get(consumer)

@@ -186,14 +186,18 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
   const writeSubscriptions = (endpoint: WebhookEndpoint) =>
     endpoint.events.length === 0 ? Effect.void : insertRows(sql, "webhook_subscriptions", subscriptionRows(endpoint))
 
+  /** Moves each delivery of the rows of `v` to its attempt's outcome (one attempt counted): `v` names the delivery in
+   *  column `delivery`, its account_id, status, code, the error in column `error`, and at. */
+  const moveDeliveries = (delivery: string, error: string) =>
+    `UPDATE webhook_deliveries SET status = v.status, attempts = webhook_deliveries.attempts + 1,
+        last_status_code = v.code, last_error = v.${error}, updated_at = v.at,
+        completed_at = CASE WHEN v.status = 'pending' THEN NULL ELSE v.at END
+      FROM v WHERE webhook_deliveries.id = v.${delivery} AND webhook_deliveries.account_id = v.account_id`
+
   /** The deliveries' new state, one row per attempt: `(id, account_id, status, code, error, at)`. */
   const updateDeliveries = rowsStatement(sql, [
     ["id", "text"], ["account_id", "text"], ["status", "text"], ["code", "integer"], ["error", "text"], ["at", "bigint"],
-  ], (source) => `WITH v (id, account_id, status, code, error, at) AS (${source})
-      UPDATE webhook_deliveries SET status = v.status, attempts = webhook_deliveries.attempts + 1,
-        last_status_code = v.code, last_error = v.error, updated_at = v.at,
-        completed_at = CASE WHEN v.status = 'pending' THEN NULL ELSE v.at END
-      FROM v WHERE webhook_deliveries.id = v.id AND webhook_deliveries.account_id = v.account_id`)
+  ], (source) => `WITH v (id, account_id, status, code, error, at) AS (${source}) ${moveDeliveries("id", "error")}`)
 
   const attemptColumns = [
     ["id", "text"], ["account_id", "text"], ["delivery_id", "text"], ["endpoint_id", "text"], ["attempt", "integer"],
@@ -213,10 +217,7 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
   ], (source) => `WITH v (${attemptColumns.map(([name]) => name).join(", ")}, status, code, outcome_error, at) AS (${source}),
       inserted AS (INSERT INTO webhook_attempts (${attemptColumns.map(([name]) => `"${name}"`).join(", ")})
         SELECT ${attemptColumns.map(([name]) => name).join(", ")} FROM v)
-      UPDATE webhook_deliveries SET status = v.status, attempts = webhook_deliveries.attempts + 1,
-        last_status_code = v.code, last_error = v.outcome_error, updated_at = v.at,
-        completed_at = CASE WHEN v.status = 'pending' THEN NULL ELSE v.at END
-      FROM v WHERE webhook_deliveries.id = v.delivery_id AND webhook_deliveries.account_id = v.account_id`)
+      ${moveDeliveries("delivery_id", "outcome_error")}`)
 
   const recordAttempts = (records: ReadonlyArray<{ readonly attempt: WebhookAttempt; readonly outcome: DeliveryOutcome }>) =>
     records.length === 0 ? Effect.void : sql.onDialectOrElse({

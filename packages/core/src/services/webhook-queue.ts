@@ -359,14 +359,14 @@ export const runFirstAttempts = (
       ? yield* withEndpoints(accountId, kept)
       : yield* loadDeliveryPairs(payload.deliveryIds.map((deliveryId) => ({ accountId, deliveryId })))
     const live = pairs.flatMap((pair) => Option.isSome(pair) && attemptable(pair.value) ? [pair.value] : [])
-    const fresh = live.filter(([delivery]) => delivery.attempts === 0)
+    const unattempted = live.filter(([delivery]) => delivery.attempts === 0)
     const masterSecret = yield* (yield* Accounts).secret
     const ids = yield* Ids
     const clock = yield* Effect.clock
     // Once per endpoint for the run: its clear secrets, and its URL checked again (rules and DNS); every POST of the
     // run to that endpoint goes to the address checked here.
     const targets = new Map<string, AttemptTarget>()
-    for (const [, endpoint] of fresh) {
+    for (const [, endpoint] of unattempted) {
       if (!targets.has(endpoint.id)) targets.set(endpoint.id, yield* attemptTarget(masterSecret, endpoint, new Date(started)))
     }
     const budget = Duration.toMillis(firstAttemptsBudget)
@@ -377,7 +377,7 @@ export const runFirstAttempts = (
     const streak = (endpoint: WebhookEndpoint) => streaks.get(endpoint.id) ?? endpoint.streak.consecutiveFailures
     const made: Array<MadeAttempt | undefined> = []
     const finish = (i: number, begun: StartedAttempt, outcome: PostOutcome | string) => {
-      const [delivery, endpoint] = fresh[i]!
+      const [delivery, endpoint] = unattempted[i]!
       const one = finishAttempt({ id: accountId }, endpoint, delivery, begun, outcome, new Date(clock.unsafeCurrentTimeMillis()))
       made[i] = one
       streaks.set(endpoint.id, one.attempt.succeeded ? 0 : streak(endpoint) + 1)
@@ -387,12 +387,12 @@ export const runFirstAttempts = (
     // their own).
     let cursor = 0
     yield* (yield* HttpTransport).postEach(options.concurrency, () => {
-      while (cursor < fresh.length) {
+      while (cursor < unattempted.length) {
         const i = cursor++
-        const [delivery, endpoint] = fresh[i]!
+        const [delivery, endpoint] = unattempted[i]!
         const now = clock.unsafeCurrentTimeMillis()
         if (now - started >= budget) {
-          cursor = fresh.length
+          cursor = unattempted.length
           return undefined
         }
         const { autoDisableAfter } = endpoint.failureSettings
@@ -409,7 +409,7 @@ export const runFirstAttempts = (
 
     const attempted: Array<{ readonly delivery: WebhookDelivery; readonly pending: PendingRecord }> = []
     const left: Array<WebhookDelivery> = []
-    fresh.forEach(([delivery, endpoint], i) => {
+    unattempted.forEach(([delivery, endpoint], i) => {
       const one = made[i]
       if (one === undefined) left.push(delivery)
       // A first attempt is never the last one (six are made).

@@ -8,6 +8,7 @@ import {
   type WebhookDelivery, type WebhookEndpoint, webhookLimits,
 } from "../domain/webhook.js"
 import type { StoreError } from "../errors.js"
+import { makeRecentCache } from "../internal/recent-cache.js"
 import { deriveKey, seal, unseal } from "../internal/secret-box.js"
 import { HttpTransport, type PinnedPost, type PostOutcome } from "../ports/http-transport.js"
 import { Ids, type IdsService } from "../ports/ids.js"
@@ -25,37 +26,32 @@ export interface AttemptResult {
   readonly endpoint: WebhookEndpoint
 }
 
-/** The key that seals webhook secrets, derived from the account platform's MAILROOM_SECRET. */
-export const secretKey = (masterSecret: string) => {
-  // Derived once per MAILROOM_SECRET rather than on every attempt.
-  if (derived?.masterSecret !== masterSecret) derived = { masterSecret, key: deriveKey(masterSecret, "webhook-secrets") }
-  return derived.key
+/** The key that seals webhook secrets under a MAILROOM_SECRET, derived once rather than on every attempt, with the
+ *  clear secrets of the last endpoints delivered to (every run and attempt signs with its endpoint's): they go with
+ *  the key they were unsealed with. */
+const sealing = (masterSecret: string) => {
+  if (derived?.masterSecret !== masterSecret) {
+    derived = { masterSecret, key: deriveKey(masterSecret, "webhook-secrets"), unsealed: makeRecentCache(256) }
+  }
+  return derived
 }
-let derived: { readonly masterSecret: string; readonly key: Buffer } | undefined
+let derived: {
+  readonly masterSecret: string
+  readonly key: Buffer
+  readonly unsealed: ReturnType<typeof makeRecentCache<string, string | undefined>>
+} | undefined
+
+/** The key that seals webhook secrets, derived from the account platform's MAILROOM_SECRET. */
+export const secretKey = (masterSecret: string) => sealing(masterSecret).key
 
 export const sealSecret = (masterSecret: string, secret: string) => seal(secretKey(masterSecret), secret)
 
-/** The clear secret; a secret sealed under another MAILROOM_SECRET cannot sign and is reported as such. The secrets
- *  of the endpoints delivered to last are kept clear (every run and attempt signs with its endpoint's), under the key
- *  they were unsealed with. */
+/** The clear secret; a secret sealed under another MAILROOM_SECRET cannot sign and is reported as such (and is tried
+ *  again each time). */
 export const unsealSecret = (masterSecret: string, sealed: string): string | undefined => {
-  const key = secretKey(masterSecret)
-  if (unsealedUnder !== key) {
-    unsealed.clear()
-    unsealedUnder = key
-  }
-  const known = unsealed.get(sealed)
-  if (known !== undefined) return known
-  const clear = unseal(key, sealed)
-  if (clear !== undefined) {
-    if (unsealed.size >= maxUnsealed) unsealed.clear()
-    unsealed.set(sealed, clear)
-  }
-  return clear
+  const { key, unsealed } = sealing(masterSecret)
+  return unsealed.get(sealed, () => unseal(key, sealed))
 }
-const unsealed = new Map<string, string>()
-let unsealedUnder: Buffer | undefined
-const maxUnsealed = 256
 
 /** An attempt made, to record with what it does to its delivery and its endpoint's streak. */
 export interface PendingRecord {

@@ -1,6 +1,6 @@
 /** makeRecentCache: the values of the last keys used, the least recently used dropped first. */
 import { describe, expect, it } from "vitest"
-import { makeRecentCache } from "../src/recent.js"
+import { makeRecentCache } from "../../src/internal/recent-cache.js"
 
 describe("makeRecentCache", () => {
   it("makes a value once per key kept, and drops the least recently used key past its size", () => {

@@ -1,4 +1,5 @@
-/** A bounded cache of the values used most recently: the statements a connection keeps prepared, by text. */
+/** A bounded cache of the values used most recently: the statements a connection keeps prepared, by text; the clear
+ *  webhook secrets of the endpoints delivered to last. */
 
 /** Keeps the values of the last `max` keys used: `get` answers the kept value of `key`, or makes, keeps and answers a
  *  new one, dropping the least recently used key past `max` (`dropped` is told its value). A Map keeps insertion
