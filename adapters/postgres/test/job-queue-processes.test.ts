@@ -56,7 +56,14 @@ const waitFor = (client: pg.Pool, done: (log: ReadonlyArray<Row>) => boolean, se
 
 const setUp = Effect.gen(function* () {
   const database = yield* scratchDatabase(url!)
-  const client = yield* Effect.acquireRelease(Effect.sync(() => new pg.Pool({ connectionString: database, max: 2 })), (p) => Effect.promise(() => p.end()))
+  const client = yield* Effect.acquireRelease(Effect.sync(() => {
+    const opened = new pg.Pool({ connectionString: database, max: 2 })
+    // pg's pool.end() answers before its connections have closed, and the scratch database is then dropped WITH
+    // (FORCE): a connection still closing is terminated by the server, which the pool reports as an error event.
+    // Without a listener that event would be an uncaught exception in the test process.
+    opened.on("error", () => undefined)
+    return opened
+  }), (p) => Effect.promise(() => p.end()))
   yield* Effect.promise(() => client.query(
     "CREATE TABLE attempt_log (id BIGSERIAL PRIMARY KEY, job_id UUID NOT NULL, attempt INT NOT NULL, instance TEXT NOT NULL, n INT NOT NULL)"))
   const queue = Context.get(yield* Layer.build(PgBossJobQueue.layer({ url: database, expiryMargin: "1 second" })), JobQueue)
