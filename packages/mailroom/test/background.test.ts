@@ -84,6 +84,36 @@ describe.each(["memory:", `sqlite:${join(directory, "a.sqlite")}`])("background 
     expect(outside).toBe("full")
     expect([...new Set(durabilities)].sort()).toEqual(["job relaxed", "relay relaxed"])
   })
+
+  it("a relay working through a backlog lets the I/O that waits run between its batches", async () => {
+    // A database of its own: the relay starts from the oldest event, and the tests above leave some.
+    const mailroom = createMailroom({ database: database === "memory:" ? database : `sqlite:${join(directory, "backlog.sqlite")}` })
+    // Each batch notes itself; the first one also asks for a turn of the event loop (an answer arriving, say).
+    const marks: Array<string> = []
+    await inMailroom(mailroom, Effect.flatMap(Background, (background) =>
+      background.consume({
+        name: "test-backlog",
+        handle: (events: ReadonlyArray<DomainEvent>) => Effect.sync(() => {
+          if (marks.length === 0) setImmediate(() => marks.push("io"))
+          marks.push(`batch of ${events.length}`)
+        }),
+      })))
+    const backlog = 500
+    await inMailroom(mailroom, Effect.gen(function* () {
+      const store = yield* Store
+      const account = makeAccount()
+      yield* store.accounts.insert(account)
+      yield* store.transaction(store.events.append(Array.from({ length: backlog }, () => makeEvent({ accountId: account.id }))))
+    }))
+    await mailroom.ready()
+    for (let i = 0; i < 250 && marks.filter((mark) => mark.startsWith("batch")).length < backlog / 100; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    await mailroom.close()
+    // Five full batches (the relay's batch size is 100); the I/O ran right after the first, not once the backlog was done.
+    expect(marks.filter((mark) => mark.startsWith("batch"))).toEqual(Array.from({ length: backlog / 100 }, () => "batch of 100"))
+    expect(marks.indexOf("io")).toBe(1)
+  })
 })
 
 describe("background work on a SQLite file across restarts", () => {

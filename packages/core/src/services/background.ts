@@ -47,8 +47,9 @@ export class BackgroundConfig extends Context.Reference<BackgroundConfig>()("@ma
 
 type Task = Effect.Effect<void, StoreError, Scope.Scope | BackgroundContext>
 
-/** Lets the I/O that is already waiting run before a woken relay reads its batch: under load, the requests under way
- *  then commit their events first, and one relay transaction takes them all instead of one transaction per request.
+/** Lets the I/O that is already waiting run before a woken relay reads its batch (under load, the requests under way
+ *  then commit their events first, and one relay transaction takes them all instead of one transaction per request),
+ *  and between the batches of a backlog.
  *  A turn of the event loop, not a timer, so that it costs no latency when the process is idle (and TestClock does
  *  not hold it). */
 const afterWaitingIo: Effect.Effect<void> = Effect.async<void>((resume) => {
@@ -91,6 +92,11 @@ const relayTo = (consumer: EventConsumer) => {
       if (handled.right < config.relayBatchSize) {
         const woken = yield* Effect.race(Effect.as(appended, true), Effect.as(Effect.sleep(config.relayPollInterval), false))
         if (woken) yield* afterWaitingIo
+      } else {
+        // A backlog: its batches run one after another, each in a transaction that holds the connection (the only
+        // one, on SQLite). A turn of the event loop between them lets the rest of the process go on meanwhile: the
+        // jobs the last batch queued start, answers that arrived are read, requests get the connection.
+        yield* afterWaitingIo
       }
     }
   }).pipe(
