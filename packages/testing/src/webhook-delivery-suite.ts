@@ -5,10 +5,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
   type Account, Accounts, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue, type JobQueueService, type JobRun, maxAttempts,
-  freshDeliveryLimits, makeFreshDeliveries, purgeWebhookHistory, recordAttempts, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, webhookFirstAttemptsJob,
+  firstAttemptsRecordedPer, freshDeliveryLimits, makeFreshDeliveries, purgeWebhookHistory, recordAttempts, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, webhookFirstAttemptsJob,
   type WebhookAttempt, webhookConsumer, webhookEnvelope, webhookRetryPolicy, Webhooks as WebhooksService,
 } from "@mailroom/core"
-import { Clock, Effect, Either, Layer, Option, TestClock } from "effect"
+import { Clock, Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { makeCaptureMailer } from "./capture-mailer.js"
 import { makeEvent } from "./fixtures.js"
@@ -166,6 +166,45 @@ export const webhookDeliverySuite = <E>(
           // The second attempt is the retry job's first run.
           expect(Either.isLeft(yield* runJob(account, failed[0]!.id, 1))).toBe(true)
           expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, failed[0]!.id)).attempts).toBe(2)
+        }))
+
+      it.effect("a first-attempts run records its attempts in parts as they finish, while its other POSTs go on", () =>
+        Effect.gen(function* () {
+          const { account, receiver: r } = yield* setup()
+          const store = yield* Store
+          const events = Array.from({ length: firstAttemptsRecordedPer + 20 }, () => event(account))
+          const made = yield* fanOutEvents(events)
+          expect(made).toHaveLength(events.length)
+          // The last event's POST is held until the test lets it go.
+          let release: () => void = () => undefined
+          const held = new Promise<void>((resolve) => { release = resolve })
+          const last = events.at(-1)!.id
+          r.answer = (request) => JSON.parse(request.body).messageId === last
+            ? { after: held.then(() => ({ status: 200, body: "ok" })) }
+            : { status: 200, body: "ok" }
+          const statuses = Effect.map(
+            store.webhooks.findDeliveriesWithEndpoints(made.map((d) => ({ accountId: account.id, deliveryId: d.id }))),
+            (found) => new Map(found.map(({ delivery }) => [delivery.id as string, delivery])),
+          )
+          const running = yield* Effect.fork(runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 4 }))
+          // Real time: the POSTs go to a real receiver. At most 5 seconds, well within the held POST's 10-second deadline.
+          let recorded = 0
+          for (let i = 0; i < 250 && recorded < firstAttemptsRecordedPer; i++) {
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+            recorded = [...(yield* statuses).values()].filter((delivery) => delivery.status === "succeeded").length
+          }
+          // A part is recorded while the run still waits for the held POST.
+          expect(recorded).toBeGreaterThanOrEqual(firstAttemptsRecordedPer)
+          expect(running.unsafePoll()).toBeNull()
+          const heldDelivery = made.find((d) => d.eventId === last)!
+          expect((yield* statuses).get(heldDelivery.id)).toMatchObject({ status: "pending", attempts: 0 })
+          release()
+          yield* Fiber.join(running)
+          for (const delivery of (yield* statuses).values()) expect(delivery).toMatchObject({ status: "succeeded", attempts: 1, lastStatusCode: 200 })
+          for (const delivery of made) expect((yield* store.webhooks.listAttempts(account.id, delivery.id)).map((a) => a.attempt)).toEqual([1])
+          // Each POSTed once.
+          const ids = new Set<string>(made.map((d) => d.id))
+          expect(r.requests.filter((request) => ids.has(String(request.headers["webhook-id"]))).length).toBe(made.length)
         }))
 
       it.effect("the consumer keeps the deliveries it committed: the job's first run takes them without reading them back, and reads their endpoints as they are now", () =>

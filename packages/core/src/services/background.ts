@@ -26,6 +26,8 @@ export interface EventConsumer {
   /** The event types it handles, when not all: the others pass it by unread (its cursor moves past them), and a batch
    *  with none of its types is not handed to it. */
   readonly types?: ReadonlyArray<EventType>
+  /** Most events handed to it in one batch, when not BackgroundConfig's `relayBatchSize`. */
+  readonly batchSize?: number
   /** Called once a handled batch committed; the effect it answers runs outside the transaction: for work that must
    *  not see uncommitted rows (jobs queued on pg-boss, which another process may run at once). It runs beside the
    *  relay's next batch, one at a time and in order (the next batch's waits for it), and the relay stops only once it
@@ -67,7 +69,8 @@ const relayTo = (consumer: EventConsumer) => {
     const maxBackoff = Duration.toMillis(config.relayMaxBackoff)
     let backoff = 1000
     const committed = consumer.committed
-    const batch = Effect.uninterruptible(store.events.relay(consumer.name, config.relayBatchSize, consumer.handle, consumer.types).pipe(
+    const batchSize = consumer.batchSize ?? config.relayBatchSize
+    const batch = Effect.uninterruptible(store.events.relay(consumer.name, batchSize, consumer.handle, consumer.types).pipe(
       Effect.tap((handled) => handled > 0 && committed !== undefined
         ? Effect.gen(function* () {
           const work = committed()
@@ -89,7 +92,7 @@ const relayTo = (consumer: EventConsumer) => {
       }
       backoff = 1000
       // Caught up: wait for this process's next commit of events, or the poll (events of other processes).
-      if (handled.right < config.relayBatchSize) {
+      if (handled.right < batchSize) {
         const woken = yield* Effect.race(Effect.as(appended, true), Effect.as(Effect.sleep(config.relayPollInterval), false))
         if (woken) yield* afterWaitingIo
       } else {
