@@ -114,6 +114,23 @@ describe.each(["memory:", `sqlite:${join(directory, "a.sqlite")}`])("background 
     expect(marks.filter((mark) => mark.startsWith("batch"))).toEqual(Array.from({ length: backlog / 100 }, () => "batch of 100"))
     expect(marks.indexOf("io")).toBe(1)
   })
+
+  it("a consumer that names its batch size gets batches of that size", async () => {
+    const mailroom = createMailroom({ database: database === "memory:" ? database : `sqlite:${join(directory, "batch-size.sqlite")}` })
+    const batches: Array<number> = []
+    await inMailroom(mailroom, Effect.flatMap(Background, (background) =>
+      background.consume({ name: "test-batch-size", batchSize: 250, handle: (events) => Effect.sync(() => { batches.push(events.length) }) })))
+    await inMailroom(mailroom, Effect.gen(function* () {
+      const store = yield* Store
+      const account = makeAccount()
+      yield* store.accounts.insert(account)
+      yield* store.transaction(store.events.append(Array.from({ length: 600 }, () => makeEvent({ accountId: account.id }))))
+    }))
+    await mailroom.ready()
+    for (let i = 0; i < 250 && batches.reduce((a, b) => a + b, 0) < 600; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    await mailroom.close()
+    expect(batches).toEqual([250, 250, 100])
+  })
 })
 
 describe("background work on a SQLite file across restarts", () => {
