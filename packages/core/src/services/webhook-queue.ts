@@ -40,9 +40,9 @@ const firstAttemptsBudget = Duration.seconds(15)
 
 /** The first attempts of up to `firstAttemptsPerRun` deliveries of one account, made together: the POSTs at once (up to
  *  the delivery concurrency), the attempts recorded in parts as they finish (`firstAttemptsRecordedPer`, one
- *  transaction each); a delivery whose first attempt failed goes to webhookDeliveryJob, due 30 seconds later. A run that fails (the database is down) or is cut short (its
- *  process died) is retried, 30 seconds later; it attempts again only the deliveries still without an attempt. The
- *  dedupe key is the first delivery's id. */
+ *  transaction each); a delivery whose first attempt failed goes to webhookDeliveryJob, due 30 seconds later. A run
+ *  that fails (the database is down) or is cut short (its process died) is retried, 30 seconds later; it attempts again
+ *  only the deliveries still without an attempt. The dedupe key is the first delivery's id. */
 export const webhookFirstAttemptsJob = defineJob(
   "webhook.first-attempts",
   Schema.Struct({ accountId: Schema.String, deliveryIds: Schema.Array(Schema.String) }),
