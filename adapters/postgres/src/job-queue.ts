@@ -10,7 +10,7 @@
  *  (rounded up to whole seconds). expire_in = the job's timeout plus `expiryMargin`. Dedupe keys are pg-boss
  *  singleton keys, checked under an advisory lock against the job's unfinished states. */
 import {
-  type ClaimedJob, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService, makeKeyedWakeSignals, runJobWorker,
+  type ClaimedJob, CommitDurability, type Durability, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService, makeKeyedWakeSignals, runJobWorker,
   StoreError,
 } from "@mailroom/core"
 import { Duration, Effect, Layer, Schema } from "effect"
@@ -157,11 +157,14 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
     const sendAll = async (
       name: string,
       jobs: ReadonlyArray<{ readonly data: object; readonly options: PgBoss.SendOptions; readonly key: string | undefined }>,
+      durability: Durability,
     ): Promise<ReadonlyArray<string>> => {
       await ensureQueue(name)
       const client = await pool.connect()
       try {
-        await client.query("BEGIN")
+        // A relaxed enqueue (background work, see CommitDurability) commits without waiting for its WAL to reach the
+        // disk; set with BEGIN, in the same round trip.
+        await client.query(durability === "relaxed" ? "BEGIN; SET LOCAL synchronous_commit TO OFF" : "BEGIN")
         const keys = [...new Set(jobs.flatMap((job) => job.key === undefined ? [] : [job.key]))].sort()
         const existing = new Map<string, string>()
         if (keys.length > 0) {
@@ -208,7 +211,8 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
             options: sendOptions(job as JobDefinition<unknown, unknown>, one.options ?? {}),
             key: one.options?.dedupeKey,
           }))).pipe(Effect.mapError(failure("jobs.enqueue")))
-        const ids = yield* Effect.tryPromise({ try: () => sendAll(job.name, jobs), catch: failure("jobs.enqueue") })
+        const durability = yield* CommitDurability
+        const ids = yield* Effect.tryPromise({ try: () => sendAll(job.name, jobs, durability), catch: failure("jobs.enqueue") })
         yield* wake(job.name)
         return ids
       })
