@@ -17,6 +17,7 @@ import { Duration, Effect, Layer, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import pg from "pg"
 import PgBoss from "pg-boss"
+import { beginTransaction } from "./durability.js"
 
 export interface PgBossJobQueueOptions {
   /** `postgres://…` of the database whose `pgboss` schema holds the jobs. */
@@ -162,9 +163,8 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
       await ensureQueue(name)
       const client = await pool.connect()
       try {
-        // A relaxed enqueue (background work, see CommitDurability) commits without waiting for its WAL to reach the
-        // disk; set with BEGIN, in the same round trip.
-        await client.query(durability === "relaxed" ? "BEGIN; SET LOCAL synchronous_commit TO OFF" : "BEGIN")
+        // A relaxed enqueue (background work, see CommitDurability) begins as a relaxed transaction of the Store does.
+        await client.query(beginTransaction(durability))
         const keys = [...new Set(jobs.flatMap((job) => job.key === undefined ? [] : [job.key]))].sort()
         const existing = new Map<string, string>()
         if (keys.length > 0) {

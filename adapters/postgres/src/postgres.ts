@@ -6,6 +6,7 @@ import { CommitDurability, makeRecentCache, type Store, StoreError } from "@mail
 import { migrationsLayer, SqlStore, withDirectStatements } from "@mailroom/sql"
 import { Chunk, Context, Duration, Effect, Exit, FiberRef, Layer, Stream } from "effect"
 import pg from "pg"
+import { beginTransaction } from "./durability.js"
 import { PgBossJobQueue, type PgBossJobQueueOptions } from "./job-queue.js"
 
 export interface MailroomPostgresOptions {
@@ -207,12 +208,9 @@ const directTransaction = (opened: pg.Pool) =>
       const connection = transactionConnection(opened, client)
       const inTransaction = Context.add(context, SqlClient.TransactionConnection, [connection, 0] as const)
       // BEGIN, COMMIT and ROLLBACK run outside `restore`, uninterruptible: a canceller could never be called. A relaxed
-      // transaction (CommitDurability) commits without waiting for its WAL to reach the disk (synchronous_commit off
-      // for this transaction only): set with BEGIN, in the same round trip.
-      const control = (sql: "BEGIN" | "COMMIT" | "ROLLBACK") => runOnClient(client, undefined, sql, [], rowsOf)
-      const begin = Context.get(context, CommitDurability) === "relaxed"
-        ? runOnClient(client, undefined, "BEGIN; SET LOCAL synchronous_commit TO OFF", [], rowsOf)
-        : control("BEGIN")
+      // transaction (CommitDurability) begins as beginTransaction says.
+      const control = (sql: string) => runOnClient(client, undefined, sql, [], rowsOf)
+      const begin = control(beginTransaction(Context.get(context, CommitDurability)))
       const end = (sql: "COMMIT" | "ROLLBACK") => Effect.orDie(control(sql))
       // The body sees the transaction's connection in its context. It is set and put back here rather than through
       // Effect.locally (an acquire-use-release of its own, a dozen steps per transaction): this region is

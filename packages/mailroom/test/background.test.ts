@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Background, CommitDurability, defineJob, type DomainEvent, JobQueue, Store } from "@mailroom/core"
+import { Background, CommitDurability, defineJob, type DomainEvent, type EventConsumer, JobQueue, Store } from "@mailroom/core"
 import { makeAccount, makeEvent } from "@mailroom/testing"
 import { Deferred, Effect, Schema } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
@@ -85,50 +85,45 @@ describe.each(["memory:", `sqlite:${join(directory, "a.sqlite")}`])("background 
     expect([...new Set(durabilities)].sort()).toEqual(["job relaxed", "relay relaxed"])
   })
 
-  it("a relay working through a backlog lets the I/O that waits run between its batches", async () => {
-    // A database of its own: the relay starts from the oldest event, and the tests above leave some.
-    const mailroom = createMailroom({ database: database === "memory:" ? database : `sqlite:${join(directory, "backlog.sqlite")}` })
-    // Each batch notes itself; the first one also asks for a turn of the event loop (an answer arriving, say).
-    const marks: Array<string> = []
-    await inMailroom(mailroom, Effect.flatMap(Background, (background) =>
-      background.consume({
-        name: "test-backlog",
-        handle: (events: ReadonlyArray<DomainEvent>) => Effect.sync(() => {
-          if (marks.length === 0) setImmediate(() => marks.push("io"))
-          marks.push(`batch of ${events.length}`)
-        }),
-      })))
-    const backlog = 500
+  /** Relays `count` events, committed before the work starts, to `consumer` on a database of its own (the relay starts
+   *  from the oldest event, and the tests above leave some), until `done` holds (at most 5 seconds). */
+  const relayBacklog = async (file: string, count: number, consumer: EventConsumer, done: () => boolean) => {
+    const mailroom = createMailroom({ database: database === "memory:" ? database : `sqlite:${join(directory, file)}` })
+    await inMailroom(mailroom, Effect.flatMap(Background, (background) => background.consume(consumer)))
     await inMailroom(mailroom, Effect.gen(function* () {
       const store = yield* Store
       const account = makeAccount()
       yield* store.accounts.insert(account)
-      yield* store.transaction(store.events.append(Array.from({ length: backlog }, () => makeEvent({ accountId: account.id }))))
+      yield* store.transaction(store.events.append(Array.from({ length: count }, () => makeEvent({ accountId: account.id }))))
     }))
     await mailroom.ready()
-    for (let i = 0; i < 250 && marks.filter((mark) => mark.startsWith("batch")).length < backlog / 100; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
+    for (let i = 0; i < 250 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 20))
     await mailroom.close()
+  }
+
+  it("a relay working through a backlog lets the I/O that waits run between its batches", async () => {
+    // Each batch notes itself; the first one also asks for a turn of the event loop (an answer arriving, say).
+    const marks: Array<string> = []
+    const backlog = 500
+    await relayBacklog("backlog.sqlite", backlog, {
+      name: "test-backlog",
+      handle: (events: ReadonlyArray<DomainEvent>) => Effect.sync(() => {
+        if (marks.length === 0) setImmediate(() => marks.push("io"))
+        marks.push(`batch of ${events.length}`)
+      }),
+    }, () => marks.filter((mark) => mark.startsWith("batch")).length >= backlog / 100)
     // Five full batches (the relay's batch size is 100); the I/O ran right after the first, not once the backlog was done.
     expect(marks.filter((mark) => mark.startsWith("batch"))).toEqual(Array.from({ length: backlog / 100 }, () => "batch of 100"))
     expect(marks.indexOf("io")).toBe(1)
   })
 
   it("a consumer that names its batch size gets batches of that size", async () => {
-    const mailroom = createMailroom({ database: database === "memory:" ? database : `sqlite:${join(directory, "batch-size.sqlite")}` })
     const batches: Array<number> = []
-    await inMailroom(mailroom, Effect.flatMap(Background, (background) =>
-      background.consume({ name: "test-batch-size", batchSize: 250, handle: (events) => Effect.sync(() => { batches.push(events.length) }) })))
-    await inMailroom(mailroom, Effect.gen(function* () {
-      const store = yield* Store
-      const account = makeAccount()
-      yield* store.accounts.insert(account)
-      yield* store.transaction(store.events.append(Array.from({ length: 600 }, () => makeEvent({ accountId: account.id }))))
-    }))
-    await mailroom.ready()
-    for (let i = 0; i < 250 && batches.reduce((a, b) => a + b, 0) < 600; i++) await new Promise((resolve) => setTimeout(resolve, 20))
-    await mailroom.close()
+    await relayBacklog("batch-size.sqlite", 600, {
+      name: "test-batch-size",
+      batchSize: 250,
+      handle: (events) => Effect.sync(() => { batches.push(events.length) }),
+    }, () => batches.reduce((a, b) => a + b, 0) >= 600)
     expect(batches).toEqual([250, 250, 100])
   })
 })

@@ -94,13 +94,12 @@ const relayTo = (consumer: EventConsumer) => {
       // Caught up: wait for this process's next commit of events, or the poll (events of other processes).
       if (handled.right < batchSize) {
         const woken = yield* Effect.race(Effect.as(appended, true), Effect.as(Effect.sleep(config.relayPollInterval), false))
-        if (woken) yield* afterWaitingIo
-      } else {
-        // A backlog: its batches run one after another, each in a transaction that holds the connection (the only
-        // one, on SQLite). A turn of the event loop between them lets the rest of the process go on meanwhile: the
-        // jobs the last batch queued start, answers that arrived are read, requests get the connection.
-        yield* afterWaitingIo
+        if (!woken) continue
       }
+      // Woken, or in a backlog, whose batches run one after another, each in a transaction that holds the connection
+      // (the only one, on SQLite): a turn of the event loop first lets the rest of the process go on (the jobs the
+      // last batch queued start, answers that arrived are read, requests get the connection).
+      yield* afterWaitingIo
     }
   }).pipe(
     // Stopping waits for the committed work of the last batch.

@@ -2,13 +2,14 @@
  *  deliveries that arrive together made by one job run, the retry job (one attempt per run, retried by the queue on the
  *  rest of the schedule: the five retries come after 30 s, 2 min, 15 min, 1 h and 4 h), failure notices, and the 90-day
  *  purge of attempts. Spec: "Delivery and retry". */
-import { Clock, Deferred, Duration, Effect, Either, Exit, Fiber, Option, Schedule, Schema } from "effect"
+import { Clock, Duration, Effect, Either, Fiber, Option, Schedule, Schema } from "effect"
 import type { AccountId } from "../domain/account.js"
 import type { DomainEvent } from "../domain/event.js"
 import {
   type WebhookDelivery, webhookEnvelope, type WebhookEndpoint, webhookLimits, webhookRetryPolicy,
 } from "../domain/webhook.js"
 import type { StoreError } from "../errors.js"
+import { makeWakeSignal } from "../internal/wake-signal.js"
 import { defineJob, type EnqueueOptions, type JobDefinition, JobQueue, type JobRun } from "../ports/job-queue.js"
 import { HttpTransport, type PostOutcome } from "../ports/http-transport.js"
 import { Ids } from "../ports/ids.js"
@@ -387,18 +388,18 @@ export const runFirstAttempts = (
     const streaks = new Map<string, number>()
     const streak = (endpoint: WebhookEndpoint) => streaks.get(endpoint.id) ?? endpoint.streak.consecutiveFailures
     const made: Array<MadeAttempt | undefined> = []
-    // The attempts finished and not yet recorded (their places in `unattempted`), and what the recording waits on: a
-    // part's worth of them, or the end of the POSTs.
+    // The attempts finished and not yet recorded (their places in `unattempted`); the recording is woken by a part's
+    // worth of them, and by the end of the POSTs.
     let finished: Array<number> = []
     let postsDone = false
-    let partReady: Deferred.Deferred<void> | undefined
+    const partReady = makeWakeSignal()
     const finish = (i: number, begun: StartedAttempt, outcome: PostOutcome | string) => {
       const [delivery, endpoint] = unattempted[i]!
       const one = finishAttempt({ id: accountId }, endpoint, delivery, begun, outcome, new Date(clock.unsafeCurrentTimeMillis()))
       made[i] = one
       streaks.set(endpoint.id, one.attempt.succeeded ? 0 : streak(endpoint) + 1)
       finished.push(i)
-      if (partReady !== undefined && finished.length >= firstAttemptsRecordedPer) Deferred.unsafeDone(partReady, Exit.void)
+      if (finished.length >= firstAttemptsRecordedPer) partReady.wake()
     }
     // The POSTs in one batch of plain callbacks (no effect per POST): each is signed when its place comes, and none
     // starts past the budget or to an endpoint whose streak reached autoDisableAfter (those are left for a run of
@@ -425,16 +426,15 @@ export const runFirstAttempts = (
       return undefined
     }), Effect.sync(() => {
       postsDone = true
-      if (partReady !== undefined) Deferred.unsafeDone(partReady, Exit.void)
+      partReady.wake()
     })))
 
     // Each part recorded in one transaction (recordAttempts), then its failure notices sent and its failed deliveries
     // queued for their retries (due 30 seconds after the attempt).
     while (true) {
-      const ready = yield* Deferred.make<void>()
-      partReady = ready
-      if (!postsDone && finished.length < firstAttemptsRecordedPer) yield* Deferred.await(ready)
-      partReady = undefined
+      // The wait is taken before looking: a wake while this looks is not missed.
+      const woken = yield* partReady.next
+      if (!postsDone && finished.length < firstAttemptsRecordedPer) yield* woken
       const part = finished
       finished = []
       if (part.length > 0) {
