@@ -1,7 +1,7 @@
 /** The event outbox in memory: events in one global order (the order their transactions committed: the memory
  *  database runs one writer at a time), listed per account by time of occurrence, and relayed to consumers in order
  *  from a cursor each. */
-import { type AccountId, type DomainEvent, type EventOutbox, makeWakeSignal } from "@mailroom/core"
+import { type AccountId, type DomainEvent, type EventOutbox, makeKindWakeSignals } from "@mailroom/core"
 import { Effect } from "effect"
 import type { MemoryDb, MemoryTable } from "./db.js"
 
@@ -19,7 +19,7 @@ export const makeEventOutbox = (db: MemoryDb): EventOutbox => {
   const accounts = db.table<AccountId, MemoryTable<string, DomainEvent>>()
   /** The last seq relayed to each consumer. */
   const cursors = db.table<string, number>()
-  const appended = makeWakeSignal()
+  const appended = makeKindWakeSignals()
   const eventsOf = (accountId: AccountId) => {
     const existing = accounts.get(accountId)
     if (existing !== undefined) return existing
@@ -35,7 +35,7 @@ export const makeEventOutbox = (db: MemoryDb): EventOutbox => {
           eventsOf(event.accountId).set(event.id, copy)
           log.set(nextSeq++, copy)
         }
-        if (events.length > 0) db.onCommit(appended.wake)
+        if (events.length > 0) db.onCommit(() => appended.wake(events.map((event) => event.type)))
       }),
 
     list: (accountId, options = {}) =>

@@ -184,7 +184,7 @@ export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal)
   return {
     append: (events) =>
       insertEvents(events.map(eventRow)).pipe(
-        Effect.zipRight(events.length > 0 ? commits.appended : Effect.void),
+        Effect.zipRight(events.length > 0 ? commits.appended(events.map((event) => event.type)) : Effect.void),
         orStoreError("events.append"),
       ),
 

@@ -196,7 +196,7 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
       TestServices.provideLive(Effect.scoped(Effect.gen(function* () {
         const store = yield* Store
         const accountId = yield* insertAccount
-        const wait = yield* store.events.appended
+        const wait = yield* store.events.appended()
         const done = yield* Deferred.make<void>()
         yield* Effect.forkScoped(Effect.zipRight(wait, Deferred.succeed(done, undefined)))
         // A rolled-back append, and a transaction that appends nothing, do not wake it.
@@ -212,8 +212,33 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
         }))
         yield* Deferred.await(done).pipe(Effect.timeout("2 seconds"))
         // An append outside a transaction wakes a wait taken before it.
-        const next = yield* store.events.appended
+        const next = yield* store.events.appended()
         yield* store.events.append([makeEvent({ accountId })])
+        yield* next.pipe(Effect.timeout("2 seconds"))
+      }))))
+
+    it.effect("a wait for events of some types completes only when events of one of those types commit", () =>
+      TestServices.provideLive(Effect.scoped(Effect.gen(function* () {
+        const store = yield* Store
+        const accountId = yield* insertAccount
+        const typed = yield* store.events.appended(["email.queued", "contact.unsubscribed"])
+        const any = yield* store.events.appended()
+        const done = yield* Deferred.make<void>()
+        yield* Effect.forkScoped(Effect.zipRight(typed, Deferred.succeed(done, undefined)))
+        // Events of other types wake a wait for any type, not this one.
+        yield* store.transaction(store.events.append([makeEvent({ accountId, type: "list.member_added" })]))
+        yield* any.pipe(Effect.timeout("2 seconds"))
+        yield* Effect.sleep("100 millis")
+        expect(yield* Deferred.isDone(done)).toBe(false)
+        // A transaction whose events include one of its types wakes it, once committed.
+        yield* store.transaction(store.events.append([
+          makeEvent({ accountId, type: "list.member_added" }),
+          makeEvent({ accountId, type: "contact.unsubscribed" }),
+        ]))
+        yield* Deferred.await(done).pipe(Effect.timeout("2 seconds"))
+        // So does an append of one of its types outside a transaction.
+        const next = yield* store.events.appended(["email.queued"])
+        yield* store.events.append([makeEvent({ accountId, type: "email.queued" })])
         yield* next.pipe(Effect.timeout("2 seconds"))
       }))))
 
@@ -237,6 +262,45 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
           // The poll is a minute: only the wake-up can have brought it this soon.
           expect(Date.now() - started).toBeLessThan(5_000)
         }
+        yield* Scope.close(scope, Exit.void)
+      }).pipe(
+        Effect.provide(Layer.mergeAll(Background.Default, noJobs, noMail, IdsLive)),
+        Effect.provideService(BackgroundConfig, { relayBatchSize: 100, relayPollInterval: Duration.minutes(1), relayMaxBackoff: Duration.seconds(30) }),
+      )))
+
+    it.effect("a commit of other events leaves a Background consumer of some types asleep; one of its types wakes it", () =>
+      TestServices.provideLive(Effect.gen(function* () {
+        const store = yield* Store
+        const background = yield* Background
+        const accountId = yield* insertAccount
+        const name = yield* freshConsumer
+        const received = yield* Queue.unbounded<string>()
+        yield* background.consume({ name, types: ["email.queued"], handle: (events) => Queue.offerAll(received, ids(events)) })
+        // The relay's reads of this consumer, counted.
+        const reads = yield* Ref.make(0)
+        const counted = Store.of({
+          ...store,
+          events: {
+            ...store.events,
+            relay: (consumer, limit, handle, types) =>
+              Effect.zipRight(consumer === name ? Ref.update(reads, (n) => n + 1) : Effect.void, store.events.relay(consumer, limit, handle, types)),
+          },
+        })
+        const scope = yield* Scope.make()
+        yield* Scope.extend(Effect.provideService(background.start, Store, counted), scope)
+        // Let the relay catch up and start waiting.
+        yield* Effect.sleep("300 millis")
+        const before = yield* Ref.get(reads)
+        for (let round = 0; round < 3; round++) {
+          yield* store.transaction(store.events.append([makeEvent({ accountId, type: "list.member_added" })]))
+        }
+        yield* Effect.sleep("300 millis")
+        // The poll is a minute: a read now would have been a wake-up.
+        expect(yield* Ref.get(reads)).toBe(before)
+        const event = makeEvent({ accountId, type: "email.queued" })
+        yield* store.transaction(store.events.append([makeEvent({ accountId, type: "list.member_added" }), event]))
+        expect(yield* Queue.take(received).pipe(Effect.timeout("5 seconds"))).toBe(event.id)
+        expect(yield* Ref.get(reads)).toBeGreaterThan(before)
         yield* Scope.close(scope, Exit.void)
       }).pipe(
         Effect.provide(Layer.mergeAll(Background.Default, noJobs, noMail, IdsLive)),

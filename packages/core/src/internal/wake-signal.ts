@@ -47,3 +47,30 @@ export const makeKeyedWakeSignals = () => {
     wake: (key: string): Effect.Effect<void> => Effect.sync(() => of(key).wake()),
   }
 }
+
+/** Wake-ups by kind of work (event types): a waiter takes the wait for some kinds, or for any, and `wake` wakes the
+ *  waiters of the kinds given. The relay of a consumer of some event types waits on its types', so that a commit of
+ *  other events leaves it asleep. Waiters with the same kinds share one WakeSignal. */
+export const makeKindWakeSignals = () => {
+  const signals = new Map<string, { readonly kinds: ReadonlySet<string> | undefined; readonly signal: WakeSignal }>()
+  return {
+    /** The wait for the next wake of one of `kinds` (of any kind when none are given) after this call. */
+    next: (kinds?: ReadonlyArray<string>): Effect.Effect<Effect.Effect<void>> =>
+      Effect.suspend(() => {
+        const key = kinds === undefined ? "*" : [...new Set(kinds)].sort().join("\n")
+        let entry = signals.get(key)
+        if (entry === undefined) {
+          entry = { kinds: kinds === undefined ? undefined : new Set(kinds), signal: makeWakeSignal() }
+          signals.set(key, entry)
+        }
+        return entry.signal.next
+      }),
+    /** Wakes the waiters of any of `kinds`, and those of any kind. Safe to call from plain code (commit hooks). */
+    wake: (kinds: Iterable<string>) => {
+      const woken = [...kinds]
+      for (const { kinds: wanted, signal } of signals.values()) {
+        if (wanted === undefined || woken.some((kind) => wanted.has(kind))) signal.wake()
+      }
+    },
+  }
+}

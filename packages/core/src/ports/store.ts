@@ -140,11 +140,11 @@ export interface EventOutbox {
     handle: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, E, R>,
     types?: ReadonlyArray<EventType>,
   ) => Effect.Effect<number, E | StoreError, R>
-  /** The wait for new events: answers an effect that completes once a transaction of this process that appended
-   *  events commits after the call (an append outside a transaction counts on its own). The relay takes it before it
-   *  reads, so an event committed while it reads still wakes it. A hint only: events of other processes are found by
-   *  polling. */
-  readonly appended: Effect.Effect<Effect.Effect<void>>
+  /** The wait for new events (of `types`, when given): answers an effect that completes once a transaction of this
+   *  process that appended such events commits after the call (an append outside a transaction counts on its own). The
+   *  relay takes it before it reads, so an event committed while it reads still wakes it, and a consumer of some types
+   *  sleeps through commits of other events. A hint only: events of other processes are found by polling. */
+  readonly appended: (types?: ReadonlyArray<EventType>) => Effect.Effect<Effect.Effect<void>>
 }
 
 export interface ListPage {

@@ -81,8 +81,9 @@ const relayTo = (consumer: EventConsumer) => {
         : Effect.void),
     ))
     while (true) {
-      // Taken before the batch reads, so that events committed while it runs wake the relay at once.
-      const appended = yield* store.events.appended
+      // Taken before the batch reads, so that events committed while it runs wake the relay at once: events of the
+      // consumer's types, when it has some (a commit of other events leaves it to its poll).
+      const appended = yield* store.events.appended(consumer.types)
       const handled = yield* Effect.either(batch)
       if (handled._tag === "Left") {
         yield* Effect.logError(`event relay: consumer ${consumer.name} failed; its batch is offered again`, handled.left)
