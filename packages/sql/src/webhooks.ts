@@ -411,7 +411,10 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
       ),
 
     purgeAttempts: (before) =>
-      sql`DELETE FROM webhook_attempts WHERE started_at < ${toMillis(before)} RETURNING id`.pipe(
+      // Every attempt has its endpoint: SQLite goes endpoint by endpoint through (endpoint_id, started_at), Postgres
+      // through its index on started_at (see migration 12).
+      sql`DELETE FROM webhook_attempts
+        WHERE endpoint_id IN (SELECT id FROM webhook_endpoints) AND started_at < ${toMillis(before)} RETURNING id`.pipe(
         Effect.map((rows) => rows.length),
         orStoreError("webhooks.purgeAttempts"),
       ),

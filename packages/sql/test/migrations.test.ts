@@ -23,10 +23,9 @@ describe("migration list", () => {
     for (const migration of migrations) expect(migration.name).toMatch(/^[a-z][a-z0-9_]*$/)
   })
 
-  it("gives every migration statements for both dialects, one statement per string", () => {
+  it("gives every migration statements (for both dialects, or one: an index that only one of them needs), one statement per string", () => {
     for (const migration of migrations) {
-      expect(migration.sqlite.length).toBeGreaterThan(0)
-      expect(migration.pg.length).toBeGreaterThan(0)
+      expect(migration.sqlite.length + migration.pg.length).toBeGreaterThan(0)
       for (const statement of [...migration.sqlite, ...migration.pg]) expect(statement).not.toMatch(/;/)
     }
   })

@@ -54,6 +54,14 @@ export const insertRows = (
 /** The Postgres type of a column's array parameter (see `rowsStatement`). */
 export type PgArrayType = "text" | "bigint" | "integer" | "boolean" | "json"
 
+/** The values of `rows`, row after row: the parameters of a `VALUES (?, …), …` text. A loop, since Array.prototype.flat
+ *  takes about fifteen times as long for a batch (measured on 300 rows of 5 values). */
+const rowValues = (rows: ReadonlyArray<ReadonlyArray<unknown>>): Array<unknown> => {
+  const values: Array<unknown> = []
+  for (const row of rows) for (const value of row) values.push(value)
+  return values
+}
+
 /** A set-based statement over rows given column by column, whose text depends only on its columns. `write` puts the
  *  rows' source where it belongs (as an INSERT's source, or as the body of a CTE that names the columns): on Postgres
  *  `SELECT * FROM unnest($1::type[], …)`, one array parameter per column (parsed and planned in a fraction of the time
@@ -81,7 +89,7 @@ export const rowsStatement = (
     rows.length === 0 ? Effect.succeed([]) : sql.onDialectOrElse({
       pg: () => sql.unsafe<Row>(pgText, columns.map((_, i) => rows.map((values) => values[i]))),
       orElse: () => forEachChunk(sql, rows, Math.floor(maxParameters / columns.length), (chunk) =>
-        sql.unsafe<Row>(valuesText(chunk.length), chunk.flat())),
+        sql.unsafe<Row>(valuesText(chunk.length), rowValues(chunk))),
     })
 }
 

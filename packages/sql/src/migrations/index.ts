@@ -10,6 +10,7 @@ import { consent } from "./0008_consent.js"
 import { messages } from "./0009_messages.js"
 import { forms } from "./0010_forms.js"
 import { confirmationForm } from "./0011_confirmation_form.js"
+import { attemptsPurgeByEndpoint } from "./0012_attempts_purge_by_endpoint.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -24,6 +25,7 @@ export const migrations: ReadonlyArray<Migration> = [
   messages,
   forms,
   confirmationForm,
+  attemptsPurgeByEndpoint,
 ]
 
 export type { Migration } from "./migration.js"

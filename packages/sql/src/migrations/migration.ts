@@ -3,8 +3,9 @@ import type { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Effect } from "effect"
 
-/** One step of the schema, written for both dialects. Statements run in order, one per string (SQLite prepares one
- *  statement at a time). A migration is never edited once released: later changes come as a new migration. */
+/** One step of the schema, written for both dialects (a step that only one of them needs, such as an index, has no
+ *  statements for the other). Statements run in order, one per string (SQLite prepares one statement at a time). A
+ *  migration is never edited once released: later changes come as a new migration. */
 export interface Migration {
   /** Position in the list, starting at 1; recorded in `mailroom_migrations.id`. */
   readonly id: number

@@ -309,8 +309,15 @@ export const webhookTests = (it: StoreTester) => {
         const newer = new Date(Date.UTC(1990, 0, 2))
         yield* webhooks.recordAttempt(makeWebhookAttempt({ ...ref, attempt: 1, startedAt: old }), outcome)
         yield* webhooks.recordAttempt(makeWebhookAttempt({ ...ref, attempt: 2, startedAt: newer }), outcome)
-        expect(yield* webhooks.purgeAttempts(new Date(Date.UTC(1990, 0, 1, 12)))).toBe(1)
+        // Another account's endpoint, with an old attempt too.
+        const otherAccount = yield* insertAccount
+        const otherEndpoint = yield* insertEndpoint({ accountId: otherAccount })
+        const otherDelivery = makeWebhookDelivery({ accountId: otherAccount, endpointId: otherEndpoint.id })
+        yield* webhooks.insertDelivery(otherDelivery)
+        yield* webhooks.recordAttempt(makeWebhookAttempt({ accountId: otherAccount, endpointId: otherEndpoint.id, deliveryId: otherDelivery.id, attempt: 1, startedAt: old }), outcome)
+        expect(yield* webhooks.purgeAttempts(new Date(Date.UTC(1990, 0, 1, 12)))).toBe(2)
         expect((yield* webhooks.listAttempts(accountId, delivery.id)).map((a) => a.attempt)).toEqual([2])
+        expect(yield* webhooks.listAttempts(otherAccount, otherDelivery.id)).toEqual([])
       }))
   })
 }
