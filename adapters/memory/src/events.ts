@@ -1,7 +1,7 @@
 /** The event outbox in memory: events in one global order (the order their transactions committed: the memory
  *  database runs one writer at a time), listed per account by time of occurrence, and relayed to consumers in order
  *  from a cursor each. */
-import { type AccountId, type DomainEvent, type EventOutbox, makeKindWakeSignals } from "@mailroom/core"
+import { type AccountId, type DomainEvent, type EventOutbox, makeKindWakeSignals, relayPassWindow } from "@mailroom/core"
 import { Effect } from "effect"
 import type { MemoryDb, MemoryTable } from "./db.js"
 
@@ -52,11 +52,17 @@ export const makeEventOutbox = (db: MemoryDb): EventOutbox => {
       db.transaction(Effect.gen(function* () {
         const after = cursors.get(consumer) ?? 0
         // Seqs are handed out in increasing order, so the log's insertion order is seq order.
-        const batch: Array<[number, DomainEvent]> = []
-        for (let seq = after + 1; seq < nextSeq && batch.length < limit; seq++) {
-          const event = log.get(seq)
-          if (event !== undefined) batch.push([seq, event])
+        const window = (size: number) => {
+          const events: Array<[number, DomainEvent]> = []
+          for (let seq = after + 1; seq < nextSeq && events.length < size; seq++) {
+            const event = log.get(seq)
+            if (event !== undefined) events.push([seq, event])
+          }
+          return events
         }
+        // A consumer of some types passes a larger window at once when it holds none of them.
+        const wide = types === undefined ? undefined : window(Math.max(limit, relayPassWindow))
+        const batch = wide === undefined ? window(limit) : wide.some(([, event]) => types!.includes(event.type)) ? wide.slice(0, limit) : wide
         const last = batch.at(-1)
         if (last === undefined) return 0
         const wanted = types === undefined ? batch : batch.filter(([, event]) => types.includes(event.type))

@@ -145,7 +145,7 @@ export type {
 
 export { confirmationTtlMs, confirmationSources } from "./domain/confirmation.js"
 export type { ConfirmationSource, PendingConfirmation } from "./domain/confirmation.js"
-export { CommitDurability, Store } from "./ports/store.js"
+export { CommitDurability, relayPassWindow, Store } from "./ports/store.js"
 export type {
   Durability,
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage, AddressRecord,

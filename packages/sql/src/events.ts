@@ -1,7 +1,7 @@
 /** The events table behind `Store.events`: the outbox, written in the caller's transaction, read oldest first, and
  *  relayed to consumers in order (see migration 0007 for how the order is kept on each dialect). */
 import type { SqlClient } from "@effect/sql"
-import { AccountId, type DomainEvent, type EventOutbox, EventType } from "@mailroom/core"
+import { AccountId, type DomainEvent, type EventOutbox, EventType, relayPassWindow } from "@mailroom/core"
 import { Clock, Effect, Schema } from "effect"
 import { insertColumns } from "./internal/batch.js"
 import { EpochMillis, IntegerColumn, JsonColumn, LiteralColumn, toJson, toMillis } from "./internal/columns.js"
@@ -161,8 +161,8 @@ export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal)
   /** Where each consumer of some types got to by passing windows that held none of its types (see passBy), and when
    *  its stored cursor last caught up. */
   const passedBy = new Map<string, { end: typeof Cursor.Type; storedAt: number }>()
-  /** A consumer of some types whose next window holds none of them passes it by without a transaction: one read of
-   *  its cursor and the window's end. The end is kept in this process and stored at most every `storeCursorEvery`:
+  /** A consumer of some types whose next window (up to `relayPassWindow` events) holds none of them passes it by
+   *  without a transaction: one read of its cursor and the window's end. The end is kept in this process and stored at most every `storeCursorEvery`:
    *  nothing of its types lies before it, so any process may start from it, and a process that starts from the stored
    *  cursor instead reads those windows again and finds nothing in them. Answers how many events were passed, or
    *  undefined when the window holds some of its types, or the stored cursor is due (the transaction does both). */
@@ -172,7 +172,7 @@ export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal)
       if (stored === undefined) return undefined
       const now = yield* Clock.currentTimeMillis
       const kept = passedBy.get(consumer)
-      const [end] = yield* windowEnd(sql, laterCursor(stored, kept?.end), limit, types)
+      const [end] = yield* windowEnd(sql, laterCursor(stored, kept?.end), Math.max(limit, relayPassWindow), types)
       if (end === undefined) return 0
       if (end.wanted > 0) return undefined
       if (kept === undefined) passedBy.set(consumer, { end, storedAt: now })

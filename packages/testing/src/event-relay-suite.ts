@@ -131,6 +131,17 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
         expect(yield* store.events.relay(consumer, 10, collect, types)).toBe(2)
         expect(yield* store.events.relay(consumer, 10, collect, types)).toBe(0)
         expect(batches).toHaveLength(2)
+        // Events of none of its types are passed at once, beyond its batch size (up to relayPassWindow).
+        yield* store.events.append(Array.from({ length: 25 }, () => makeEvent({ accountId, type: "list.member_added" })))
+        expect(yield* store.events.relay(consumer, 10, collect, types)).toBe(25)
+        expect(batches).toHaveLength(2)
+        // A window that holds one of its types goes by batches of its size again.
+        const later = makeEvent({ accountId, type: "contact.subscribed" })
+        yield* store.events.append([...Array.from({ length: 15 }, () => makeEvent({ accountId, type: "list.member_added" })), later])
+        expect(yield* store.events.relay(consumer, 10, collect, types)).toBe(10)
+        expect(batches).toHaveLength(2)
+        expect(yield* store.events.relay(consumer, 10, collect, types)).toBe(6)
+        expect(batches.map(ids).at(-1)).toEqual([later.id])
         // A failing handler moves nothing: the batch is offered again, whole.
         const next = makeEvent({ accountId, type: "contact.unsubscribed" })
         yield* store.events.append([makeEvent({ accountId, type: "list.member_added" }), next])

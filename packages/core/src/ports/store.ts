@@ -120,6 +120,10 @@ export interface ContactRepository {
   readonly tagCounts: (accountId: AccountId) => Effect.Effect<ReadonlyArray<{ readonly name: string; readonly count: number }>, StoreError>
 }
 
+/** Most events that a relay to a consumer of some types passes at once when none of them is of its types (see
+ *  EventOutbox.relay): one read of the window's end instead of one per batch of the consumer's size. */
+export const relayPassWindow = 5_000
+
 export interface EventOutbox {
   /** Appends events; they commit or roll back with the surrounding transaction. */
   readonly append: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, StoreError>
@@ -131,9 +135,9 @@ export interface EventOutbox {
    *  the same events are offered again on the next call. The cursor is stored, so it survives restarts; a consumer
    *  never seen before starts at the oldest event. An event whose transaction commits late (after events appended
    *  after it) is never skipped. With `types`, only the events of those types are read and handed to `handle` (which
-   *  is not called when the batch has none); the cursor moves past the others all the same. Answers how many events
-   *  the cursor moved past: 0 when none waits, or when another process is relaying to the same consumer at that
-   *  moment. */
+   *  is not called when the batch has none); the cursor moves past the others all the same, and past a window of up
+   *  to `relayPassWindow` events at once when none of them is of those types. Answers how many events the cursor moved
+   *  past: 0 when none waits, or when another process is relaying to the same consumer at that moment. */
   readonly relay: <E, R>(
     consumer: string,
     limit: number,
