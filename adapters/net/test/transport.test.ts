@@ -1,3 +1,5 @@
+import http from "node:http"
+import type { AddressInfo } from "node:net"
 import { makeTestCertificate, startWebhookReceiver, type WebhookReceiver } from "@mailroom/testing"
 import { Effect, Either, Fiber } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
@@ -252,5 +254,53 @@ describe("undici transport pinned to a checked address", () => {
       expect(exit._tag).toBe("Failure")
       expect(String(exit._tag === "Failure" ? exit.cause : "")).toContain("boom")
     })
+  })
+
+  it("opens no more connections to a receiver than requests can be under way at once (maxInFlight)", async () => {
+    const sockets = new Set<unknown>()
+    const server = http.createServer((req, res) => {
+      req.resume()
+      req.on("end", () => res.writeHead(204).end())
+    })
+    server.keepAliveTimeout = 60_000
+    server.on("connection", (socket) => sockets.add(socket))
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const limited = makeUndiciTransport({ maxInFlight: 4 })
+    try {
+      const url = new URL(`http://${host}:${(server.address() as AddressInfo).port}/in`)
+      let left = 400
+      let answered = 0
+      await Effect.runPromise(limited.service.postEach(4, () => left-- > 0
+        ? {
+          request: { url, address: "127.0.0.1", headers: { "content-type": "application/json" }, body: "{}", timeoutMs: 10_000, maxResponseBytes: 64 },
+          answered: (outcome) => { if (Either.isRight(outcome) && outcome.right.status === 204) answered++ },
+        }
+        : undefined))
+      expect(answered).toBe(400)
+      expect(sockets.size).toBeGreaterThan(0)
+      expect(sockets.size).toBeLessThanOrEqual(4)
+    } finally {
+      await Effect.runPromise(limited.close)
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+
+  it("keeps agents for reuse, and never hands out one it closed to make room (maxAgents)", async () => {
+    const one = makeUndiciTransport({ maxAgents: 1 })
+    const postWith = (url: URL) => Effect.runPromise(Effect.either(one.service.post({
+      url, address: "127.0.0.1", headers: {}, body: "{}", timeoutMs: 10_000, maxResponseBytes: 64,
+    })))
+    try {
+      const first = new URL(`http://${host}:${plain.port}/a`)
+      const before = plain.requests.length
+      // The same target twice, then another (its agent takes the only place), then the first again.
+      for (const url of [first, first, new URL(`http://other.${host}:${plain.port}/b`), first]) {
+        expect(Either.getOrThrow(await postWith(url)).status).toBe(200)
+      }
+      expect(plain.requests.slice(before).map((request) => request.path)).toEqual(["/a", "/a", "/b", "/a"])
+    } finally {
+      await Effect.runPromise(one.close)
+    }
   })
 })
