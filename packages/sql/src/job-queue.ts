@@ -93,11 +93,15 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
     /** A finished job is deleted at once (the runs that finish together in one statement): until then its dedupe key
      *  still counts as taken, and an enqueue with it would be dropped. */
     const work: JobQueueService["work"] = (job, handler, workOptions) => {
+      const signal = signals.of(job.name)
+      /** The wake-up taken when the last claim began: an enqueue during the claim ends the idle wait after it. */
+      let armed: Effect.Effect<void> = Effect.void
       return Effect.zipRight(
         recover(job as JobDefinition<unknown, unknown>),
         runJobWorker(job, handler, {
           claim: (max) =>
             Effect.gen(function* () {
+              armed = yield* signal.next
               const now = yield* Clock.currentTimeMillis
               const claim = sql`UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = ${now}
                 WHERE id IN (SELECT id FROM jobs WHERE name = ${job.name} AND state = 'pending' AND run_at <= ${now}
@@ -115,7 +119,7 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
                 : sql`UPDATE jobs SET state = 'pending', run_at = ${now + Duration.toMillis(retryIn)}, started_at = NULL,
                     last_error = ${error} WHERE id = ${claimed.id}`).pipe(Effect.zipLeft(wake(job.name)))).pipe(
               Effect.asVoid, orStoreError("jobs.fail")),
-          idle: Effect.flatMap(signals.of(job.name).next, (woken) => Effect.race(woken, Effect.sleep(pollInterval))),
+          idle: Effect.suspend(() => Effect.race(armed, Effect.sleep(pollInterval))),
         }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds" }),
       )
     }

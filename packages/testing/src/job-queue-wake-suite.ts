@@ -3,7 +3,7 @@
  *  The engine under test polls once an hour (`slowPoll`), so whatever runs sooner was woken. */
 import { expect, it } from "@effect/vitest"
 import { defineJob, JobQueue, type JobRun } from "@mailroom/core"
-import { Effect, type Layer, Queue, Schema } from "effect"
+import { Deferred, Effect, type Layer, Queue, Schema } from "effect"
 import { uniqueText } from "./fixtures.js"
 
 const kind = (options: Parameters<typeof defineJob>[2] = {}) =>
@@ -31,6 +31,23 @@ export const jobQueueWakeSuite = <E>(engine: string, slowPoll: () => Layer.Layer
       yield* queue.enqueue(wakeB, { n: 3 })
       const runs = yield* Effect.all([Queue.take(seenB), Queue.take(seenB)]).pipe(Effect.timeout("5 seconds"))
       expect([...runs].sort()).toEqual([1, 3])
+    }).pipe(Effect.scoped, Effect.provide(slowPoll())), { timeout: 30_000 })
+
+  it.live(`${engine}: while a run goes on, an enqueue of its job starts the next run at once (the worker waits after a claim that left slots free)`, () =>
+    Effect.gen(function* () {
+      const busy = kind()
+      const queue = yield* JobQueue
+      const started = yield* Queue.unbounded<number>()
+      const release = yield* Deferred.make<void>()
+      yield* queue.work(busy, (payload) => Effect.zipRight(Queue.offer(started, payload.n), Deferred.await(release)), { concurrency: 4 })
+      yield* Effect.sleep("300 millis")
+      yield* queue.enqueue(busy, { n: 1 })
+      expect(yield* Queue.take(started).pipe(Effect.timeout("5 seconds"))).toBe(1)
+      yield* Effect.sleep("200 millis")
+      // The first run still holds its slot; the poll is an hour, so only the enqueue can start this one.
+      yield* queue.enqueue(busy, { n: 2 })
+      expect(yield* Queue.take(started).pipe(Effect.timeout("5 seconds"))).toBe(2)
+      yield* Deferred.succeed(release, undefined)
     }).pipe(Effect.scoped, Effect.provide(slowPoll())), { timeout: 30_000 })
 
   it.live(`${engine}: a failed run put back for a retry wakes its job's idle worker`, () =>

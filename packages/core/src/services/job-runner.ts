@@ -23,7 +23,8 @@ export interface JobSource {
   readonly complete: (jobs: ReadonlyArray<ClaimedJob>) => Effect.Effect<void, StoreError>
   /** The run failed: run again after `retryIn`, or, when it is undefined, give up. `error` describes the failure. */
   readonly fail: (job: ClaimedJob, retryIn: Duration.Duration | undefined, error: string) => Effect.Effect<void, StoreError>
-  /** Waits until claiming again may find a job (the next due time, a poll interval, or an enqueue nearby). */
+  /** Waits until claiming again may find a job (the next due time, a poll interval, or an enqueue nearby). Called after
+   *  a claim that found fewer jobs than it asked for: an enqueue or a retry since that claim began must end the wait. */
   readonly idle: Effect.Effect<void>
 }
 
@@ -113,9 +114,11 @@ export const runJobWorker = <A, I, E, R>(
         for (const one of claimed) {
           yield* FiberSet.run(runs, runOne(job, handler, source, complete, one).pipe(Effect.ensuring(Queue.offer(slots, undefined))))
         }
-        return claimed.length
+        return { claimed: claimed.length, free }
       }))
-      if (claimed === 0) yield* source.idle
+      // Fewer jobs than free slots: none was left due when the claim ran, so the dispatcher waits for an enqueue, a
+      // retry or the next poll rather than claiming again at once (an empty claim, a round trip on Postgres).
+      if (claimed.claimed < claimed.free) yield* source.idle
     }).pipe(Effect.forever, Effect.raceFirst(Deferred.await(stopped)))
 
     const dispatcher = yield* Effect.forkDaemon(dispatch)
