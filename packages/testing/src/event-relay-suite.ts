@@ -34,6 +34,25 @@ const noJobs = Layer.succeed(JobQueue, {
 /** A Mailer that refuses every call: the relay tests send nothing. */
 const noMail = Layer.succeed(Mailer, { send: () => Effect.die(new Error("not implemented")) })
 
+/** What a test of the Background relay starts from: an account, a consumer name no other test uses, and a queue for
+ *  the ids of the events it receives. */
+const relayTestbed = Effect.gen(function* () {
+  const accountId = yield* insertAccount
+  const name = yield* freshConsumer
+  const received = yield* Queue.unbounded<string>()
+  return { store: yield* Store, background: yield* Background, accountId, name, received }
+})
+
+/** Runs a test of the Background relay live, with what its work may use (no jobs, no mail). */
+const withBackground = <A, E, R>(test: Effect.Effect<A, E, R>) =>
+  TestServices.provideLive(test).pipe(Effect.provide(Layer.mergeAll(Background.Default, noJobs, noMail, IdsLive)))
+
+/** The same, with a relay that polls once a minute: whatever it relays sooner, a wake-up brought. */
+const withMinutePoll = <A, E, R>(test: Effect.Effect<A, E, R>) =>
+  withBackground(test).pipe(
+    Effect.provideService(BackgroundConfig, { relayBatchSize: 100, relayPollInterval: Duration.minutes(1), relayMaxBackoff: Duration.seconds(30) }),
+  )
+
 export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>) =>
   it.layer(storeLayer, { timeout: "60 seconds" })(`Event relay (${backend})`, (it) => {
     it.effect("offers committed events once each, in the order they were appended, in batches of at most `limit`", () =>
@@ -166,12 +185,8 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
       }))
 
     it.effect("Background relays to every registered consumer until its scope closes, retrying a failed batch", () =>
-      TestServices.provideLive(Effect.gen(function* () {
-        const store = yield* Store
-        const background = yield* Background
-        const accountId = yield* insertAccount
-        const name = yield* freshConsumer
-        const received = yield* Queue.unbounded<string>()
+      withBackground(Effect.gen(function* () {
+        const { store, background, accountId, name, received } = yield* relayTestbed
         const failures = yield* Ref.make(0)
         yield* background.consume({
           name,
@@ -201,7 +216,7 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
         const seen: Array<string> = []
         expect(yield* store.events.relay(name, 10, (events) => Effect.sync(() => { seen.push(...ids(events)) }))).toBe(1)
         expect(seen).toEqual([later.id])
-      }).pipe(Effect.provide(Layer.mergeAll(Background.Default, noJobs, noMail, IdsLive)))))
+      })))
 
     it.effect("the wait for new events completes when a transaction that appended events commits, not before", () =>
       TestServices.provideLive(Effect.scoped(Effect.gen(function* () {
@@ -254,12 +269,8 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
       }))))
 
     it.effect("a commit of events wakes the Background relay at once, long before its poll", () =>
-      TestServices.provideLive(Effect.gen(function* () {
-        const store = yield* Store
-        const background = yield* Background
-        const accountId = yield* insertAccount
-        const name = yield* freshConsumer
-        const received = yield* Queue.unbounded<string>()
+      withMinutePoll(Effect.gen(function* () {
+        const { store, background, accountId, name, received } = yield* relayTestbed
         yield* background.consume({ name, handle: (events) => Queue.offerAll(received, ids(events)) })
         const scope = yield* Scope.make()
         yield* Scope.extend(background.start, scope)
@@ -274,18 +285,11 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
           expect(Date.now() - started).toBeLessThan(5_000)
         }
         yield* Scope.close(scope, Exit.void)
-      }).pipe(
-        Effect.provide(Layer.mergeAll(Background.Default, noJobs, noMail, IdsLive)),
-        Effect.provideService(BackgroundConfig, { relayBatchSize: 100, relayPollInterval: Duration.minutes(1), relayMaxBackoff: Duration.seconds(30) }),
-      )))
+      })))
 
     it.effect("a commit of other events leaves a Background consumer of some types asleep; one of its types wakes it", () =>
-      TestServices.provideLive(Effect.gen(function* () {
-        const store = yield* Store
-        const background = yield* Background
-        const accountId = yield* insertAccount
-        const name = yield* freshConsumer
-        const received = yield* Queue.unbounded<string>()
+      withMinutePoll(Effect.gen(function* () {
+        const { store, background, accountId, name, received } = yield* relayTestbed
         yield* background.consume({ name, types: ["email.queued"], handle: (events) => Queue.offerAll(received, ids(events)) })
         // The relay's reads of this consumer, counted.
         const reads = yield* Ref.make(0)
@@ -313,10 +317,7 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
         expect(yield* Queue.take(received).pipe(Effect.timeout("5 seconds"))).toBe(event.id)
         expect(yield* Ref.get(reads)).toBeGreaterThan(before)
         yield* Scope.close(scope, Exit.void)
-      }).pipe(
-        Effect.provide(Layer.mergeAll(Background.Default, noJobs, noMail, IdsLive)),
-        Effect.provideService(BackgroundConfig, { relayBatchSize: 100, relayPollInterval: Duration.minutes(1), relayMaxBackoff: Duration.seconds(30) }),
-      )))
+      })))
   })
 
 /** What a consumer of some types stores of its cursor, on a backend whose database several instances open (`open`
