@@ -23,7 +23,7 @@ const onlyQuoteEscapes = (json: string) => {
   return true
 }
 
-/** The array literal of `values` (`{"a","b",NULL}`), or undefined when pg must write it. */
+/** The array literal of `values` (`{"a","b",null}`), or undefined when pg must write it. */
 export const arrayLiteral = (values: ReadonlyArray<unknown>): string | undefined => {
   for (const value of values) if (!plainElement(value)) return undefined
   const json = JSON.stringify(values)
