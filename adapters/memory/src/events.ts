@@ -60,12 +60,13 @@ export const makeEventOutbox = (db: MemoryDb): EventOutbox => {
           }
           return events
         }
+        const isWanted = ([, event]: [number, DomainEvent]) => types === undefined || types.includes(event.type)
         // A consumer of some types passes a larger window at once when it holds none of them.
-        const wide = types === undefined ? undefined : window(Math.max(limit, relayPassWindow))
-        const batch = wide === undefined ? window(limit) : wide.some(([, event]) => types!.includes(event.type)) ? wide.slice(0, limit) : wide
+        const wide = types === undefined ? [] : window(Math.max(limit, relayPassWindow))
+        const batch = types === undefined ? window(limit) : wide.some(isWanted) ? wide.slice(0, limit) : wide
         const last = batch.at(-1)
         if (last === undefined) return 0
-        const wanted = types === undefined ? batch : batch.filter(([, event]) => types.includes(event.type))
+        const wanted = batch.filter(isWanted)
         if (types === undefined || wanted.length > 0) yield* handle(wanted.map(([, event]) => copyEvent(event)))
         cursors.set(consumer, last[0])
         return batch.length

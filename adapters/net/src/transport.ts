@@ -129,16 +129,7 @@ export const makeUndiciTransport = (options: UndiciTransportOptions = {}) => {
   const agents = new Map<string, Agent>()
   const ca = options.ca === undefined ? undefined : [...(typeof options.ca === "string" ? [options.ca] : options.ca)]
 
-  /** The last agent handed out, for the URL object and address it was for: a run's POSTs to one endpoint share their
-   *  target, so most calls find it here without building the key or moving it in the map (it is the most recent). */
-  let last: { readonly url: URL; readonly address: string; readonly agent: Agent } | undefined
   const agentFor = (url: URL, address: string): Agent => {
-    if (last !== undefined && last.url === url && last.address === address && !last.agent.closed) return last.agent
-    const agent = agentByKey(url, address)
-    last = { url, address, agent }
-    return agent
-  }
-  const agentByKey = (url: URL, address: string): Agent => {
     const key = `${url.origin}|${address}`
     const existing = agents.get(key)
     if (existing !== undefined) {

@@ -10,7 +10,7 @@
  *  (rounded up to whole seconds). expire_in = the job's timeout plus `expiryMargin`. Dedupe keys are pg-boss
  *  singleton keys, checked under an advisory lock against the job's unfinished states. */
 import {
-  type ClaimedJob, CommitDurability, type Durability, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService, makeKeyedWakeSignals, runJobWorker,
+  type ClaimedJob, CommitDurability, type Durability, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService, makeClaimWakeup, makeKeyedWakeSignals, runJobWorker,
   StoreError,
 } from "@mailroom/core"
 import { Duration, Effect, Layer, Schema } from "effect"
@@ -224,13 +224,13 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
      *  key still counts as taken, and an enqueue with it would be dropped. */
     const work: JobQueueService["work"] = (job, handler, workOptions) => {
       const delays = job.retry.delays.map(wholeSeconds)
-      const signal = signals.of(job.name)
-      let armed: Effect.Effect<void> = Effect.void
+      // An enqueue during a claim's round trip ends the idle wait after it (see makeClaimWakeup).
+      const wakeup = makeClaimWakeup(signals.of(job.name), options.pollInterval ?? "1 second")
       return Effect.zipRight(
         Effect.tryPromise({ try: () => ensureQueue(job.name), catch: failure("jobs.work") }),
         runJobWorker(job, handler, {
           claim: (max) =>
-            Effect.zipRight(Effect.map(signal.next, (woken) => { armed = woken }), Effect.tryPromise({
+            Effect.zipRight(wakeup.arm, Effect.tryPromise({
               try: async () => (await pool.query<Record<string, unknown>>({ name: "mailroom_claim_jobs", text: claimJobs, values: [job.name, max, delays] })).rows,
               catch: failure("jobs.claim"),
             })).pipe(
@@ -244,8 +244,7 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
           fail: (claimed, _retryIn, error) =>
             Effect.tryPromise({ try: () => boss.fail(job.name, claimed.id, { message: error }), catch: failure("jobs.fail") }).pipe(
               Effect.zipLeft(wake(job.name)), Effect.asVoid),
-          // Waits on the wake-up armed when the claim began: an enqueue during the claim's round trip is not missed.
-          idle: Effect.suspend(() => Effect.race(armed, Effect.sleep(options.pollInterval ?? "1 second"))),
+          idle: wakeup.idle,
         }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds" }),
       )
     }

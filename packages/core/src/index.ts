@@ -86,7 +86,7 @@ export {
   decodeImportRequest, planColumns, readRow, planImport,
 } from "./domain/csv-import.js"
 export { readCsvFile } from "./internal/csv-reader.js"
-export { makeKeyedWakeSignals, makeKindWakeSignals, makeWakeSignal } from "./internal/wake-signal.js"
+export { makeClaimWakeup, makeKeyedWakeSignals, makeKindWakeSignals, makeWakeSignal } from "./internal/wake-signal.js"
 export { makeRecentCache } from "./internal/recent-cache.js"
 export type { WakeSignal } from "./internal/wake-signal.js"
 export type {

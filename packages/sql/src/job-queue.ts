@@ -5,7 +5,7 @@
  *  engine for that). */
 import { SqlClient } from "@effect/sql"
 import {
-  type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, makeKeyedWakeSignals, retryDelay,
+  type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, makeClaimWakeup, makeKeyedWakeSignals, retryDelay,
   runJobWorker,
 } from "@mailroom/core"
 import { Clock, Duration, Effect, Layer, Schema } from "effect"
@@ -93,15 +93,14 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
     /** A finished job is deleted at once (the runs that finish together in one statement): until then its dedupe key
      *  still counts as taken, and an enqueue with it would be dropped. */
     const work: JobQueueService["work"] = (job, handler, workOptions) => {
-      const signal = signals.of(job.name)
-      /** The wake-up taken when the last claim began: an enqueue during the claim ends the idle wait after it. */
-      let armed: Effect.Effect<void> = Effect.void
+      // An enqueue during a claim ends the idle wait after it (see makeClaimWakeup).
+      const wakeup = makeClaimWakeup(signals.of(job.name), pollInterval)
       return Effect.zipRight(
         recover(job as JobDefinition<unknown, unknown>),
         runJobWorker(job, handler, {
           claim: (max) =>
             Effect.gen(function* () {
-              armed = yield* signal.next
+              yield* wakeup.arm
               const now = yield* Clock.currentTimeMillis
               const claim = sql`UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = ${now}
                 WHERE id IN (SELECT id FROM jobs WHERE name = ${job.name} AND state = 'pending' AND run_at <= ${now}
@@ -119,7 +118,7 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
                 : sql`UPDATE jobs SET state = 'pending', run_at = ${now + Duration.toMillis(retryIn)}, started_at = NULL,
                     last_error = ${error} WHERE id = ${claimed.id}`).pipe(Effect.zipLeft(wake(job.name)))).pipe(
               Effect.asVoid, orStoreError("jobs.fail")),
-          idle: Effect.suspend(() => Effect.race(armed, Effect.sleep(pollInterval))),
+          idle: wakeup.idle,
         }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds" }),
       )
     }

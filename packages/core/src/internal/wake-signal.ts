@@ -1,7 +1,7 @@
 /** A wake-up call between fibers: waiters take the current wait, and `wake` completes every wait taken so far. A wait
  *  taken after a wake waits for the next one, so a waiter that takes its wait before looking for work never misses
  *  work that arrives while it looks. */
-import { Deferred, Effect, Exit, FiberId } from "effect"
+import { Deferred, type Duration, Effect, Exit, FiberId } from "effect"
 
 export interface WakeSignal {
   /** The wait for the next wake after this call. */
@@ -52,25 +52,34 @@ export const makeKeyedWakeSignals = () => {
  *  waiters of the kinds given. The relay of a consumer of some event types waits on its types', so that a commit of
  *  other events leaves it asleep. Waiters with the same kinds share one WakeSignal. */
 export const makeKindWakeSignals = () => {
-  const signals = new Map<string, { readonly kinds: ReadonlySet<string> | undefined; readonly signal: WakeSignal }>()
+  const keyed = makeKeyedWakeSignals()
+  /** The kinds each key stands for (none: any kind). */
+  const kindsOf = new Map<string, ReadonlySet<string> | undefined>()
   return {
     /** The wait for the next wake of one of `kinds` (of any kind when none are given) after this call. */
     next: (kinds?: ReadonlyArray<string>): Effect.Effect<Effect.Effect<void>> =>
       Effect.suspend(() => {
         const key = kinds === undefined ? "*" : [...new Set(kinds)].sort().join("\n")
-        let entry = signals.get(key)
-        if (entry === undefined) {
-          entry = { kinds: kinds === undefined ? undefined : new Set(kinds), signal: makeWakeSignal() }
-          signals.set(key, entry)
-        }
-        return entry.signal.next
+        if (!kindsOf.has(key)) kindsOf.set(key, kinds === undefined ? undefined : new Set(kinds))
+        return keyed.of(key).next
       }),
     /** Wakes the waiters of any of `kinds`, and those of any kind. Safe to call from plain code (commit hooks). */
     wake: (kinds: Iterable<string>) => {
       const woken = [...kinds]
-      for (const { kinds: wanted, signal } of signals.values()) {
-        if (wanted === undefined || woken.some((kind) => wanted.has(kind))) signal.wake()
+      for (const [key, wanted] of kindsOf) {
+        if (wanted === undefined || woken.some((kind) => wanted.has(kind))) keyed.of(key).wake()
       }
     },
+  }
+}
+
+/** The wake-up of a job worker that claims from a database: `arm`, run as each claim begins, takes the wait for the
+ *  next wake of `signal`; `idle` waits for it or for `poll`, whichever comes first. An enqueue during the claim's round
+ *  trip thus ends the idle wait that follows it. */
+export const makeClaimWakeup = (signal: WakeSignal, poll: Duration.DurationInput) => {
+  let armed: Effect.Effect<void> = Effect.void
+  return {
+    arm: Effect.map(signal.next, (woken) => { armed = woken }),
+    idle: Effect.suspend(() => Effect.race(armed, Effect.sleep(poll))),
   }
 }
