@@ -16,8 +16,8 @@ import { freshPostgresUrl, freshSqliteFile, interleave, report } from "./lib.mjs
 const burst = Number(process.env.MAILROOM_BENCH_WEBHOOKS ?? 1000)
 const paced = Number(process.env.MAILROOM_BENCH_WEBHOOKS_PACED ?? 100)
 const concurrency = defaultDeliveryConcurrency
-/** Rounds of each side, alternated; each side's median is reported. With three, the same code measured 0.33 to 0.50 on
- *  SQLite within an hour on a 2-core machine; with seven, 0.44 to 0.49. A round takes well under a second. */
+/** Rounds of each side, alternated; each side's median is reported. With three, one slow round moved the median: the
+ *  same code measured 0.33 to 0.50 on SQLite within an hour on a 2-core machine. A round takes well under a second. */
 const rounds = Number(process.env.MAILROOM_BENCH_WEBHOOKS_ROUNDS ?? 7)
 const secret = "bench-webhook-fanout-platform-secret-0123"
 
