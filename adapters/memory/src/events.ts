@@ -61,9 +61,12 @@ export const makeEventOutbox = (db: MemoryDb): EventOutbox => {
           return events
         }
         const isWanted = ([, event]: [number, DomainEvent]) => types === undefined || types.includes(event.type)
-        // A consumer of some types passes a larger window at once when it holds none of them.
-        const wide = types === undefined ? [] : window(Math.max(limit, relayPassWindow))
-        const batch = types === undefined ? window(limit) : wide.some(isWanted) ? wide.slice(0, limit) : wide
+        /** A consumer of some types passes a larger window at once when it holds none of them. */
+        const passWindow = () => {
+          const wide = window(Math.max(limit, relayPassWindow))
+          return wide.some(isWanted) ? wide.slice(0, limit) : wide
+        }
+        const batch = types === undefined ? window(limit) : passWindow()
         const last = batch.at(-1)
         if (last === undefined) return 0
         const wanted = batch.filter(isWanted)

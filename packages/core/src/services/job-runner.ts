@@ -105,7 +105,7 @@ export const runJobWorker = <A, I, E, R>(
       yield* Queue.take(slots)
       // Runs that finish together free their slots together: one claim refills them all.
       yield* nextTurn
-      const claimed = yield* Effect.uninterruptible(Effect.gen(function* () {
+      const claim = yield* Effect.uninterruptible(Effect.gen(function* () {
         const free = 1 + (yield* Queue.takeAll(slots)).length
         const claimed = yield* source.claim(free).pipe(
           Effect.catchAll((error) => Effect.as(Effect.logError(`job ${job.name}: claiming failed`, error), [] as ReadonlyArray<ClaimedJob>)),
@@ -114,11 +114,11 @@ export const runJobWorker = <A, I, E, R>(
         for (const one of claimed) {
           yield* FiberSet.run(runs, runOne(job, handler, source, complete, one).pipe(Effect.ensuring(Queue.offer(slots, undefined))))
         }
-        return { claimed: claimed.length, free }
+        return { found: claimed.length, free }
       }))
       // Fewer jobs than free slots: none was left due when the claim ran, so the dispatcher waits for an enqueue, a
       // retry or the next poll rather than claiming again at once (an empty claim, a round trip on Postgres).
-      if (claimed.claimed < claimed.free) yield* source.idle
+      if (claim.found < claim.free) yield* source.idle
     }).pipe(Effect.forever, Effect.raceFirst(Deferred.await(stopped)))
 
     const dispatcher = yield* Effect.forkDaemon(dispatch)
