@@ -1,7 +1,9 @@
 /** The event outbox in memory: events in one global order (the order their transactions committed: the memory
  *  database runs one writer at a time), listed per account by time of occurrence, and relayed to consumers in order
  *  from a cursor each. */
-import { type AccountId, type DomainEvent, type EventOutbox, makeKindWakeSignals, relayPassWindow } from "@mailroom/core"
+import {
+  type AccountId, type DomainEvent, type EventOutbox, type EventWindow, EventWindowTypeId, makeKindWakeSignals, relayPassWindow,
+} from "@mailroom/core"
 import { Effect } from "effect"
 import type { MemoryDb, MemoryTable } from "./db.js"
 
@@ -10,6 +12,15 @@ const copyEvent = (event: DomainEvent): DomainEvent => ({
   details: structuredClone(event.details),
   occurredAt: new Date(event.occurredAt.getTime()),
 })
+
+/** A window as the memory outbox hands it out (relayWindow): copies of its events, in order. */
+interface MemoryEventWindow extends EventWindow {
+  readonly events: ReadonlyArray<DomainEvent>
+}
+
+/** The events of a window that relayWindow handed out, or undefined for a window of another Store. */
+export const eventsOfWindow = (window: EventWindow): ReadonlyArray<DomainEvent> | undefined =>
+  (window as Partial<MemoryEventWindow>).events
 
 export const makeEventOutbox = (db: MemoryDb): EventOutbox => {
   /** Every event by its place in the order. The counter is not rolled back: a rolled-back transaction leaves a gap. */
@@ -27,6 +38,17 @@ export const makeEventOutbox = (db: MemoryDb): EventOutbox => {
     accounts.set(accountId, created)
     return created
   }
+  /** Up to `size` events after the seq `after`, with their seqs. Seqs are handed out in increasing order, so the log's
+   *  insertion order is seq order. */
+  const eventsAfter = (after: number, size: number) => {
+    const events: Array<[number, DomainEvent]> = []
+    for (let seq = after + 1; seq < nextSeq && events.length < size; seq++) {
+      const event = log.get(seq)
+      if (event !== undefined) events.push([seq, event])
+    }
+    return events
+  }
+
   return {
     append: (events) =>
       db.atomic(() => {
@@ -48,18 +70,25 @@ export const makeEventOutbox = (db: MemoryDb): EventOutbox => {
         return (limit === undefined ? events : events.slice(0, limit)).map(copyEvent)
       }),
 
+    relayWindow: (consumer, limit, handle) =>
+      db.transaction(Effect.gen(function* () {
+        const batch = eventsAfter(cursors.get(consumer) ?? 0, limit)
+        const last = batch.at(-1)
+        if (last === undefined) return 0
+        const window: MemoryEventWindow = {
+          [EventWindowTypeId]: EventWindowTypeId,
+          size: batch.length,
+          events: batch.map(([, event]) => copyEvent(event)),
+        }
+        yield* handle(window)
+        cursors.set(consumer, last[0])
+        return batch.length
+      })),
+
     relay: (consumer, limit, handle, types) =>
       db.transaction(Effect.gen(function* () {
         const after = cursors.get(consumer) ?? 0
-        // Seqs are handed out in increasing order, so the log's insertion order is seq order.
-        const window = (size: number) => {
-          const events: Array<[number, DomainEvent]> = []
-          for (let seq = after + 1; seq < nextSeq && events.length < size; seq++) {
-            const event = log.get(seq)
-            if (event !== undefined) events.push([seq, event])
-          }
-          return events
-        }
+        const window = (size: number) => eventsAfter(after, size)
         const isWanted = ([, event]: [number, DomainEvent]) => types === undefined || types.includes(event.type)
         /** A consumer of some types passes a larger window at once when it holds none of them. */
         const passWindow = () => {

@@ -1,11 +1,12 @@
 /** Webhook endpoints, deliveries and attempts in memory. Fan-out applies core's `subscribes` and `deliveryIdFor`, the
  *  same rules the SQL stores compile into their INSERT … SELECT. */
 import {
-  type AccountId, type DeliveryOutcome, deliveryIdFor, fannedOutDelivery, subscribes, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint,
-  type WebhookRepository,
+  type AccountId, type DeliveryOutcome, deliveryIdFor, type FanOutEvent, fannedOutDelivery, subscribes, type WebhookAttempt, type WebhookDelivery,
+  type WebhookEndpoint, webhookEnvelope, type WebhookRepository,
 } from "@mailroom/core"
-import { Option } from "effect"
+import { Effect, Option } from "effect"
 import type { MemoryDb } from "./db.js"
+import { eventsOfWindow } from "./events.js"
 
 const copyEndpoint = (endpoint: WebhookEndpoint): WebhookEndpoint => structuredClone(endpoint)
 
@@ -46,6 +47,21 @@ export const makeWebhookRepository = (db: MemoryDb): WebhookRepository => {
     })
   }
 
+  /** One delivery per (event, active endpoint of its account subscribed to its type) not delivered yet. */
+  const fanOut = (events: ReadonlyArray<FanOutEvent>, at: Date) => {
+    const made: Array<WebhookDelivery> = []
+    for (const event of events) {
+      for (const endpoint of endpoints.values()) {
+        if (endpoint.accountId !== event.accountId || !subscribes(endpoint, event.type)) continue
+        if (deliveries.has(deliveryIdFor(event.id, endpoint.id))) continue
+        const delivery = fannedOutDelivery(event, endpoint.id, at)
+        deliveries.set(delivery.id, delivery)
+        made.push(delivery)
+      }
+    }
+    return made
+  }
+
   return {
     insertEndpoint: (endpoint) => db.atomic(() => endpoints.set(endpoint.id, copyEndpoint(endpoint))),
 
@@ -78,20 +94,14 @@ export const makeWebhookRepository = (db: MemoryDb): WebhookRepository => {
         return endpoints.delete(id)
       }),
 
-    fanOut: (events, at) =>
-      db.atomic(() => {
-        const made: Array<WebhookDelivery> = []
-        for (const event of events) {
-          for (const endpoint of endpoints.values()) {
-            if (endpoint.accountId !== event.accountId || !subscribes(endpoint, event.type)) continue
-            if (deliveries.has(deliveryIdFor(event.id, endpoint.id))) continue
-            const delivery = fannedOutDelivery(event, endpoint.id, at)
-            deliveries.set(delivery.id, delivery)
-            made.push(delivery)
-          }
-        }
-        return made
-      }),
+    fanOut: (events, at) => db.atomic(() => fanOut(events, at)),
+
+    // The window's events with their bodies built as the SQL stores build them in their statement (webhookEnvelope).
+    fanOutWindow: (window, at) => {
+      const events = eventsOfWindow(window)
+      if (events === undefined) return Effect.dieMessage("an event window handed out by another Store")
+      return db.atomic(() => fanOut(events.map((event) => ({ ...event, payload: JSON.stringify(webhookEnvelope(event)) })), at))
+    },
 
     insertDelivery: (delivery) => db.atomic(() => deliveries.set(delivery.id, { ...delivery })),
 

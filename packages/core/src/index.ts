@@ -45,7 +45,7 @@ export {
   healthBadge, secretPrefix, makeSecret, displaySecret, signBody, standardSignature, signedHeaders, previousSecretValid,
   deliveryStatuses, DeliveryStatus, deliveryKinds, deliveryIdFor, fannedOutDelivery, subscribes,
   WebhookDescription, CreateWebhookInput, UpdateWebhookInput, FailureSettingsInput, TestWebhookInput,
-  deliveryEventTypes, webhookEnvelope,
+  deliveryEventTypes, liftedEnvelopeFields, webhookEnvelope,
 } from "./domain/webhook.js"
 export type {
   UrlRules, WebhookTarget, FailureSettings, FailureStreak, StreakDecision,
@@ -145,11 +145,11 @@ export type {
 
 export { confirmationTtlMs, confirmationSources } from "./domain/confirmation.js"
 export type { ConfirmationSource, PendingConfirmation } from "./domain/confirmation.js"
-export { CommitDurability, relayPassWindow, Store } from "./ports/store.js"
+export { CommitDurability, EventWindowTypeId, relayPassWindow, Store } from "./ports/store.js"
 export type {
   Durability,
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage, AddressRecord,
-  EventOutbox, ListPage, ListRepository, MemberRepository, DevOutboxRepository, WebhookRepository, FanOutEvent,
+  EventOutbox, EventWindow, ListPage, ListRepository, MemberRepository, DevOutboxRepository, WebhookRepository, FanOutEvent,
   DeliveryOutcome, SuppressionPage, SuppressionRepository, TopicPage, TopicRepository, ConfirmationRepository,
   MessageRepository, QuotaRepository, IdempotencyRepository, FormRepository,
 } from "./ports/store.js"

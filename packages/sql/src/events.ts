@@ -1,7 +1,7 @@
 /** The events table behind `Store.events`: the outbox, written in the caller's transaction, read oldest first, and
  *  relayed to consumers in order (see migration 0007 for how the order is kept on each dialect). */
 import type { SqlClient } from "@effect/sql"
-import { AccountId, type DomainEvent, type EventOutbox, EventType, relayPassWindow } from "@mailroom/core"
+import { AccountId, type DomainEvent, type EventOutbox, EventType, type EventWindow, EventWindowTypeId, relayPassWindow } from "@mailroom/core"
 import { Clock, Effect, Schema } from "effect"
 import { insertColumns } from "./internal/batch.js"
 import { EpochMillis, IntegerColumn, JsonColumn, LiteralColumn, toJson, toMillis } from "./internal/columns.js"
@@ -83,6 +83,30 @@ const windowEnd = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit: 
     ORDER BY ${sql.onDialectOrElse({ pg: () => sql.literal("xid::xid8 DESC, seq DESC"), orElse: () => sql.literal("seq DESC") })}
     LIMIT 1`.pipe(Effect.flatMap(decodeWindowEnds))
 
+/** Where an events row (aliased `e`) lies after `cursor` and up to `end` (included), in the relay's order. */
+const between = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, end: typeof Cursor.Type, e: string) =>
+  sql.onDialectOrElse({
+    pg: () =>
+      sql`(${sql.literal(e)}.xid, ${sql.literal(e)}.seq) > (${String(cursor.xid)}::xid8, ${cursor.seq})
+        AND (${sql.literal(e)}.xid, ${sql.literal(e)}.seq) <= (${String(end.xid)}::xid8, ${end.seq})`,
+    orElse: () => sql`${sql.literal(e)}.seq > ${cursor.seq} AND ${sql.literal(e)}.seq <= ${end.seq}`,
+  })
+
+/** A window as the SQL outbox hands it out (relayWindow): the consumer's cursor and the batch's end. */
+interface SqlEventWindow extends EventWindow {
+  readonly cursor: typeof Cursor.Type
+  readonly end: typeof Cursor.Type
+}
+
+/** The condition on an events row (aliased `e`) of lying in `window`, for the repositories that read a window handed
+ *  out by relayWindow (webhook fan-out). Every event up to its end was in the window that the end closes. */
+export const inEventWindow = (sql: SqlClient.SqlClient, window: EventWindow, e: string) => {
+  const { cursor, end } = window as Partial<SqlEventWindow>
+  return cursor === undefined || end === undefined
+    ? Effect.dieMessage("an event window handed out by another Store")
+    : Effect.succeed(between(sql, cursor, end, e))
+}
+
 /** The events of `types` after `cursor` up to `end` (included), in the relay's order. Every event up to `end` was in
  *  the window that `end` closes: on Postgres every transaction with a smaller xid had ended when that window was read. */
 const eventsThrough = (
@@ -91,16 +115,10 @@ const eventsThrough = (
   end: typeof Cursor.Type,
   types: ReadonlyArray<EventType>,
 ) =>
-  sql.onDialectOrElse({
-    pg: () =>
-      sql`SELECT seq, xid::text AS xid, ${sql.literal(eventColumns)} FROM events
-        WHERE (xid, seq) > (${String(cursor.xid)}::xid8, ${cursor.seq}) AND (xid, seq) <= (${String(end.xid)}::xid8, ${end.seq})
-          AND type IN ${sql.in(types)}
-        ORDER BY xid, seq`,
-    orElse: () =>
-      sql`SELECT seq, 0 AS xid, ${sql.literal(eventColumns)} FROM events
-        WHERE seq > ${cursor.seq} AND seq <= ${end.seq} AND type IN ${sql.in(types)} ORDER BY seq`,
-  }).pipe(Effect.flatMap(decodeRelayRows))
+  sql`SELECT seq, ${sql.onDialectOrElse({ pg: () => sql.literal("xid::text"), orElse: () => sql.literal("0") })} AS xid,
+      ${sql.literal(eventColumns)} FROM events e
+    WHERE ${between(sql, cursor, end, "e")} AND type IN ${sql.in(types)}
+    ORDER BY ${sql.onDialectOrElse({ pg: () => sql.literal("xid, seq"), orElse: () => sql.literal("seq") })}`.pipe(Effect.flatMap(decodeRelayRows))
 
 /** The batch of the window after `cursor`: the events to hand out (of `types` only, when given), where the cursor
  *  moves and how many events it moves past; none when the window is empty. */
@@ -182,6 +200,15 @@ export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal)
       return end.passed
     })
 
+  /** Stores the consumer's cursor at `end`; answers when. */
+  const moveCursor = (consumer: string, end: typeof Cursor.Type) =>
+    Effect.gen(function* () {
+      const updatedAt = yield* Clock.currentTimeMillis
+      yield* sql`UPDATE event_relay_cursors SET xid = ${Number(end.xid)}, seq = ${end.seq}, updated_at = ${updatedAt}
+        WHERE consumer = ${consumer}`.pipe(orStoreError("events.relay"))
+      return updatedAt
+    })
+
   return {
     append: (events) =>
       insertEvents(events.map(eventRow)).pipe(
@@ -201,6 +228,23 @@ export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal)
         orStoreError("events.list"),
       ),
 
+    relayWindow: (consumer, limit, handle) =>
+      Effect.gen(function* () {
+        // Outside the transaction: on Postgres, a write would give the relay's transaction an xid of its own.
+        yield* ensureCursor(consumer)
+        const moved = yield* commits.track(sql.withTransaction(Effect.gen(function* () {
+          const [cursor] = yield* lockCursor(sql, consumer).pipe(orStoreError("events.relay"))
+          if (cursor === undefined) return 0
+          const [end] = yield* windowEnd(sql, cursor, limit, []).pipe(orStoreError("events.relay"))
+          if (end === undefined) return 0
+          const window: SqlEventWindow = { [EventWindowTypeId]: EventWindowTypeId, size: end.passed, cursor, end }
+          yield* handle(window)
+          yield* moveCursor(consumer, end)
+          return end.passed
+        }))).pipe(Effect.catchIf(isSqlError, (cause) => Effect.fail(storeError("events.relay")(cause))))
+        return moved
+      }),
+
     relay: (consumer, limit, handle, types) =>
       Effect.gen(function* () {
         // Outside the transaction: on Postgres, a write would give the relay's transaction an xid of its own.
@@ -216,9 +260,7 @@ export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal)
           const batch = yield* relayBatch(sql, cursor, limit, types).pipe(orStoreError("events.relay"))
           if (batch === undefined) return undefined
           if (types === undefined || batch.rows.length > 0) yield* handle(batch.rows.map(toEvent))
-          const updatedAt = yield* Clock.currentTimeMillis
-          yield* sql`UPDATE event_relay_cursors SET xid = ${Number(batch.end.xid)}, seq = ${batch.end.seq}, updated_at = ${updatedAt}
-            WHERE consumer = ${consumer}`.pipe(orStoreError("events.relay"))
+          const updatedAt = yield* moveCursor(consumer, batch.end)
           return { end: batch.end, passed: batch.passed, at: updatedAt }
         }))).pipe(Effect.catchIf(isSqlError, (cause) => Effect.fail(storeError("events.relay")(cause))))
         if (moved === undefined) return 0

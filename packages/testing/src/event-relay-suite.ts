@@ -2,9 +2,12 @@
  *  a database of its own, since a consumer sees the events of every account. Each test starts its consumer at the
  *  head of the outbox, so events of earlier tests do not reach it. */
 import { expect, it } from "@effect/vitest"
-import { Background, BackgroundConfig, type DomainEvent, IdsLive, JobQueue, Mailer, Store, StoreError } from "@mailroom/core"
-import { Deferred, Duration, Effect, Exit, Layer, Queue, Ref, Scope, TestClock, TestServices } from "effect"
-import { makeAccount, makeContact, makeEvent, uniqueText } from "./fixtures.js"
+import {
+  Background, BackgroundConfig, deliveryIdFor, type DomainEvent, type EventWindow, IdsLive, JobQueue, Mailer, Store, StoreError, type WebhookDelivery,
+  webhookEnvelope,
+} from "@mailroom/core"
+import { Deferred, Duration, Effect, Exit, Layer, Option, Queue, Ref, Scope, TestClock, TestServices } from "effect"
+import { makeAccount, makeContact, makeEvent, makeWebhookEndpoint, uniqueText } from "./fixtures.js"
 
 const noop = () => Effect.void
 
@@ -119,6 +122,76 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
         const seen: Array<string> = []
         yield* store.events.relay(consumer, 10, (events) => Effect.sync(() => { seen.push(...ids(events)) }))
         expect(seen).toEqual([kept.id])
+      }))
+
+    it.effect("a window consumer gets each batch as a window of at most `limit` events, which fan-out reads in the Store", () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const consumer = yield* freshConsumer
+        const accountId = yield* insertAccount
+        const other = yield* insertAccount
+        const endpoint = makeWebhookEndpoint({ accountId, events: ["contact.subscribed", "email.delivered"] })
+        const disabled = makeWebhookEndpoint({ accountId, events: ["contact.subscribed"], active: false })
+        const elsewhere = makeWebhookEndpoint({ accountId: other, events: ["contact.subscribed"] })
+        for (const one of [endpoint, disabled, elsewhere]) yield* store.webhooks.insertEndpoint(one)
+        const appended = [
+          makeEvent({ accountId, type: "contact.subscribed", recipient: "ada@example.com", details: { contactId: "ct_1", nested: { n: 1 } } }),
+          makeEvent({ accountId, type: "list.member_added" }),
+          makeEvent({ accountId: other, type: "contact.subscribed" }),
+          makeEvent({ accountId, type: "email.delivered", recipient: "bo@example.com", details: { messageId: "msg_1", subject: "Hi", size: 3 } }),
+        ]
+        yield* store.transaction(store.events.append(appended))
+        const at = new Date(1_700_000_000_000)
+        const windows: Array<number> = []
+        const made: Array<ReadonlyArray<WebhookDelivery>> = []
+        const fanOut = (window: EventWindow) =>
+          Effect.map(store.webhooks.fanOutWindow(window, at), (deliveries) => {
+            windows.push(window.size)
+            made.push(deliveries)
+          })
+        expect(yield* store.events.relayWindow(consumer, 3, fanOut)).toBe(3)
+        expect(yield* store.events.relayWindow(consumer, 3, fanOut)).toBe(1)
+        expect(yield* store.events.relayWindow(consumer, 3, fanOut)).toBe(0)
+        expect(windows).toEqual([3, 1])
+        // One delivery per (event, active endpoint of its account subscribed to its type), the body core's envelope.
+        const expected = (event: DomainEvent, endpointId: string) => ({
+          id: deliveryIdFor(event.id, endpointId), accountId: event.accountId, endpointId, eventId: event.id, eventType: event.type,
+          kind: "event", status: "pending", attempts: 0, createdAt: at,
+        })
+        expect(made.map((batch) => batch.map((delivery) => delivery.id))).toEqual([
+          [deliveryIdFor(appended[0]!.id, endpoint.id), deliveryIdFor(appended[2]!.id, elsewhere.id)],
+          [deliveryIdFor(appended[3]!.id, endpoint.id)],
+        ])
+        const byId = new Map(made.flat().map((delivery) => [delivery.id as string, delivery]))
+        for (const [event, endpointId] of [[appended[0]!, endpoint.id], [appended[2]!, elsewhere.id], [appended[3]!, endpoint.id]] as const) {
+          const delivery = byId.get(deliveryIdFor(event.id, endpointId))!
+          expect(delivery).toMatchObject(expected(event, endpointId))
+          expect(JSON.parse(delivery.payload)).toEqual(webhookEnvelope(event))
+          expect(Option.getOrThrow(yield* store.webhooks.findDelivery(event.accountId, delivery.id))).toMatchObject({ status: "pending", payload: delivery.payload })
+        }
+      }))
+
+    it.effect("a window whose handler fails is offered again, whole; fan-out of the same window twice makes nothing new", () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const consumer = yield* freshConsumer
+        const accountId = yield* insertAccount
+        yield* store.webhooks.insertEndpoint(makeWebhookEndpoint({ accountId, events: ["contact.subscribed"] }))
+        const appended = [makeEvent({ accountId, type: "contact.subscribed" }), makeEvent({ accountId, type: "contact.subscribed" })]
+        yield* store.events.append(appended)
+        const at = new Date(1_700_000_000_000)
+        // The fan-out committed, and the handler failed after it: neither the deliveries nor the cursor move.
+        const failure = yield* Effect.flip(store.events.relayWindow(consumer, 10, (window) =>
+          Effect.zipRight(store.webhooks.fanOutWindow(window, at), Effect.fail(new StoreError({ operation: "test", cause: "down" })))))
+        expect(failure._tag).toBe("StoreError")
+        const made: Array<number> = []
+        const fanOutTwice = (window: EventWindow) =>
+          Effect.gen(function* () {
+            made.push((yield* store.webhooks.fanOutWindow(window, at)).length)
+            made.push((yield* store.webhooks.fanOutWindow(window, at)).length)
+          })
+        expect(yield* store.events.relayWindow(consumer, 10, fanOutTwice)).toBe(2)
+        expect(made).toEqual([2, 0])
       }))
 
     it.effect("a consumer of some types gets only those, in order; its cursor moves past the others, counted", () =>

@@ -84,6 +84,18 @@ export const webhookDeliverySuite = <E>(
     const runJob = (account: Account, deliveryId: string, attempt: number) =>
       Effect.either(runDeliveryJob({ accountId: account.id, deliveryId }, run(attempt)))
 
+    /** Appends `events` and hands exactly them to the webhooks consumer as the relay would: a window of its own, from a
+     *  cursor moved first past every event appended before. */
+    let handOuts = 0
+    const handOut = (consumer: ReturnType<typeof webhookConsumer>, events: ReadonlyArray<DomainEvent>) =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const name = `webhooks-test-${handOuts++}`
+        while ((yield* store.events.relayWindow(name, 10_000, () => Effect.void)) > 0) { /* to the end */ }
+        yield* store.transaction(store.events.append(events))
+        expect(yield* store.events.relayWindow(name, 10_000, consumer.handleWindow)).toBe(events.length)
+      })
+
     const only = <A>(items: ReadonlyArray<A>) => {
       expect(items).toHaveLength(1)
       return items[0]!
@@ -215,7 +227,7 @@ export const webhookDeliverySuite = <E>(
           const second = yield* webhooks.create(account, { url: `http://127.0.0.1:${r.port}/second`, events: ["contact.subscribed"] })
           const fresh = makeFreshDeliveries()
           const consumer = webhookConsumer(fresh)
-          yield* store.transaction(consumer.handle([event(account), event(account)]))
+          yield* handOut(consumer, [event(account), event(account)])
           const queuedBefore = enqueued.length
           yield* consumer.committed()
           const queued = only(enqueued.slice(queuedBefore))
@@ -244,7 +256,7 @@ export const webhookDeliverySuite = <E>(
           const store = yield* Store
           const fresh = makeFreshDeliveries()
           const consumer = webhookConsumer(fresh)
-          yield* store.transaction(consumer.handle([event(account)]))
+          yield* handOut(consumer, [event(account)])
           const queuedBefore = enqueued.length
           yield* consumer.committed()
           const payload = only(enqueued.slice(queuedBefore)).payload as { readonly accountId: string; readonly deliveryIds: ReadonlyArray<string> }

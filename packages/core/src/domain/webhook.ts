@@ -465,7 +465,10 @@ export type TestWebhookInput = typeof TestWebhookInput.Type
 export const deliveryEventTypes: ReadonlyArray<EventType> = [
   "email.queued", "email.delivered", "email.bounced", "email.deferred", "email.dropped", "email.received",
 ]
-const liftedFields = ["sender", "subject", "status", "smtpResponse", "bounceReason", "bounceType"] as const
+/** The details fields of a delivery event lifted to the envelope's top level, in their order there, after messageId
+ *  (taken from the details as well). The SQL stores build the same envelope from these (envelope-sql.ts). */
+export const liftedEnvelopeFields = ["sender", "subject", "status", "smtpResponse", "bounceReason", "bounceType"] as const
+const liftedFields = liftedEnvelopeFields
 
 export interface EnvelopeSource {
   readonly id: string

@@ -8,24 +8,35 @@ import type { DomainEvent, EventType } from "../domain/event.js"
 import type { StoreError } from "../errors.js"
 import { type JobDefinition, JobQueue, type JobRun } from "../ports/job-queue.js"
 import type { Mailer } from "../ports/mailer.js"
-import { CommitDurability, Store } from "../ports/store.js"
+import { CommitDurability, type EventWindow, Store } from "../ports/store.js"
 
 /** What background handlers may use beside the services they were registered by: the ports the host provides when it
  *  starts the work (the facade's runtime provides them all; Dns and HttpTransport are references with defaults). */
 export type BackgroundContext = Store | JobQueue | Mailer
 
-/** A consumer of the outbox: it receives every committed event, in order, in batches. */
-export interface EventConsumer {
+/** A consumer of the outbox: it receives every committed event, in order, in batches: the events themselves
+ *  (`handle`), or the window they lie in, for repository methods that read it in the Store (`handleWindow`). */
+export type EventConsumer = EventConsumerBase & (
+  | {
+    /** Handles one batch. It runs inside the relay's Store transaction: its Store writes commit together with the
+     *  move of the cursor, or not at all. It must be idempotent: a batch whose handler fails is offered again (after
+     *  a pause), and so is a batch that was handled when the process died before the commit; anything done outside
+     *  the Store (a job enqueued on Postgres) may then happen twice. */
+    readonly handle: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, StoreError, BackgroundContext>
+    /** The event types it handles, when not all: the others pass it by unread (its cursor moves past them), and a
+     *  batch with none of its types is not handed to it. */
+    readonly types?: ReadonlyArray<EventType>
+  }
+  | {
+    /** As `handle`, given the window of the batch's events (EventOutbox.relayWindow) rather than the events read into
+     *  memory: for a consumer whose work is one statement over them (webhook fan-out). Every type. */
+    readonly handleWindow: (window: EventWindow) => Effect.Effect<void, StoreError, BackgroundContext>
+  }
+)
+
+interface EventConsumerBase {
   /** Stable and unique: the relay keeps the consumer's cursor under this name. A new name starts at the oldest event. */
   readonly name: string
-  /** Handles one batch. It runs inside the relay's Store transaction: its Store writes commit together with the move
-   *  of the cursor, or not at all. It must be idempotent: a batch whose handler fails is offered again (after a
-   *  pause), and so is a batch that was handled when the process died before the commit; anything done outside the
-   *  Store (a job enqueued on Postgres) may then happen twice. */
-  readonly handle: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, StoreError, BackgroundContext>
-  /** The event types it handles, when not all: the others pass it by unread (its cursor moves past them), and a batch
-   *  with none of its types is not handed to it. */
-  readonly types?: ReadonlyArray<EventType>
   /** Most events handed to it in one batch, when not BackgroundConfig's `relayBatchSize`. */
   readonly batchSize?: number
   /** Called once a handled batch committed; the effect it answers runs outside the transaction: for work that must
@@ -70,7 +81,11 @@ const relayTo = (consumer: EventConsumer) => {
     let backoff = 1000
     const committed = consumer.committed
     const batchSize = consumer.batchSize ?? config.relayBatchSize
-    const batch = Effect.uninterruptible(store.events.relay(consumer.name, batchSize, consumer.handle, consumer.types).pipe(
+    const types = "types" in consumer ? consumer.types : undefined
+    const relayed = "handleWindow" in consumer
+      ? store.events.relayWindow(consumer.name, batchSize, consumer.handleWindow)
+      : store.events.relay(consumer.name, batchSize, consumer.handle, types)
+    const batch = Effect.uninterruptible(relayed.pipe(
       Effect.tap((handled) => handled > 0 && committed !== undefined
         ? Effect.gen(function* () {
           const work = committed()
@@ -83,7 +98,7 @@ const relayTo = (consumer: EventConsumer) => {
     while (true) {
       // Taken before the batch reads, so that events committed while it runs wake the relay at once: events of the
       // consumer's types, when it has some (a commit of other events leaves it to its poll).
-      const appended = yield* store.events.appended(consumer.types)
+      const appended = yield* store.events.appended(types)
       const handled = yield* Effect.either(batch)
       if (handled._tag === "Left") {
         yield* Effect.logError(`event relay: consumer ${consumer.name} failed; its batch is offered again`, handled.left)

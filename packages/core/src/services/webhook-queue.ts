@@ -14,7 +14,7 @@ import { defineJob, type EnqueueOptions, type JobDefinition, JobQueue, type JobR
 import { HttpTransport, type PostOutcome } from "../ports/http-transport.js"
 import { Ids } from "../ports/ids.js"
 import { Mailer } from "../ports/mailer.js"
-import { Store } from "../ports/store.js"
+import { type EventWindow, Store } from "../ports/store.js"
 import { Accounts } from "./accounts.js"
 import {
   type AttemptResult, attemptDelivery, attemptResult, type AttemptTarget, attemptTarget, finishAttempt, type MadeAttempt,
@@ -175,6 +175,15 @@ export const makeDeliveries = (events: ReadonlyArray<DomainEvent>) =>
     })), at)
   })
 
+/** makeDeliveries for the events of a window the relay handed out (EventOutbox.relayWindow): the Store reads them
+ *  where they are, each delivery's body built as webhookEnvelope builds it. */
+export const makeWindowDeliveries = (window: EventWindow) =>
+  Effect.gen(function* () {
+    if (window.size === 0) return []
+    const store = yield* Store
+    return yield* store.webhooks.fanOutWindow(window, new Date(yield* Clock.currentTimeMillis))
+  })
+
 /** Fan-out and the first-attempts runs of the deliveries made. The outbox consumer queues only once its transaction
  *  committed (see `webhookConsumer`): a job queued on pg-boss may run before an uncommitted delivery can be read. */
 export const fanOutEvents = (events: ReadonlyArray<DomainEvent>) => Effect.tap(makeDeliveries(events), enqueueDeliveries)
@@ -219,8 +228,8 @@ export const makeFreshDeliveries = (limits: { readonly count: number; readonly a
   }
 }
 
-/** The outbox consumer of webhooks: each batch makes its deliveries in the relay's transaction, and their jobs are
- *  queued once it committed (tried again for a while when the queue fails; a delivery left without a job is queued
+/** The outbox consumer of webhooks: each batch makes its deliveries in the relay's transaction (one statement over the
+ *  batch's window of events, which are not read into memory), and their jobs are queued once it committed (tried again for a while when the queue fails; a delivery left without a job is queued
  *  again when the work next starts). With `fresh`, the committed deliveries are kept there for this process's
  *  first-attempts runs. */
 export const webhookConsumer = (fresh?: FreshDeliveries) => {
@@ -228,8 +237,8 @@ export const webhookConsumer = (fresh?: FreshDeliveries) => {
   return {
     name: "webhooks",
     batchSize: firstAttemptsPerRun,
-    handle: (events: ReadonlyArray<DomainEvent>) =>
-      Effect.map(makeDeliveries(events), (deliveries) => { made = deliveries }),
+    handleWindow: (window: EventWindow) =>
+      Effect.map(makeWindowDeliveries(window), (deliveries) => { made = deliveries }),
     // Takes the batch's deliveries when called (the relay may handle its next batch while the jobs are queued).
     committed: () => {
       const queued = made
