@@ -2,9 +2,10 @@
  *  events and endpoints, split only where the bound-parameter limit requires it (SQLite; Postgres takes arrays). */
 import { expect, layer } from "@effect/vitest"
 import { type AccountId, type FanOutEvent, Store } from "@mailroom/core"
-import { makeAccount, makeEvent, makeWebhookEndpoint, uniqueText } from "@mailroom/testing"
+import { makeAccount, makeEvent, makeWebhookEndpoint, scratchPostgres, uniqueText } from "@mailroom/testing"
 import { Effect } from "effect"
-import { backends, recordStatements, touching } from "./support.js"
+import { afterAll } from "vitest"
+import { backends, postgresClient, postgresUrl, recordStatements, sqliteClient, storeOver, touching } from "./support.js"
 
 const accountWithEndpoints = (count: number) =>
   Effect.gen(function* () {
@@ -52,7 +53,19 @@ for (const backend of backends) {
         expect(statements).toHaveLength(splits)
         expect(made).toHaveLength(6_000 * 2)
       }))
+  })
+}
 
+// The relay sees every event of the outbox: a database of its own for each backend (other test files append to the
+// shared Postgres test database meanwhile).
+const scratch = postgresUrl === undefined ? undefined : await scratchPostgres(postgresUrl)
+afterAll(() => scratch?.drop())
+const windowBackends = [
+  { name: "sqlite", layer: storeOver(sqliteClient()) },
+  ...(scratch === undefined ? [] : [{ name: "postgres", layer: storeOver(postgresClient(scratch.url)) }]),
+]
+for (const backend of windowBackends) {
+  layer(backend.layer, { timeout: "120 seconds" })(`webhook fan-out of a relayed window (${backend.name})`, (it) => {
     it.effect("a relayed window of 2,000 events over 10 endpoints makes its deliveries in one statement, reading no event", () =>
       Effect.gen(function* () {
         const store = yield* Store

@@ -229,9 +229,9 @@ export const makeFreshDeliveries = (limits: { readonly count: number; readonly a
 }
 
 /** The outbox consumer of webhooks: each batch makes its deliveries in the relay's transaction (one statement over the
- *  batch's window of events, which are not read into memory), and their jobs are queued once it committed (tried again for a while when the queue fails; a delivery left without a job is queued
- *  again when the work next starts). With `fresh`, the committed deliveries are kept there for this process's
- *  first-attempts runs. */
+ *  batch's window of events, which are not read into memory), and their jobs are queued once it committed (tried
+ *  again for a while when the queue fails; a delivery left without a job is queued again when the work next starts).
+ *  With `fresh`, the committed deliveries are kept there for this process's first-attempts runs. */
 export const webhookConsumer = (fresh?: FreshDeliveries) => {
   let made: ReadonlyArray<WebhookDelivery> = []
   return {
