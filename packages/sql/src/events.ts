@@ -24,6 +24,7 @@ const RelayRow = Schema.Struct({ ...EventRow.fields, seq: IntegerColumn, xid: Sc
 const decodeRelayRows = Schema.decodeUnknown(Schema.Array(RelayRow))
 const Cursor = Schema.Struct({ xid: Schema.Union(Schema.String, Schema.Number), seq: Schema.Union(Schema.String, Schema.Number) })
 const decodeCursors = Schema.decodeUnknown(Schema.Array(Cursor))
+const decodeLocked = Schema.decodeUnknown(Schema.Array(Schema.Struct({ locked: Schema.Boolean })))
 const decodeWindowEnds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ ...Cursor.fields, passed: IntegerColumn, wanted: IntegerColumn })))
 
 const toEvent = (row: typeof EventRow.Type): DomainEvent => ({
@@ -150,12 +151,13 @@ const laterCursor = (stored: typeof Cursor.Type, kept: typeof Cursor.Type | unde
  *  does not hold back its own reads. SQLite: one process, one writer. */
 const lockCursor = (sql: SqlClient.SqlClient, consumer: string) =>
   sql.onDialectOrElse({
-    // One statement: the lock is tried on the cursor's row only (a filter after the key lookup), and no row comes back
-    // when another transaction holds it.
+    // The lock first, then the cursor, in a statement of its own: a statement reads as of its start, so a cursor read
+    // in the statement that takes the lock could be the one from before the commit of the transaction that just
+    // released it, and the same batch would be handed out twice.
     pg: () =>
-      sql`SELECT xid, seq FROM event_relay_cursors
-        WHERE consumer = ${consumer} AND pg_try_advisory_xact_lock(hashtext('mailroom_relay'), hashtext(${consumer}))`.pipe(
-        Effect.flatMap(decodeCursors),
+      sql`SELECT pg_try_advisory_xact_lock(hashtext('mailroom_relay'), hashtext(${consumer})) AS locked`.pipe(
+        Effect.flatMap(decodeLocked),
+        Effect.flatMap((rows) => rows[0]?.locked === true ? readCursor(sql, consumer) : Effect.succeed([])),
       ),
     orElse: () => readCursor(sql, consumer),
   })
