@@ -11,7 +11,7 @@ import {
 import { Clock, Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { makeCaptureMailer } from "./capture-mailer.js"
-import { makeEvent } from "./fixtures.js"
+import { makeEvent, uniqueText } from "./fixtures.js"
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js"
 
 interface Enqueued {
@@ -86,11 +86,10 @@ export const webhookDeliverySuite = <E>(
 
     /** Appends `events` and hands exactly them to the webhooks consumer as the relay would: a window of its own, from a
      *  cursor moved first past every event appended before. */
-    let handOuts = 0
     const handOut = (consumer: ReturnType<typeof webhookConsumer>, events: ReadonlyArray<DomainEvent>) =>
       Effect.gen(function* () {
         const store = yield* Store
-        const name = `webhooks-test-${handOuts++}`
+        const name = uniqueText("webhooks-test")
         while ((yield* store.events.relayWindow(name, 10_000, () => Effect.void)) > 0) { /* to the end */ }
         yield* store.transaction(store.events.append(events))
         expect(yield* store.events.relayWindow(name, 10_000, consumer.handleWindow)).toBe(events.length)

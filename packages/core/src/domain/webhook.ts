@@ -468,7 +468,6 @@ export const deliveryEventTypes: ReadonlyArray<EventType> = [
 /** The details fields of a delivery event lifted to the envelope's top level, in their order there, after messageId
  *  (taken from the details as well). The SQL stores build the same envelope from these (envelope-sql.ts). */
 export const liftedEnvelopeFields = ["sender", "subject", "status", "smtpResponse", "bounceReason", "bounceType"] as const
-const liftedFields = liftedEnvelopeFields
 
 export interface EnvelopeSource {
   readonly id: string
@@ -484,7 +483,7 @@ export const webhookEnvelope = (event: EnvelopeSource): Record<string, unknown> 
   const details: Record<string, unknown> = { ...event.details }
   const top: Record<string, unknown> = {}
   if (isDelivery) {
-    for (const field of ["messageId", ...liftedFields]) {
+    for (const field of ["messageId", ...liftedEnvelopeFields]) {
       const value = details[field]
       delete details[field]
       if (typeof value === "string" && value !== "") top[field] = value
@@ -495,7 +494,7 @@ export const webhookEnvelope = (event: EnvelopeSource): Record<string, unknown> 
     messageId: typeof top.messageId === "string" ? top.messageId : event.id,
     timestamp: event.occurredAt.toISOString(),
     ...(event.recipient === null ? {} : { recipient: event.recipient }),
-    ...Object.fromEntries(liftedFields.flatMap((field) => top[field] === undefined ? [] : [[field, top[field]]])),
+    ...Object.fromEntries(liftedEnvelopeFields.flatMap((field) => top[field] === undefined ? [] : [[field, top[field]]])),
     details,
   }
 }
