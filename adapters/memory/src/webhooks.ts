@@ -1,7 +1,7 @@
 /** Webhook endpoints, deliveries and attempts in memory. Fan-out applies core's `subscribes` and `deliveryIdFor`, the
  *  same rules the SQL stores compile into their INSERT … SELECT. */
 import {
-  type AccountId, type DeliveryOutcome, deliveryIdFor, type FanOutEvent, fannedOutDelivery, subscribes, type WebhookAttempt, type WebhookDelivery,
+  type AccountId, type DeliveryOutcome, deliveryIdFor, type FailureStreak, type FanOutEvent, fannedOutDelivery, subscribes, type WebhookAttempt, type WebhookDelivery,
   type WebhookEndpoint, webhookEnvelope, type WebhookRepository,
 } from "@mailroom/core"
 import { Effect, Option } from "effect"
@@ -30,6 +30,10 @@ export const makeWebhookRepository = (db: MemoryDb): WebhookRepository => {
         return endpoint === undefined ? [] : [copyEndpoint(endpoint)]
       })
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  const storeStreak = (accountId: AccountId, endpointId: string, streak: FailureStreak) => {
+    const endpoint = endpointOf(accountId, endpointId)
+    if (endpoint !== undefined) endpoints.set(endpointId, { ...endpoint, streak: { ...streak } })
+  }
   const deliveriesOf = (endpointId: string) => [...deliveries.values()].filter((d) => d.endpointId === endpointId)
 
   const record = (attempt: WebhookAttempt, outcome: DeliveryOutcome) => {
@@ -135,7 +139,11 @@ export const makeWebhookRepository = (db: MemoryDb): WebhookRepository => {
 
     recordAttempt: (attempt, outcome) => db.atomic(() => record(attempt, outcome)),
 
-    recordAttempts: (records) => db.atomic(() => records.forEach(({ attempt, outcome }) => record(attempt, outcome))),
+    recordAttempts: (records, streaks = []) =>
+      db.atomic(() => {
+        records.forEach(({ attempt, outcome }) => record(attempt, outcome))
+        for (const { accountId, endpointId, streak } of streaks) storeStreak(accountId, endpointId, streak)
+      }),
 
     listAttempts: (accountId, deliveryId) =>
       db.atomic(() =>
@@ -150,11 +158,7 @@ export const makeWebhookRepository = (db: MemoryDb): WebhookRepository => {
         return { totalDeliveries: recent.length, successfulDeliveries: recent.filter((a) => a.succeeded).length }
       }),
 
-    setStreak: (accountId, endpointId, streak) =>
-      db.atomic(() => {
-        const endpoint = endpointOf(accountId, endpointId)
-        if (endpoint !== undefined) endpoints.set(endpointId, { ...endpoint, streak: { ...streak } })
-      }),
+    setStreak: (accountId, endpointId, streak) => db.atomic(() => storeStreak(accountId, endpointId, streak)),
 
     pendingDeliveries: (afterId, limit) =>
       db.atomic(() =>

@@ -149,7 +149,7 @@ export { CommitDurability, EventWindowTypeId, relayPassWindow, Store } from "./p
 export type {
   Durability,
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage, AddressRecord,
-  EventOutbox, EventWindow, ListPage, ListRepository, MemberRepository, DevOutboxRepository, WebhookRepository, FanOutEvent,
+  EventOutbox, EventWindow, ListPage, ListRepository, MemberRepository, DevOutboxRepository, WebhookRepository, EndpointStreak, FanOutEvent,
   DeliveryOutcome, SuppressionPage, SuppressionRepository, TopicPage, TopicRepository, ConfirmationRepository,
   MessageRepository, QuotaRepository, IdempotencyRepository, FormRepository,
 } from "./ports/store.js"

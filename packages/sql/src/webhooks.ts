@@ -3,11 +3,11 @@
  *  of events, computing each delivery's id as core's deliveryIdFor does. */
 import type { SqlClient } from "@effect/sql"
 import {
-  AccountId, DeliveryId, type DeliveryOutcome, DeliveryStatus, EventType, fannedOutDelivery, ReceivedEventType, type WebhookAttempt,
+  AccountId, DeliveryId, type DeliveryOutcome, DeliveryStatus, type EndpointStreak, EventType, fannedOutDelivery, ReceivedEventType, type WebhookAttempt,
   type WebhookDelivery, type WebhookEndpoint, WebhookId, type WebhookRepository,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
-import { atomically, forEachChunk, insertColumns, insertRows, maxInList, rowsStatement } from "./internal/batch.js"
+import { atomically, forEachChunk, insertColumns, insertRows, maxInList, pgRowsStatement2, rowsStatement } from "./internal/batch.js"
 import { EpochMillis, IntegerColumn, JsonColumn, LiteralColumn, toJson, toMillis, toMillisOrNull } from "./internal/columns.js"
 import { envelopeSql } from "./envelope-sql.js"
 import { inEventWindow } from "./events.js"
@@ -221,23 +221,48 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
 
   /** Postgres: the attempts inserted and their deliveries moved in one statement (a data-modifying CTE), one round trip
    *  instead of two; each row is an attempt's values followed by its outcome's `(status, code, error, at)`. */
-  const recordAttemptsPg = rowsStatement(sql, [
-    ...attemptColumns, ["status", "text"], ["code", "integer"], ["outcome_error", "text"], ["at", "bigint"],
-  ], (source) => `WITH v (${attemptColumns.map(([name]) => name).join(", ")}, status, code, outcome_error, at) AS (${source}),
+  const recordColumns = [...attemptColumns, ["status", "text"], ["code", "integer"], ["outcome_error", "text"], ["at", "bigint"]] as const
+  const recordSource = (source: string) => `WITH v (${recordColumns.map(([name]) => name).join(", ")}) AS (${source}),
       inserted AS (INSERT INTO webhook_attempts (${attemptColumns.map(([name]) => `"${name}"`).join(", ")})
-        SELECT ${attemptColumns.map(([name]) => name).join(", ")} FROM v)
+        SELECT ${attemptColumns.map(([name]) => name).join(", ")} FROM v)`
+  const recordAttemptsPg = rowsStatement(sql, recordColumns, (source) => `${recordSource(source)}
       ${moveDeliveries("delivery_id", "outcome_error")}`)
 
-  const recordAttempts = (records: ReadonlyArray<{ readonly attempt: WebhookAttempt; readonly outcome: DeliveryOutcome }>) =>
-    records.length === 0 ? Effect.void : sql.onDialectOrElse({
-      pg: () => recordAttemptsPg(records.map(({ attempt, outcome }) => [
-        ...attemptValues(attempt), outcome.status, outcome.lastStatusCode, outcome.lastError, toMillis(outcome.at),
-      ])).pipe(Effect.asVoid),
+  /** An endpoint's streak set only where it differs (most records of successes find it at zero already): `s` names the
+   *  endpoint in `id`, with `account_id`, `consecutive_failures` and `notified`. */
+  const setStreaksWhere = "w.id = s.id AND w.account_id = s.account_id AND " +
+    "(w.consecutive_failures <> s.consecutive_failures OR w.streak_notified <> s.notified)"
+  const streakColumns = [["id", "text"], ["account_id", "text"], ["consecutive_failures", "integer"], ["notified", "boolean"]] as const
+  const streakValues = (streaks: ReadonlyArray<EndpointStreak>) =>
+    streaks.map(({ accountId, endpointId, streak }) => [endpointId, accountId, streak.consecutiveFailures, bool(streak.notified)])
+
+  /** Postgres: recordAttemptsPg and the endpoints' streaks in one statement (a third CTE). */
+  const recordWithStreaksPg = pgRowsStatement2(sql, recordColumns, streakColumns, (records, streaks) => `${recordSource(records)},
+      streaks AS (UPDATE webhook_endpoints w SET consecutive_failures = s.consecutive_failures, streak_notified = s.notified
+        FROM (${streaks}) AS s (id, account_id, consecutive_failures, notified) WHERE ${setStreaksWhere})
+      ${moveDeliveries("delivery_id", "outcome_error")}`)
+
+  const recordAttempts = (
+    records: ReadonlyArray<{ readonly attempt: WebhookAttempt; readonly outcome: DeliveryOutcome }>,
+    streaks: ReadonlyArray<EndpointStreak> = [],
+  ) =>
+    records.length === 0 && streaks.length === 0 ? Effect.void : sql.onDialectOrElse({
+      pg: () => {
+        const rows = records.map(({ attempt, outcome }) => [
+          ...attemptValues(attempt), outcome.status, outcome.lastStatusCode, outcome.lastError, toMillis(outcome.at),
+        ])
+        return (streaks.length === 0 ? recordAttemptsPg(rows) : recordWithStreaksPg(rows, streakValues(streaks))).pipe(Effect.asVoid)
+      },
       orElse: () => atomically(sql, Effect.gen(function* () {
         yield* insertAttempts(records.map(({ attempt }) => attemptValues(attempt)))
         yield* updateDeliveries(records.map(({ attempt, outcome }) => [
           attempt.deliveryId, attempt.accountId, outcome.status, outcome.lastStatusCode, outcome.lastError, toMillis(outcome.at),
         ]))
+        for (const [id, accountId, consecutiveFailures, notified] of streakValues(streaks)) {
+          yield* sql`UPDATE webhook_endpoints AS w SET consecutive_failures = s.consecutive_failures, streak_notified = s.notified
+            FROM (SELECT ${id} AS id, ${accountId} AS account_id, ${consecutiveFailures} AS consecutive_failures, ${notified} AS notified) AS s
+            WHERE ${sql.literal(setStreaksWhere)}`
+        }
       })),
     }).pipe(orStoreError("webhooks.recordAttempts"))
 
@@ -403,7 +428,7 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
 
     recordAttempt: (attempt, outcome) => recordAttempts([{ attempt, outcome }]),
 
-    recordAttempts: (records) => recordAttempts(records),
+    recordAttempts: (records, streaks) => recordAttempts(records, streaks),
 
     listAttempts: (accountId, deliveryId) =>
       sql`SELECT id, account_id, delivery_id, endpoint_id, attempt, succeeded, status_code, duration_ms, response_snippet,

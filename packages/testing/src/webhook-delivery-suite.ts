@@ -6,7 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import {
   type Account, Accounts, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue, type JobQueueService, type JobRun, maxAttempts,
   firstAttemptsRecordedPer, freshDeliveryLimits, makeFreshDeliveries, purgeWebhookHistory, recordAttempts, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, webhookFirstAttemptsJob,
-  type WebhookAttempt, webhookConsumer, webhookEnvelope, webhookRetryPolicy, Webhooks as WebhooksService,
+  type PendingRecord, type WebhookAttempt, type WebhookDelivery, webhookConsumer, webhookEnvelope, webhookRetryPolicy, Webhooks as WebhooksService,
 } from "@mailroom/core"
 import { Clock, Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
@@ -292,6 +292,57 @@ export const webhookDeliverySuite = <E>(
           expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))).toMatchObject({ status: "succeeded", attempts: 2, lastStatusCode: 200, lastError: null })
           expect((yield* store.webhooks.listAttempts(account.id, delivery.id)).map((a) => [a.attempt, a.succeeded])).toEqual([[1, false], [2, true]])
           expect(Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id)).streak).toEqual({ consecutiveFailures: 0, notified: false })
+        }))
+
+      it.effect("a group of successes is recorded with the streak a success leaves, whatever the streak became after the run read its endpoint", () =>
+        Effect.gen(function* () {
+          const { account, endpoint } = yield* setup()
+          const store = yield* Store
+          const [one, two] = yield* fanOutEvents([event(account), event(account)])
+          const read = Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id))
+          // Failures recorded elsewhere since the read.
+          yield* store.webhooks.setStreak(account.id, endpoint.id, { consecutiveFailures: 5, notified: true })
+          const success = (delivery: WebhookDelivery, at: number): PendingRecord => ({
+            endpoint: read, status: "succeeded", at: new Date(at + 1),
+            attempt: {
+              id: `wha_${delivery.id}_1`, accountId: account.id, deliveryId: delivery.id, endpointId: endpoint.id, attempt: 1, succeeded: true,
+              statusCode: 204, durationMs: 1, responseSnippet: null, error: null, startedAt: new Date(at),
+            },
+          })
+          const answers = yield* recordAttempts([success(one!, 1_000), success(two!, 2_000)])
+          expect(answers.map((answer) => [answer.decision, answer.updated.streak])).toEqual(Array(2).fill([
+            { streak: { consecutiveFailures: 0, notified: false }, notify: false, disable: false }, { consecutiveFailures: 0, notified: false },
+          ]))
+          expect(Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id)).streak).toEqual({ consecutiveFailures: 0, notified: false })
+          for (const delivery of [one!, two!]) {
+            expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))).toMatchObject({ status: "succeeded", attempts: 1, lastStatusCode: 204 })
+          }
+        }))
+
+      it.effect("a group of successes and a group with a failure recorded at once come out as if one ran after the other", () =>
+        Effect.gen(function* () {
+          const { account, endpoint } = yield* setup()
+          const store = yield* Store
+          for (let round = 0; round < 8; round++) {
+            yield* store.webhooks.setStreak(account.id, endpoint.id, { consecutiveFailures: 2, notified: false })
+            const read = Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id))
+            const [failing, succeeding] = yield* fanOutEvents([event(account), event(account)])
+            const record = (delivery: WebhookDelivery, succeeded: boolean): PendingRecord => ({
+              endpoint: read, status: succeeded ? "succeeded" : "pending", at: new Date(round * 10 + 1),
+              attempt: {
+                id: `wha_${delivery.id}_1`, accountId: account.id, deliveryId: delivery.id, endpointId: endpoint.id, attempt: 1, succeeded,
+                statusCode: succeeded ? 204 : 500, durationMs: 1, responseSnippet: null, error: succeeded ? null : "the receiver answered 500",
+                startedAt: new Date(round * 10),
+              },
+            })
+            const [failed] = yield* Effect.all([recordAttempts([record(failing!, false)]), recordAttempts([record(succeeding!, true)])], { concurrency: 2 })
+            // The failure counted from the streak as it was when it took its lock: 3 (before the success) or 1 (after).
+            const streak = Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id)).streak.consecutiveFailures
+            const counted = failed[0]!.decision.streak.consecutiveFailures
+            expect([[3, 0], [1, 1]]).toContainEqual([counted, streak])
+            expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, failing!.id))).toMatchObject({ status: "pending", attempts: 1 })
+            expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, succeeding!.id))).toMatchObject({ status: "succeeded", attempts: 1 })
+          }
         }))
 
       it.effect("a first-attempts run POSTs nothing more to an endpoint once its failures reach autoDisableAfter; the rest wait in a run of their own", () =>

@@ -345,6 +345,13 @@ export interface DeliveryOutcome {
   readonly at: Date
 }
 
+/** An endpoint's failure streak to store, as recordAttempts takes it. */
+export interface EndpointStreak {
+  readonly accountId: AccountId
+  readonly endpointId: WebhookId
+  readonly streak: FailureStreak
+}
+
 export interface WebhookRepository {
   readonly insertEndpoint: (endpoint: WebhookEndpoint) => Effect.Effect<void, StoreError>
   /** Replaces every field but id, accountId and createdAt, subscriptions included. False when the endpoint is unknown
@@ -387,8 +394,13 @@ export interface WebhookRepository {
    *  completedAt set when the status is no longer pending). */
   readonly recordAttempt: (attempt: WebhookAttempt, outcome: DeliveryOutcome) => Effect.Effect<void, StoreError>
   /** recordAttempt for many attempts at once, set-based (one insert of the attempts, one update of their deliveries,
-   *  split only at the parameter limit), atomically. Each delivery appears at most once in one call. */
-  readonly recordAttempts: (records: ReadonlyArray<{ readonly attempt: WebhookAttempt; readonly outcome: DeliveryOutcome }>) => Effect.Effect<void, StoreError>
+   *  split only at the parameter limit), atomically. Each delivery appears at most once in one call. With `streaks`,
+   *  the same atomic write sets those endpoints' failure streaks (writing only those that differ; an endpoint of
+   *  another account, or gone, is left alone): on Postgres the whole record is one statement. */
+  readonly recordAttempts: (
+    records: ReadonlyArray<{ readonly attempt: WebhookAttempt; readonly outcome: DeliveryOutcome }>,
+    streaks?: ReadonlyArray<EndpointStreak>,
+  ) => Effect.Effect<void, StoreError>
   /** The attempts of a delivery, first first. */
   readonly listAttempts: (accountId: AccountId, deliveryId: DeliveryId) => Effect.Effect<ReadonlyArray<WebhookAttempt>, StoreError>
   /** Attempts of the endpoint started at or after `since`: how many, and how many succeeded. */

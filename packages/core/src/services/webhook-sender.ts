@@ -72,11 +72,18 @@ export interface RecordedAttempt {
  *  each, and one streak write per endpoint whose streak moved. The streaks are computed here, attempt after attempt
  *  (by endpoint, then in the order given) with afterAttempt, from the endpoint as locked: concurrent groups count one
  *  after another. The lock comes first: recording an attempt takes a key-share lock on the endpoint (its foreign key),
- *  and two groups that each held one while asking for the endpoint's lock would deadlock. Answers in the order given. */
+ *  and two groups that each held one while asking for the endpoint's lock would deadlock. Answers in the order given.
+ *
+ *  A group whose attempts all succeeded (each delivery once) needs none of that: a success leaves the streak where
+ *  afterAttempt puts it whatever the streak was, so the endpoints are neither read nor locked, and one atomic write
+ *  (one statement on Postgres) records the attempts, moves the deliveries and stores each endpoint's streak. A group
+ *  recording failures at the same time still counts from the streak as it is when it takes its lock: the two come out
+ *  as if one had run after the other. */
 export const recordAttempts = (pending: ReadonlyArray<PendingRecord>) =>
   Effect.gen(function* () {
     const store = yield* Store
     if (pending.length === 0) return []
+    if (allSucceededOnce(pending)) return yield* recordSuccesses(pending)
     const order = pending.map((_, i) => i).sort((a, b) => {
       const x = pending[a]!.endpoint.id
       const y = pending[b]!.endpoint.id
@@ -131,6 +138,27 @@ export const recordAttempts = (pending: ReadonlyArray<PendingRecord>) =>
       }
       return answers
     }))
+  })
+
+/** Whether every attempt of the group succeeded, each of a delivery of its own. */
+const allSucceededOnce = (pending: ReadonlyArray<PendingRecord>) =>
+  pending.every(({ attempt }) => attempt.succeeded) && new Set(pending.map(({ attempt }) => attempt.deliveryId)).size === pending.length
+
+/** recordAttempts of a group of successes: each endpoint's streak as the success leaves it (afterAttempt, which does
+ *  not look at the streak before), stored with the attempts in one atomic write. */
+const recordSuccesses = (pending: ReadonlyArray<PendingRecord>) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    const answers = pending.map(({ endpoint, attempt }): RecordedAttempt => {
+      const decision = afterAttempt(endpoint.failureSettings, endpoint.streak, attempt.succeeded)
+      return { decision, updated: { ...endpoint, streak: decision.streak } }
+    })
+    const streaks = new Map(answers.map(({ updated }) => [updated.id, { accountId: updated.accountId, endpointId: updated.id, streak: updated.streak }]))
+    yield* store.webhooks.recordAttempts(pending.map(({ attempt, status, at }) => ({
+      attempt,
+      outcome: { status, lastStatusCode: attempt.statusCode, lastError: attempt.error, at },
+    })), [...streaks.values()])
+    return answers
   })
 
 const recordOne = (pending: PendingRecord) => Effect.map(recordAttempts([pending]), (answers) => answers[0]!)

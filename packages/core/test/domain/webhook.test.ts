@@ -153,6 +153,17 @@ describe("failure streaks", () => {
     expect(decisions.filter((d) => d.notify)).toHaveLength(2)
   })
 
+  it("a success leaves the same streak whatever the streak and the settings were (a group of successes is recorded without reading its endpoints)", () => {
+    const settingsArb = fc.record({
+      enabled: fc.boolean(), notifyEmails: fc.constant([]), failureThreshold: fc.integer({ min: 1, max: 100 }), autoDisableAfter: fc.integer({ min: 0, max: 100 }),
+    })
+    const streakArb = fc.record({ consecutiveFailures: fc.nat({ max: 1_000 }), notified: fc.boolean() })
+    fc.assert(fc.property(settingsArb, streakArb, settingsArb, streakArb, (s1, streak1, s2, streak2) => {
+      expect(afterAttempt(s1, streak1, true)).toEqual(afterAttempt(s2, streak2, true))
+    }))
+    expect(afterAttempt(settings, { consecutiveFailures: 7, notified: true }, true)).toEqual({ streak: { consecutiveFailures: 0, notified: false }, notify: false, disable: false })
+  })
+
   it("sends no notice when notices are off, and never disables with autoDisableAfter 0", () => {
     const decisions = run(Array(20).fill(false), { ...settings, enabled: false, autoDisableAfter: 0 })
     expect(decisions.some((d) => d.notify || d.disable)).toBe(false)

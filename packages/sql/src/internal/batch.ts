@@ -62,6 +62,14 @@ const rowValues = (rows: ReadonlyArray<ReadonlyArray<unknown>>): Array<unknown> 
   return values
 }
 
+/** `SELECT * FROM unnest($n::type[], …)` of `columns`, their parameters numbered after the first `offset`. */
+const unnestSource = (columns: ReadonlyArray<readonly [name: string, type: PgArrayType]>, offset: number) =>
+  `SELECT * FROM unnest(${columns.map(([, type], i) => `$${offset + i + 1}::${type}[]`).join(", ")})`
+
+/** The values of `rows` column by column: one array parameter per column. */
+const columnArrays = (columns: ReadonlyArray<unknown>, rows: ReadonlyArray<ReadonlyArray<unknown>>) =>
+  columns.map((_, i) => rows.map((values) => values[i]))
+
 /** A set-based statement over rows given column by column, whose text depends only on its columns. `write` puts the
  *  rows' source where it belongs (as an INSERT's source, or as the body of a CTE that names the columns): on Postgres
  *  `SELECT * FROM unnest($1::type[], …)`, one array parameter per column (parsed and planned in a fraction of the time
@@ -73,7 +81,7 @@ export const rowsStatement = (
   columns: ReadonlyArray<readonly [name: string, type: PgArrayType]>,
   write: (source: string) => string,
 ) => {
-  const pgText = write(`SELECT * FROM unnest(${columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")})`)
+  const pgText = write(unnestSource(columns, 0))
   const row = `(${columns.map(() => "?").join(", ")})`
   const texts = new Map<number, string>()
   const valuesText = (count: number) => {
@@ -87,10 +95,24 @@ export const rowsStatement = (
   }
   return (rows: ReadonlyArray<ReadonlyArray<unknown>>): Effect.Effect<ReadonlyArray<Row>, SqlError> =>
     rows.length === 0 ? Effect.succeed([]) : sql.onDialectOrElse({
-      pg: () => sql.unsafe<Row>(pgText, columns.map((_, i) => rows.map((values) => values[i]))),
+      pg: () => sql.unsafe<Row>(pgText, columnArrays(columns, rows)),
       orElse: () => forEachChunk(sql, rows, Math.floor(maxParameters / columns.length), (chunk) =>
         sql.unsafe<Row>(valuesText(chunk.length), rowValues(chunk))),
     })
+}
+
+/** Postgres only: a statement over two sets of rows, each given column by column as `rowsStatement` gives one (its
+ *  `unnest` source; the first set's parameters first), so that one statement can write both (a data-modifying CTE
+ *  per set). Its text depends only on the columns. */
+export const pgRowsStatement2 = (
+  sql: SqlClient,
+  first: ReadonlyArray<readonly [name: string, type: PgArrayType]>,
+  second: ReadonlyArray<readonly [name: string, type: PgArrayType]>,
+  write: (firstSource: string, secondSource: string) => string,
+) => {
+  const text = write(unnestSource(first, 0), unnestSource(second, first.length))
+  return (firstRows: ReadonlyArray<ReadonlyArray<unknown>>, secondRows: ReadonlyArray<ReadonlyArray<unknown>>): Effect.Effect<ReadonlyArray<Row>, SqlError> =>
+    sql.unsafe<Row>(text, [...columnArrays(first, firstRows), ...columnArrays(second, secondRows)])
 }
 
 /** `INSERT INTO table (columns) <rows> <suffix>` through `rowsStatement`: each row gives its values in the order of

@@ -1,7 +1,7 @@
 /** Store contract: webhook endpoints, fan-out to deliveries, attempts, stats and purge. */
 import { describe, expect } from "@effect/vitest"
 import {
-  type AccountId, deliveryIdFor, type FanOutEvent, Store, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint,
+  type AccountId, deliveryIdFor, type FanOutEvent, Store, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint, type WebhookId,
 } from "@mailroom/core"
 import { Effect, Option } from "effect"
 import { makeWebhookAttempt, makeWebhookDelivery, makeWebhookEndpoint, uniqueText } from "../fixtures.js"
@@ -264,6 +264,36 @@ export const webhookTests = (it: StoreTester) => {
             .toEqual([{ ...attempt, startedAt: attempt.startedAt.getTime() }])
         }
         expect(yield* webhooks.attemptStats(accountId, endpoint.id, at(0))).toEqual({ totalDeliveries: 3, successfulDeliveries: 1 })
+      }))
+
+    it.effect("records attempts and sets endpoints' streaks in one write, only for endpoints of the named account", () =>
+      Effect.gen(function* () {
+        const { webhooks } = yield* Store
+        const accountId = yield* insertAccount
+        const other = yield* insertAccount
+        const [moved, unchanged] = [yield* insertEndpoint({ accountId }), yield* insertEndpoint({ accountId })]
+        const foreign = yield* insertEndpoint({ accountId: other })
+        yield* webhooks.setStreak(accountId, moved.id, { consecutiveFailures: 4, notified: true })
+        yield* webhooks.setStreak(other, foreign.id, { consecutiveFailures: 2, notified: false })
+        const delivery = makeWebhookDelivery({ accountId, endpointId: moved.id })
+        yield* webhooks.insertDelivery(delivery)
+        const attempt = makeWebhookAttempt({ accountId, endpointId: moved.id, deliveryId: delivery.id, attempt: 1, startedAt: at(30) })
+        yield* webhooks.recordAttempts([{ attempt, outcome: { status: "succeeded", lastStatusCode: 200, lastError: null, at: at(31) } }], [
+          { accountId, endpointId: moved.id, streak: { consecutiveFailures: 0, notified: false } },
+          { accountId, endpointId: unchanged.id, streak: { consecutiveFailures: 0, notified: false } },
+          // Named with the wrong account: left alone.
+          { accountId, endpointId: foreign.id, streak: { consecutiveFailures: 9, notified: true } },
+          { accountId, endpointId: "wh_missing" as WebhookId, streak: { consecutiveFailures: 9, notified: true } },
+        ])
+        const streakOf = (account: AccountId, id: string) => Effect.map(webhooks.findEndpoint(account, id), (found) => Option.getOrThrow(found).streak)
+        expect(yield* streakOf(accountId, moved.id)).toEqual({ consecutiveFailures: 0, notified: false })
+        expect(yield* streakOf(accountId, unchanged.id)).toEqual({ consecutiveFailures: 0, notified: false })
+        expect(yield* streakOf(other, foreign.id)).toEqual({ consecutiveFailures: 2, notified: false })
+        expect(Option.getOrThrow(yield* webhooks.findDelivery(accountId, delivery.id))).toMatchObject({ status: "succeeded", attempts: 1, lastStatusCode: 200 })
+        expect((yield* webhooks.listAttempts(accountId, delivery.id)).map((a) => a.id)).toEqual([attempt.id])
+        // A streak set to a failure count, with no attempt to record.
+        yield* webhooks.recordAttempts([], [{ accountId, endpointId: unchanged.id, streak: { consecutiveFailures: 3, notified: true } }])
+        expect(yield* streakOf(accountId, unchanged.id)).toEqual({ consecutiveFailures: 3, notified: true })
       }))
 
     it.effect("sets the failure streak", () =>
