@@ -7,7 +7,7 @@ import {
   type WebhookDelivery, type WebhookEndpoint, WebhookId, type WebhookRepository,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
-import { atomically, forEachChunk, insertColumns, insertRows, maxInList, pgRowsStatement2, rowsStatement } from "./internal/batch.js"
+import { atomically, forEachChunk, insertColumns, insertRows, maxInList, pgRowsStatementOfTwo, rowsStatement } from "./internal/batch.js"
 import { EpochMillis, IntegerColumn, JsonColumn, LiteralColumn, toJson, toMillis, toMillisOrNull } from "./internal/columns.js"
 import { envelopeSql } from "./envelope-sql.js"
 import { inEventWindow } from "./events.js"
@@ -222,10 +222,10 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
   /** Postgres: the attempts inserted and their deliveries moved in one statement (a data-modifying CTE), one round trip
    *  instead of two; each row is an attempt's values followed by its outcome's `(status, code, error, at)`. */
   const recordColumns = [...attemptColumns, ["status", "text"], ["code", "integer"], ["outcome_error", "text"], ["at", "bigint"]] as const
-  const recordSource = (source: string) => `WITH v (${recordColumns.map(([name]) => name).join(", ")}) AS (${source}),
+  const recordCtes = (source: string) => `WITH v (${recordColumns.map(([name]) => name).join(", ")}) AS (${source}),
       inserted AS (INSERT INTO webhook_attempts (${attemptColumns.map(([name]) => `"${name}"`).join(", ")})
         SELECT ${attemptColumns.map(([name]) => name).join(", ")} FROM v)`
-  const recordAttemptsPg = rowsStatement(sql, recordColumns, (source) => `${recordSource(source)}
+  const recordAttemptsPg = rowsStatement(sql, recordColumns, (source) => `${recordCtes(source)}
       ${moveDeliveries("delivery_id", "outcome_error")}`)
 
   /** An endpoint's streak set only where it differs (most records of successes find it at zero already): `s` names the
@@ -237,7 +237,7 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
     streaks.map(({ accountId, endpointId, streak }) => [endpointId, accountId, streak.consecutiveFailures, bool(streak.notified)])
 
   /** Postgres: recordAttemptsPg and the endpoints' streaks in one statement (a third CTE). */
-  const recordWithStreaksPg = pgRowsStatement2(sql, recordColumns, streakColumns, (records, streaks) => `${recordSource(records)},
+  const recordWithStreaksPg = pgRowsStatementOfTwo(sql, recordColumns, streakColumns, (records, streaks) => `${recordCtes(records)},
       streaks AS (UPDATE webhook_endpoints w SET consecutive_failures = s.consecutive_failures, streak_notified = s.notified
         FROM (${streaks}) AS s (id, account_id, consecutive_failures, notified) WHERE ${setStreaksWhere})
       ${moveDeliveries("delivery_id", "outcome_error")}`)

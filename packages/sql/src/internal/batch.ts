@@ -104,7 +104,7 @@ export const rowsStatement = (
 /** Postgres only: a statement over two sets of rows, each given column by column as `rowsStatement` gives one (its
  *  `unnest` source; the first set's parameters first), so that one statement can write both (a data-modifying CTE
  *  per set). Its text depends only on the columns. */
-export const pgRowsStatement2 = (
+export const pgRowsStatementOfTwo = (
   sql: SqlClient,
   first: ReadonlyArray<readonly [name: string, type: PgArrayType]>,
   second: ReadonlyArray<readonly [name: string, type: PgArrayType]>,
