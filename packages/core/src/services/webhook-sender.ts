@@ -124,10 +124,7 @@ export const recordAttempts = (pending: ReadonlyArray<PendingRecord>) =>
         answers[i] = { decision, updated }
       }
       yield* Effect.forEach(rounds, (round) =>
-        store.webhooks.recordAttempts(round.map(({ attempt, status, at }) => ({
-          attempt,
-          outcome: { status, lastStatusCode: attempt.statusCode, lastError: attempt.error, at },
-        }))), { discard: true })
+        store.webhooks.recordAttempts(attemptRecords(round)), { discard: true })
       // One write per endpoint, in id order: the disabled endpoint whole, or the streak when it moved.
       for (const [id, before] of [...locked].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
         const after = current.get(id)!
@@ -139,6 +136,13 @@ export const recordAttempts = (pending: ReadonlyArray<PendingRecord>) =>
       return answers
     }))
   })
+
+/** What the Store records of each attempt: the attempt, and its delivery's new state. */
+const attemptRecords = (pending: ReadonlyArray<PendingRecord>) =>
+  pending.map(({ attempt, status, at }) => ({
+    attempt,
+    outcome: { status, lastStatusCode: attempt.statusCode, lastError: attempt.error, at },
+  }))
 
 /** Whether every attempt of the group succeeded, each of a delivery of its own. */
 const allSucceededOnce = (pending: ReadonlyArray<PendingRecord>) =>
@@ -154,10 +158,7 @@ const recordSuccesses = (pending: ReadonlyArray<PendingRecord>) =>
       return { decision, updated: { ...endpoint, streak: decision.streak } }
     })
     const streaks = new Map(answers.map(({ updated }) => [updated.id, { accountId: updated.accountId, endpointId: updated.id, streak: updated.streak }]))
-    yield* store.webhooks.recordAttempts(pending.map(({ attempt, status, at }) => ({
-      attempt,
-      outcome: { status, lastStatusCode: attempt.statusCode, lastError: attempt.error, at },
-    })), [...streaks.values()])
+    yield* store.webhooks.recordAttempts(attemptRecords(pending), [...streaks.values()])
     return answers
   })
 
