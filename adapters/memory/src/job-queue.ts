@@ -1,10 +1,12 @@
 /** The in-process JobQueue: jobs in a map, due times read from Effect's Clock, so that a test under TestClock walks a
- *  retry schedule of hours in milliseconds. Nothing survives the layer: for unit tests, demos and the memory backend. */
+ *  retry schedule of hours in milliseconds. Nothing survives the layer: for unit tests, demos and the memory backend.
+ *  Jobs claimed at creation (enqueueClaimed) enter the map when they are started: the memory Store's transactions
+ *  keep nothing either, so there is nothing to commit them with. */
 import {
-  type ClaimedJob, type EnqueueOptions, enqueueEach, Ids, type JobDefinition, JobQueue, type JobQueueService, runJobWorker,
-  StoreError,
+  type ClaimedJob, type EnqueueOptions, enqueueEach, Ids, type JobDefinition, JobQueue, type JobQueueService, makeWorkerHandoffs,
+  runJobWorker, StoreError,
 } from "@mailroom/core"
-import { Clock, Deferred, Duration, Effect, Layer, Schema } from "effect"
+import { Clock, Deferred, Duration, Effect, Layer, Option, Schema } from "effect"
 
 export interface MemoryJobQueueOptions {
   /** How long closing a worker's scope waits for its runs in flight (default 30 seconds). */
@@ -70,12 +72,34 @@ export const makeMemoryJobQueue = (options: MemoryJobQueueOptions = {}) =>
 
     const enqueueAll = enqueueEach(enqueue)
 
+    const handoffs = makeWorkerHandoffs()
+
+    const enqueueClaimed: JobQueueService["enqueueClaimed"] = (job, payloads) =>
+      Effect.gen(function* () {
+        const handoff = handoffs.withRoomFor(job.name, payloads.length)
+        if (handoff === undefined) return Option.none()
+        const encoded = yield* Effect.forEach(payloads, (payload) => Schema.encode(job.payload)(payload)).pipe(
+          Effect.mapError((cause) => new StoreError({ operation: "jobs.enqueue", cause })),
+        )
+        const now = yield* Clock.currentTimeMillis
+        const made = encoded.map((payload) => ({ id: ids.make("job", new Date(now)), payload: structuredClone(payload) }))
+        return Option.some({
+          ids: made.map((one) => one.id),
+          start: Effect.suspend(() => {
+            for (const { id, payload } of made) {
+              jobs.set(id, { id, name: job.name, payload, dedupeKey: undefined, state: "running", attempts: 1, runAt: now, lastError: undefined })
+            }
+            return handoff.give(made.map(({ id, payload }): ClaimedJob => ({ id, attempt: 1, payload: structuredClone(payload) })))
+          }),
+        })
+      })
+
     const due = (name: string, now: number) =>
       [...jobs.values()].filter((job) => job.name === name && job.state === "pending" && job.runAt <= now)
         .sort((a, b) => a.runAt - b.runAt)
 
     const work: JobQueueService["work"] = (job, handler, workOptions) =>
-      runJobWorker(job, handler, {
+      handoffs.keep(job.name, runJobWorker(job, handler, {
         claim: (max) =>
           Effect.map(Clock.currentTimeMillis, (now) =>
             due(job.name, now).slice(0, max).map((claimed): ClaimedJob => {
@@ -107,7 +131,7 @@ export const makeMemoryJobQueue = (options: MemoryJobQueueOptions = {}) =>
           if (next <= now) return
           yield* next === Infinity ? Deferred.await(signal) : Effect.race(Deferred.await(signal), Effect.sleep(Duration.millis(next - now)))
         }),
-      }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds" })
+      }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds" }))
 
     /** Every job this queue holds, finished ones included, oldest first. */
     const inspect = Effect.sync((): ReadonlyArray<MemoryJobView> =>
@@ -115,7 +139,7 @@ export const makeMemoryJobQueue = (options: MemoryJobQueueOptions = {}) =>
         id: job.id, name: job.name, state: job.state, attempts: job.attempts, runAt: new Date(job.runAt), lastError: job.lastError,
       })))
 
-    return { queue: JobQueue.of({ enqueue, enqueueAll, work }), inspect }
+    return { queue: JobQueue.of({ enqueue, enqueueAll, enqueueClaimed, work }), inspect }
   })
 
 export const MemoryJobQueue = {

@@ -1,6 +1,6 @@
 import { IdsLive } from "@mailroom/core"
 import { jobQueueSuite } from "@mailroom/testing"
 import { Layer } from "effect"
-import { MemoryJobQueue } from "../src/index.js"
+import { MemoryJobQueue, MemoryStore } from "../src/index.js"
 
-jobQueueSuite("memory", MemoryJobQueue.layer({ shutdownGrace: "1 second" }).pipe(Layer.provide(IdsLive)))
+jobQueueSuite("memory", Layer.merge(MemoryJobQueue.layer({ shutdownGrace: "1 second" }), MemoryStore.layer).pipe(Layer.provide(IdsLive)))

@@ -8,12 +8,18 @@
  *  delay that follows *this* attempt; the failure,
  *  whether reported by the worker or found by maintenance after a crash, then waits exactly the policy's delay
  *  (rounded up to whole seconds). expire_in = the job's timeout plus `expiryMargin`. Dedupe keys are pg-boss
- *  singleton keys, checked under an advisory lock against the job's unfinished states. */
+ *  singleton keys, checked under an advisory lock against the job's unfinished states.
+ *
+ *  Jobs claimed at creation (enqueueClaimed) are inserted active, through the Store's SqlClient in the caller's
+ *  transaction, when the Store is on the queue's database; their expiry allows for one run of waiting before theirs
+ *  starts (twice the timeout, plus the margin), and past it pg-boss's maintenance retries them as any job whose worker
+ *  died. */
+import { SqlClient } from "@effect/sql"
 import {
-  type ClaimedJob, CommitDurability, type Durability, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService, makeClaimWakeup, makeKeyedWakeSignals, runJobWorker,
-  StoreError,
+  type ClaimedJob, CommitDurability, type Durability, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService, makeClaimWakeup, makeKeyedWakeSignals,
+  makeWorkerHandoffs, runJobWorker, StoreError,
 } from "@mailroom/core"
-import { Duration, Effect, Layer, Schema } from "effect"
+import { Duration, Effect, Layer, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import pg from "pg"
 import PgBoss from "pg-boss"
@@ -72,11 +78,22 @@ const claimJobs = `WITH next AS (
 const lockDedupeKeys = "SELECT pg_advisory_xact_lock(hashtext($1), hashtext(key)) FROM unnest($2::text[]) AS key ORDER BY key"
 const findUnfinished = "SELECT id, singleton_key FROM pgboss.job WHERE name = $1 AND singleton_key = ANY($2::text[]) AND state < 'completed'"
 
+/** Jobs claimed at creation: active from now, attempt 1 (retry_count 0), waiting the policy's first delay after a
+ *  failure. The queue's partition exists: its worker created it before it started. */
+const insertClaimed = `INSERT INTO pgboss.job (id, name, data, state, retry_limit, retry_delay, retry_backoff, expire_in, started_on, policy)
+  SELECT j.id, $1, j.data, 'active', $2::int, $3::int, false, $4::int * interval '1 second', now(), 'standard'
+  FROM jsonb_to_recordset($5::jsonb) AS j (id uuid, data jsonb)`
+
+/** What tells two connections they are on one database: its name, its server's start, and the queue's table. */
+const databaseIdentity = "SELECT current_database() || ' ' || pg_postmaster_start_time()::text || ' ' || 'pgboss.job'::regclass::oid::text AS identity"
+
 /** pg-boss's `complete` of jobs by id. */
 const completeJobs = `UPDATE pgboss.job SET completed_on = now(), state = 'completed'
   WHERE name = $1 AND id = ANY($2::uuid[]) AND state = 'active'`
 
-export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
+/** The queue; with `store` (the Store's SqlClient), jobs claimed at creation are written in the Store's transactions
+ *  when it is on the queue's database. */
+export const makePgBossJobQueue = (options: PgBossJobQueueOptions, store?: SqlClient.SqlClient) =>
   Effect.gen(function* () {
     const pool = yield* Effect.acquireRelease(
       Effect.sync(() => {
@@ -115,6 +132,14 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
       },
       catch: failure("pgboss.index"),
     })
+
+    // The Store's connections write jobs only when they reach the queue's own table.
+    const sameDatabase = store === undefined ? Effect.succeed(false) : Effect.gen(function* () {
+      const ours = yield* Effect.tryPromise({ try: () => pool.query<{ identity: string }>(databaseIdentity), catch: failure("pgboss.identity") })
+      const theirs = yield* Effect.either(store.unsafe<{ readonly identity: string }>(databaseIdentity))
+      return theirs._tag === "Right" && theirs.right[0]?.identity === ours.rows[0]?.identity
+    })
+    const storeSql = (yield* sameDatabase) ? store : undefined
 
     const queues = new Map<string, Promise<void>>()
     /** Instances starting at once can deadlock in pg-boss's createQueue (each creates the queue's partition): a
@@ -220,6 +245,25 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
     const enqueue = <A, I>(job: JobDefinition<A, I>, payload: A, enqueueOptions: EnqueueOptions = {}) =>
       Effect.map(enqueueAll(job, [{ payload, options: enqueueOptions }]), (ids) => ids[0]!)
 
+    const handoffs = makeWorkerHandoffs()
+
+    const enqueueClaimed: JobQueueService["enqueueClaimed"] = (job, payloads) =>
+      Effect.gen(function* () {
+        const handoff = handoffs.withRoomFor(job.name, payloads.length)
+        if (storeSql === undefined || handoff === undefined) return Option.none()
+        const jobs = yield* Effect.forEach(payloads, (payload) =>
+          Effect.map(Schema.encode(job.payload)(payload), (encoded) => ({ id: randomUUID(), data: { payload: encoded } })))
+        const delays = job.retry.delays
+        yield* storeSql.unsafe(insertClaimed, [
+          job.name, delays.length, delays.length === 0 ? 0 : wholeSeconds(delays[0]!),
+          2 * wholeSeconds(job.timeout) + wholeSeconds(options.expiryMargin ?? "30 seconds"), JSON.stringify(jobs),
+        ])
+        return Option.some({
+          ids: jobs.map((one) => one.id),
+          start: handoff.give(jobs.map((one): ClaimedJob => ({ id: one.id, attempt: 1, payload: one.data.payload }))),
+        })
+      }).pipe(Effect.mapError(failure("jobs.enqueue")))
+
     /** A finished job is completed at once (the runs that finish together in one statement): until then its dedupe
      *  key still counts as taken, and an enqueue with it would be dropped. */
     const work: JobQueueService["work"] = (job, handler, workOptions) => {
@@ -228,7 +272,7 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
       const wakeup = makeClaimWakeup(signals.of(job.name), options.pollInterval ?? "1 second")
       return Effect.zipRight(
         Effect.tryPromise({ try: () => ensureQueue(job.name), catch: failure("jobs.work") }),
-        runJobWorker(job, handler, {
+        handoffs.keep(job.name, runJobWorker(job, handler, {
           claim: (max) =>
             Effect.zipRight(wakeup.arm, Effect.tryPromise({
               try: async () => (await pool.query<Record<string, unknown>>({ name: "mailroom_claim_jobs", text: claimJobs, values: [job.name, max, delays] })).rows,
@@ -245,15 +289,22 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions) =>
             Effect.tryPromise({ try: () => boss.fail(job.name, claimed.id, { message: error }), catch: failure("jobs.fail") }).pipe(
               Effect.zipLeft(wake(job.name)), Effect.asVoid),
           idle: wakeup.idle,
-        }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds" }),
+        }, {
+          concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds",
+          claimEvery: options.pollInterval ?? "1 second",
+        })),
       )
     }
 
-    return JobQueue.of({ enqueue, enqueueAll, work })
+    return JobQueue.of({ enqueue, enqueueAll, enqueueClaimed, work })
   })
 
 export const PgBossJobQueue = {
   /** The pg-boss JobQueue on the database at `url`; creates (or migrates) the `pgboss` schema when built and stops
    *  pg-boss when the layer's scope closes. */
   layer: (options: PgBossJobQueueOptions): Layer.Layer<JobQueue, StoreError> => Layer.scoped(JobQueue, makePgBossJobQueue(options)),
+  /** As `layer`, beside the Store whose SqlClient it is given: when the Store is on the queue's database, jobs claimed at
+   *  creation (enqueueClaimed) are written in the Store's transactions. */
+  layerWithStore: (options: PgBossJobQueueOptions): Layer.Layer<JobQueue, StoreError, SqlClient.SqlClient> =>
+    Layer.scoped(JobQueue, Effect.flatMap(SqlClient.SqlClient, (store) => makePgBossJobQueue(options, store))),
 } as const

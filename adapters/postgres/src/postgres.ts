@@ -265,6 +265,7 @@ export const MailroomPostgres = {
   /** The connection pool alone, neither migrated nor wrapped in a Store: for a `migrate` script that runs
    *  @mailroom/sql's `migrate` and reports what it applied. */
   clientLayer: connection,
-  /** The JobQueue of a Postgres deployment: pg-boss on the same database, shared by every instance. */
-  jobQueue: (options: PgBossJobQueueOptions) => PgBossJobQueue.layer(options),
+  /** The JobQueue of a Postgres deployment: pg-boss on the same database, shared by every instance; given the SqlClient
+   *  that `layer` provides, it writes jobs claimed at creation in the Store's transactions. */
+  jobQueue: (options: PgBossJobQueueOptions) => PgBossJobQueue.layerWithStore(options),
 } as const

@@ -28,7 +28,7 @@ export const backendLayer = (choice: DatabaseChoice, options: BackendOptions): L
         })))))
     case "postgres":
       return Layer.unwrapEffect(Effect.map(load("@mailroom/postgres", () => import("@mailroom/postgres")), (m) =>
-        Layer.merge(m.MailroomPostgres.layer({ url: choice.url }), m.MailroomPostgres.jobQueue({ url: choice.url, shutdownGrace }))))
+        m.MailroomPostgres.jobQueue({ url: choice.url, shutdownGrace }).pipe(Layer.provideMerge(m.MailroomPostgres.layer({ url: choice.url })))))
   }
 }
 

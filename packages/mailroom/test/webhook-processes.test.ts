@@ -167,8 +167,8 @@ describe.skipIf(serverUrl === undefined)("automatic webhook delivery by two proc
     // Nothing was recorded: the process died before the attempt's record.
     expect((await records()).get(target.id)).toMatchObject({ status: "pending", count: 0 })
 
-    // Another process takes the job once pg-boss finds its worker dead (the job's timeout plus the margin) and its
-    // retry delay has passed, and delivers it.
+    // Another process takes the job once pg-boss finds its worker dead (the job's timeout plus the margin; twice the
+    // timeout for a run the relay claimed at creation, as this one is) and its retry delay has passed, and delivers it.
     await startInstance(database.url)
     expect(await waitUntil(async () => (await records()).get(target.id)?.status === "succeeded", 280_000)).toBe(true)
     await sleep(2_000)

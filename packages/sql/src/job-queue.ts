@@ -2,13 +2,15 @@
  *  Clock. Jobs survive a restart: pending ones wait in the table, and a job still marked running when the queue
  *  starts was cut short by the previous process, so it counts as a failed attempt and follows the retry policy.
  *  Several processes must not share one table: runs would be recovered under each other's feet (pg-boss is the
- *  engine for that). */
+ *  engine for that). Jobs claimed at creation (enqueueClaimed) are written running, in the caller's transaction (the
+ *  Store's, on the same SqlClient): if the process dies before they finish, the next start recovers them as any run
+ *  cut short. */
 import { SqlClient } from "@effect/sql"
 import {
-  type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, makeClaimWakeup, makeKeyedWakeSignals, retryDelay,
-  runJobWorker,
+  type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, makeClaimWakeup, makeKeyedWakeSignals,
+  makeWorkerHandoffs, retryDelay, runJobWorker,
 } from "@mailroom/core"
-import { Clock, Duration, Effect, Layer, Schema } from "effect"
+import { Clock, Duration, Effect, Layer, Option, Schema } from "effect"
 import { IntegerColumn } from "./internal/columns.js"
 import { chunksOf, insertRows, maxInList } from "./internal/batch.js"
 import { orStoreError } from "./internal/errors.js"
@@ -69,6 +71,26 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
     const enqueue = <A, I>(job: JobDefinition<A, I>, payload: A, enqueueOptions: EnqueueOptions = {}) =>
       Effect.map(enqueueAll(job, [{ payload, options: enqueueOptions }]), (answered) => answered[0]!)
 
+    const handoffs = makeWorkerHandoffs()
+
+    /** One multi-row INSERT of running jobs (attempt 1), in the caller's transaction. */
+    const enqueueClaimed: JobQueueService["enqueueClaimed"] = (job, payloads) =>
+      Effect.gen(function* () {
+        const handoff = handoffs.withRoomFor(job.name, payloads.length)
+        if (handoff === undefined) return Option.none()
+        const now = yield* Clock.currentTimeMillis
+        const rows = yield* Effect.forEach(payloads, (payload) =>
+          Effect.map(Schema.encode(job.payload)(payload), (encoded) => ({
+            id: ids.make("job", new Date(now)), name: job.name, payload: JSON.stringify(encoded), dedupe_key: null, state: "running",
+            attempts: 1, run_at: now, started_at: now, created_at: now, encoded,
+          })))
+        yield* insertRows(sql, "jobs", rows.map(({ encoded: _, ...row }) => row))
+        return Option.some({
+          ids: rows.map((row) => row.id),
+          start: handoff.give(rows.map((row): ClaimedJob => ({ id: row.id, attempt: 1, payload: row.encoded }))),
+        })
+      }).pipe(orStoreError("jobs.enqueue"))
+
     /** Runs of `job` still marked running belong to a process that is gone: each counts as a failed attempt. */
     const recover = (job: JobDefinition<unknown, unknown>) =>
       Effect.gen(function* () {
@@ -97,7 +119,7 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
       const wakeup = makeClaimWakeup(signals.of(job.name), pollInterval)
       return Effect.zipRight(
         recover(job as JobDefinition<unknown, unknown>),
-        runJobWorker(job, handler, {
+        handoffs.keep(job.name, runJobWorker(job, handler, {
           claim: (max) =>
             Effect.gen(function* () {
               yield* wakeup.arm
@@ -119,11 +141,11 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
                     last_error = ${error} WHERE id = ${claimed.id}`).pipe(Effect.zipLeft(wake(job.name)))).pipe(
               Effect.asVoid, orStoreError("jobs.fail")),
           idle: wakeup.idle,
-        }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds" }),
+        }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds", claimEvery: pollInterval })),
       )
     }
 
-    return JobQueue.of({ enqueue, enqueueAll, work })
+    return JobQueue.of({ enqueue, enqueueAll, enqueueClaimed, work })
   })
 
 export const SqlJobQueue = {

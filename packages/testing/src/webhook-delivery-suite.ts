@@ -4,7 +4,7 @@
  *  port: the test runs each enqueued job itself, with the attempt number the queue would give it. */
 import { describe, expect, it } from "@effect/vitest"
 import {
-  type Account, Accounts, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue, type JobQueueService, type JobRun, maxAttempts,
+  type Account, Accounts, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue, neverClaimed, type JobQueueService, type JobRun, maxAttempts,
   firstAttemptsRecordedPer, freshDeliveryLimits, makeFreshDeliveries, purgeWebhookHistory, recordAttempts, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, webhookFirstAttemptsJob,
   type PendingRecord, type WebhookAttempt, type WebhookDelivery, webhookConsumer, webhookEnvelope, webhookRetryPolicy, Webhooks as WebhooksService,
 } from "@mailroom/core"
@@ -41,6 +41,7 @@ export const webhookDeliverySuite = <E>(
     const queue = Layer.succeed(JobQueue, {
       enqueue,
       enqueueAll: enqueueEach(enqueue),
+      enqueueClaimed: neverClaimed,
       work: () => Effect.die(new Error("not implemented")),
     })
     const mailer = makeCaptureMailer()

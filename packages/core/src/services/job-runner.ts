@@ -1,9 +1,10 @@
 /** The worker loop every JobQueue engine shares: claims due jobs up to the concurrency, runs each handler with the
  *  job's timeout, settles the run (done, retry after the policy's delay, or give up), and on shutdown stops claiming
  *  and waits a bounded time for the runs in flight. Engines supply how jobs are claimed, settled and waited for. */
-import { Cause, Deferred, Duration, Effect, Exit, FiberSet, Queue, Schedule, Schema, type Scope } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, FiberSet, Queue, Schedule, Schema, type Scope } from "effect"
 import type { StoreError } from "../errors.js"
 import { makeGroupCommit, nextTurn } from "../internal/group-commit.js"
+import { makeWakeSignal } from "../internal/wake-signal.js"
 import type { JobDefinition, JobRun, RetryPolicy } from "../ports/job-queue.js"
 
 /** A job an engine has marked as running for this worker. */
@@ -32,6 +33,20 @@ export interface JobWorkerOptions {
   readonly concurrency: number
   /** How long closing the scope waits for runs in flight before interrupting them. */
   readonly shutdownGrace: Duration.DurationInput
+  /** While jobs handed over (WorkerHandoff) fill its claims, the worker still claims from the engine at least this
+   *  often (its poll interval), so that the engine's jobs never wait behind a stream of handed jobs. Default: at every
+   *  claim. */
+  readonly claimEvery?: Duration.DurationInput
+}
+
+/** How an engine's `enqueueClaimed` hands jobs to its running worker (the worker answers it when it starts). */
+export interface WorkerHandoff {
+  /** Whether the worker still runs and has `count` slots free that no job handed to it waits for: a job handed over
+   *  then starts at once, or after at most one run in flight (one the worker claimed meanwhile). */
+  readonly hasRoomFor: (count: number) => boolean
+  /** Hands jobs to the worker (claimed by this process, their transaction committed), which runs them before it claims
+   *  again. Once the worker stopped, they are settled as runs cut short: failed, and retried on the policy. */
+  readonly give: (jobs: ReadonlyArray<ClaimedJob>) => Effect.Effect<void>
 }
 
 /** The delay after a failure of `attempt`, or undefined when the policy gives up. */
@@ -81,15 +96,15 @@ const runOne = <A, I, E, R>(
     ))
 }
 
-/** Starts the worker in `Scope`: returns once it runs. Closing the scope stops claiming, waits up to `shutdownGrace`
- *  for the runs in flight, then interrupts the rest (they count as failed attempts, settled as such when the
- *  database still answers). */
+/** Starts the worker in `Scope`: returns once it runs, with the handoff of jobs claimed at creation. Closing the scope
+ *  stops claiming, waits up to `shutdownGrace` for the runs in flight, then interrupts the rest (they count as failed
+ *  attempts, settled as such when the database still answers). */
 export const runJobWorker = <A, I, E, R>(
   job: JobDefinition<A, I>,
   handler: (payload: A, run: JobRun) => Effect.Effect<void, E, R>,
   source: JobSource,
   options: JobWorkerOptions,
-): Effect.Effect<void, never, Scope.Scope | R> =>
+): Effect.Effect<WorkerHandoff, never, Scope.Scope | R> =>
   Effect.gen(function* () {
     const concurrency = Math.max(1, Math.floor(options.concurrency))
     // One token per free slot: the dispatcher takes tokens before claiming and each run gives its token back.
@@ -100,6 +115,31 @@ export const runJobWorker = <A, I, E, R>(
     // Runs that finish while a completion is being written are completed together, in the next write.
     const complete = makeGroupCommit((jobs: ReadonlyArray<ClaimedJob>) => Effect.as(source.complete(jobs), jobs.map(() => undefined)))
 
+    // Jobs handed over (claimed at creation), waiting for a slot; runs under way; whether the worker stopped.
+    const handed: Array<ClaimedJob> = []
+    const handedSignal = makeWakeSignal()
+    let running = 0
+    let closed = false
+    /** Settles jobs handed over that the worker will not run: failed, as runs cut short. */
+    const cutShort = (jobs: ReadonlyArray<ClaimedJob>) =>
+      Effect.forEach(jobs, (one) => source.fail(one, retryDelay(job.retry, one.attempt), "the worker stopped before running it").pipe(
+        Effect.retry(settleRetry),
+        Effect.catchAll((error) => Effect.logError(`job ${job.name} ${one.id} could not be settled`, error)),
+      ), { discard: true })
+    const handoff: WorkerHandoff = {
+      hasRoomFor: (count) => !closed && running + handed.length + count <= concurrency,
+      give: (jobs) => Effect.suspend(() => {
+        if (closed) return cutShort(jobs)
+        handed.push(...jobs)
+        handedSignal.wake()
+        return Effect.void
+      }),
+    }
+    const claimEvery = Duration.toMillis(Duration.decode(options.claimEvery ?? 0))
+    let claimedAt = -Infinity
+    // The wait for the next handoff, taken before the handed jobs are looked at.
+    let handedWait: Effect.Effect<void> = Effect.void
+
     // Only the waits are interruptible: a claim that the database answered always gets its runs started.
     const dispatch = Effect.gen(function* () {
       yield* Queue.take(slots)
@@ -107,25 +147,42 @@ export const runJobWorker = <A, I, E, R>(
       yield* nextTurn
       const claim = yield* Effect.uninterruptible(Effect.gen(function* () {
         const free = 1 + (yield* Queue.takeAll(slots)).length
-        const claimed = yield* source.claim(free).pipe(
-          Effect.catchAll((error) => Effect.as(Effect.logError(`job ${job.name}: claiming failed`, error), [] as ReadonlyArray<ClaimedJob>)),
-        )
+        // Jobs handed over first, with no claim of the engine's while they come; at least every `claimEvery` the
+        // engine is asked all the same, for one slot they would have taken at least, so that its jobs never wait
+        // behind them for longer than that. Without handed jobs, every slot goes to the engine's claim.
+        handedWait = yield* handedSignal.next
+        const now = yield* Clock.currentTimeMillis
+        const askEngine = handed.length === 0 || now - claimedAt >= claimEvery
+        let claimed: ReadonlyArray<ClaimedJob> = handed.splice(0, askEngine ? free - 1 : free)
+        if (askEngine) {
+          claimedAt = now
+          claimed = claimed.concat(yield* source.claim(free - claimed.length).pipe(
+            Effect.catchAll((error) => Effect.as(Effect.logError(`job ${job.name}: claiming failed`, error), [] as ReadonlyArray<ClaimedJob>)),
+          ))
+          // A slot the engine had no job for goes to a job handed over.
+          claimed = claimed.concat(handed.splice(0, free - claimed.length))
+        }
         yield* Queue.offerAll(slots, Array.from({ length: free - claimed.length }, () => undefined))
         for (const one of claimed) {
-          yield* FiberSet.run(runs, runOne(job, handler, source, complete, one).pipe(Effect.ensuring(Queue.offer(slots, undefined))))
+          running += 1
+          yield* FiberSet.run(runs, runOne(job, handler, source, complete, one).pipe(
+            Effect.ensuring(Effect.zipRight(Effect.sync(() => { running -= 1 }), Queue.offer(slots, undefined)))))
         }
         return { found: claimed.length, free }
       }))
-      // Fewer jobs than free slots: none was left due when the claim ran, so the dispatcher waits for an enqueue, a
-      // retry or the next poll rather than claiming again at once (an empty claim, a round trip on Postgres).
-      if (claim.found < claim.free) yield* source.idle
+      // Fewer jobs than free slots and none handed over left: none was due when the claim ran, so the dispatcher waits
+      // for an enqueue, a retry, a handoff or the next poll rather than claiming again at once (an empty claim, a round
+      // trip on Postgres).
+      if (claim.found < claim.free && handed.length === 0) yield* Effect.race(source.idle, handedWait)
     }).pipe(Effect.forever, Effect.raceFirst(Deferred.await(stopped)))
 
     const dispatcher = yield* Effect.forkDaemon(dispatch)
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
+        closed = true
         yield* Deferred.succeed(stopped, undefined)
         yield* dispatcher.await
+        yield* cutShort(handed.splice(0))
         // Finalizers run uninterruptibly: the wait must be made interruptible for the timeout to end it.
         const drained = yield* Effect.timeout(Effect.interruptible(FiberSet.awaitEmpty(runs)), options.shutdownGrace).pipe(Effect.option)
         if (drained._tag === "None") {
@@ -133,4 +190,24 @@ export const runJobWorker = <A, I, E, R>(
           yield* FiberSet.clear(runs)
         }
       }))
+    return handoff
   })
+
+/** The handoffs of the workers an engine runs in this process, by job name: where its `enqueueClaimed` looks. */
+export const makeWorkerHandoffs = () => {
+  const byName = new Map<string, WorkerHandoff>()
+  return {
+    /** Keeps the handoff of the worker that `started` starts under `name` while the worker runs. */
+    keep: <R>(name: string, started: Effect.Effect<WorkerHandoff, never, Scope.Scope | R>): Effect.Effect<void, never, Scope.Scope | R> =>
+      Effect.flatMap(started, (handoff) => Effect.acquireRelease(
+        Effect.sync(() => { byName.set(name, handoff) }),
+        // Added after the worker's own finalizer, so run before it: no job is handed to a worker that is stopping.
+        () => Effect.sync(() => { if (byName.get(name) === handoff) byName.delete(name) }),
+      )),
+    /** The handoff of the worker of `name` when one runs here with room for `count` jobs. */
+    withRoomFor: (name: string, count: number): WorkerHandoff | undefined => {
+      const handoff = byName.get(name)
+      return handoff !== undefined && handoff.hasRoomFor(count) ? handoff : undefined
+    },
+  }
+}

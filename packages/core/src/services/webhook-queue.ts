@@ -10,7 +10,7 @@ import {
 } from "../domain/webhook.js"
 import type { StoreError } from "../errors.js"
 import { makeWakeSignal } from "../internal/wake-signal.js"
-import { defineJob, type EnqueueOptions, type JobDefinition, JobQueue, type JobRun } from "../ports/job-queue.js"
+import { type ClaimedHere, defineJob, type EnqueueOptions, type JobDefinition, JobQueue, type JobRun } from "../ports/job-queue.js"
 import { HttpTransport, type PostOutcome } from "../ports/http-transport.js"
 import { Ids } from "../ports/ids.js"
 import { Mailer } from "../ports/mailer.js"
@@ -228,24 +228,41 @@ export const makeFreshDeliveries = (limits: { readonly count: number; readonly a
   }
 }
 
+/** The first-attempts runs of deliveries made in the relay's transaction, written in it as claimed by this process's
+ *  worker (JobQueue.enqueueClaimed) when that worker has room for them: None when there is no queue, or it answers
+ *  None (the runs are then queued once the transaction committed). */
+const claimFirstAttempts = (deliveries: ReadonlyArray<WebhookDelivery>) =>
+  deliveries.length === 0 ? Effect.succeedNone : Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({
+    onNone: () => Effect.succeedNone,
+    onSome: (queue) => queue.enqueueClaimed(webhookFirstAttemptsJob, firstAttemptRuns(deliveries, undefined).map((run) => run.payload)),
+  }))
+
 /** The outbox consumer of webhooks: each batch makes its deliveries in the relay's transaction (one statement over the
- *  batch's window of events, which are not read into memory), and their jobs are queued once it committed (tried
+ *  batch's window of events, which are not read into memory) and, when this process's worker has room for them, their
+ *  first-attempts runs, claimed by that worker, which starts them once the transaction committed: no enqueue, no
+ *  claim, and the deliveries and their jobs commit together. Otherwise their jobs are queued once it committed (tried
  *  again for a while when the queue fails; a delivery left without a job is queued again when the work next starts).
  *  With `fresh`, the committed deliveries are kept there for this process's first-attempts runs. */
 export const webhookConsumer = (fresh?: FreshDeliveries) => {
   let made: ReadonlyArray<WebhookDelivery> = []
+  let claimed: Option.Option<ClaimedHere> = Option.none()
   return {
     name: "webhooks",
     batchSize: firstAttemptsPerRun,
     handleWindow: (window: EventWindow) =>
-      Effect.map(makeWindowDeliveries(window), (deliveries) => { made = deliveries }),
+      Effect.gen(function* () {
+        made = yield* makeWindowDeliveries(window)
+        claimed = yield* claimFirstAttempts(made)
+      }),
     // Takes the batch's deliveries when called (the relay may handle its next batch while the jobs are queued).
     committed: () => {
       const queued = made
+      const runs = claimed
       made = []
+      claimed = Option.none()
       return Effect.zipRight(
         fresh === undefined ? Effect.void : Effect.map(Clock.currentTimeMillis, (now) => fresh.put(queued, now)),
-        enqueueDeliveries(queued).pipe(
+        Option.isSome(runs) ? runs.value.start : enqueueDeliveries(queued).pipe(
           Effect.retry(Schedule.exponential("250 millis").pipe(Schedule.intersect(Schedule.recurs(6)))),
           Effect.catchAll((error) => Effect.logError("webhooks: deliveries not queued; they are queued again at the next start", error)),
         ),

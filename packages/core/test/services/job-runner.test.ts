@@ -1,6 +1,6 @@
 /** The worker loop shared by every JobQueue engine (runJobWorker): when it claims again, and when it waits. */
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Queue, Ref, Schema } from "effect"
+import { Deferred, Effect, Exit, Queue, Ref, Schema, Scope } from "effect"
 import { defineJob } from "../../src/ports/job-queue.js"
 import { type ClaimedJob, type JobSource, runJobWorker } from "../../src/services/job-runner.js"
 
@@ -53,4 +53,69 @@ describe("runJobWorker", () => {
       expect(asked[0]).toBe(2)
       expect(asked.length).toBeGreaterThanOrEqual(3)
     }).pipe(Effect.scoped))
+
+  it.live("runs jobs handed over without claiming from the engine, and wakes for them from its idle wait", () =>
+    Effect.gen(function* () {
+      const { source, claims } = yield* makeSource
+      const ran = yield* Queue.unbounded<number>()
+      const handoff = yield* runJobWorker(note, ({ n }) => Queue.offer(ran, n), source, { concurrency: 4, shutdownGrace: "1 second", claimEvery: "1 hour" })
+      yield* Effect.sleep("50 millis")
+      // The first claim found nothing: the worker waits on the source, which nothing wakes.
+      expect(yield* Ref.get(claims)).toEqual([4])
+      expect(handoff.hasRoomFor(4)).toBe(true)
+      expect(handoff.hasRoomFor(5)).toBe(false)
+      yield* handoff.give([{ id: "job_1", attempt: 1, payload: { n: 1 } }, { id: "job_2", attempt: 1, payload: { n: 2 } }])
+      const runs = yield* Effect.all([Queue.take(ran), Queue.take(ran)]).pipe(Effect.timeout("2 seconds"))
+      expect([...runs].sort()).toEqual([1, 2])
+      yield* Effect.sleep("50 millis")
+      // Within claimEvery of the last claim: no claim was made for them.
+      expect(yield* Ref.get(claims)).toEqual([4])
+    }).pipe(Effect.scoped))
+
+  it.live("counts jobs handed over and runs in flight against its slots", () =>
+    Effect.gen(function* () {
+      const { source } = yield* makeSource
+      const release = yield* Deferred.make<void>()
+      const ran = yield* Queue.unbounded<number>()
+      const handoff = yield* runJobWorker(note, ({ n }) => Effect.zipRight(Queue.offer(ran, n), Deferred.await(release)), source, {
+        concurrency: 2, shutdownGrace: "1 second",
+      })
+      yield* handoff.give([{ id: "job_1", attempt: 1, payload: { n: 1 } }])
+      expect(yield* Queue.take(ran).pipe(Effect.timeout("2 seconds"))).toBe(1)
+      expect(handoff.hasRoomFor(1)).toBe(true)
+      expect(handoff.hasRoomFor(2)).toBe(false)
+      yield* Deferred.succeed(release, undefined)
+    }).pipe(Effect.scoped))
+
+  it.live("while jobs handed over fill every slot, still claims from the engine at least every claimEvery", () =>
+    Effect.gen(function* () {
+      const { source, claims, offer } = yield* makeSource
+      const ran = yield* Queue.unbounded<number>()
+      const handoff = yield* runJobWorker(note, ({ n }) => Effect.zipRight(Effect.sleep("10 millis"), Queue.offer(ran, n)), source, {
+        concurrency: 1, shutdownGrace: "1 second", claimEvery: "100 millis",
+      })
+      yield* Effect.sleep("20 millis")
+      // 100 jobs handed over at once would keep the only slot busy for a second; the engine's job comes in between.
+      yield* offer(1000)
+      yield* handoff.give(Array.from({ length: 100 }, (_, i) => ({ id: `job_${i}`, attempt: 1, payload: { n: i } })))
+      const order: Array<number> = []
+      while (!order.includes(1000)) order.push(yield* Queue.take(ran).pipe(Effect.timeout("3 seconds")))
+      expect(order.length).toBeLessThan(50)
+      expect((yield* Ref.get(claims)).length).toBeGreaterThanOrEqual(2)
+      const rest = yield* Effect.all(Array.from({ length: 101 - order.length }, () => Queue.take(ran))).pipe(Effect.timeout("5 seconds"))
+      expect(new Set([...order, ...rest]).size).toBe(101)
+    }).pipe(Effect.scoped))
+
+  it.live("jobs handed over once the worker stopped, or left waiting when it stops, are failed as runs cut short", () =>
+    Effect.gen(function* () {
+      const { source } = yield* makeSource
+      const failed = yield* Ref.make<ReadonlyArray<string>>([])
+      const counted: JobSource = { ...source, fail: (claimed) => Ref.update(failed, (ids) => [...ids, claimed.id]) }
+      const scope = yield* Scope.make()
+      const handoff = yield* Scope.extend(runJobWorker(note, () => Effect.void, counted, { concurrency: 1, shutdownGrace: "1 second" }), scope)
+      yield* Scope.close(scope, Exit.void)
+      expect(handoff.hasRoomFor(1)).toBe(false)
+      yield* handoff.give([{ id: "job_late", attempt: 1, payload: { n: 1 } }])
+      expect(yield* Ref.get(failed)).toEqual(["job_late"])
+    }))
 })
