@@ -4,7 +4,7 @@
  *  port: the test runs each enqueued job itself, with the attempt number the queue would give it. */
 import { describe, expect, it } from "@effect/vitest"
 import {
-  type Account, Accounts, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue, neverClaimed, type JobQueueService, type JobRun, maxAttempts,
+  type Account, Accounts, deliveryIdFor, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue, neverClaimed, type JobQueueService, type JobRun, maxAttempts,
   firstAttemptsRecordedPer, freshDeliveryLimits, makeFreshDeliveries, purgeWebhookHistory, recordAttempts, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, webhookFirstAttemptsJob,
   type PendingRecord, type WebhookAttempt, type WebhookDelivery, webhookConsumer, webhookEnvelope, webhookRetryPolicy, Webhooks as WebhooksService,
 } from "@mailroom/core"
@@ -248,6 +248,39 @@ export const webhookDeliverySuite = <E>(
           // Taken once: the job run again reads them, and POSTs nothing more.
           yield* runFirstAttempts(payload, { concurrency: 4, fresh }, { attempt: 1 })
           expect(r.requests.length).toBe(before + posted.length)
+        }))
+
+      it.effect("when the worker here has room, the consumer claims a batch's first-attempts runs in the relay's transaction and starts them once it committed, enqueueing nothing", () =>
+        Effect.gen(function* () {
+          const { account, endpoint } = yield* setup()
+          const claims: Array<{ readonly name: string; readonly payloads: ReadonlyArray<unknown> }> = []
+          let started = 0
+          const claiming: JobQueueService = {
+            enqueue,
+            enqueueAll: enqueueEach(enqueue),
+            enqueueClaimed: (job, payloads) => Effect.sync(() => {
+              claims.push({ name: job.name, payloads })
+              return Option.some({ ids: payloads.map((_, i) => `job_claimed_${i}`), start: Effect.sync(() => { started += 1 }) })
+            }),
+            work: () => Effect.die(new Error("not implemented")),
+          }
+          const consumer = webhookConsumer()
+          const queuedBefore = enqueued.length
+          const events = [event(account), event(account)]
+          yield* handOut(consumer, events).pipe(Effect.provideService(JobQueue, claiming))
+          // Claimed while the relay's transaction ran, not started before its commit.
+          const claim = only(claims)
+          expect(claim.name).toBe(webhookFirstAttemptsJob.name)
+          expect(claim.payloads).toEqual([{ accountId: account.id, deliveryIds: events.map((e) => deliveryIdFor(e.id, endpoint.id)) }])
+          expect(started).toBe(0)
+          yield* consumer.committed().pipe(Effect.provideService(JobQueue, claiming))
+          expect(started).toBe(1)
+          expect(enqueued.length).toBe(queuedBefore)
+          // With no room (None), the next batch's runs are queued once it committed.
+          yield* handOut(consumer, [event(account)])
+          yield* consumer.committed()
+          expect(only(enqueued.slice(queuedBefore)).name).toBe(webhookFirstAttemptsJob.name)
+          expect(started).toBe(1)
         }))
 
       it.effect("kept deliveries serve only a job's first run, within the age limit: a later run reads what another process attempted", () =>

@@ -3,7 +3,8 @@
  *  Clock), a jobs table for SQLite, pg-boss for Postgres.
  *
  *  Enqueue does not promise to join the caller's SQL transaction (pg-boss cannot join @effect/sql's): anything that
- *  must commit with a change goes through the event outbox, and a relay turns committed events into jobs. */
+ *  must commit with a change goes through the event outbox, and a relay turns committed events into jobs. Only
+ *  `enqueueClaimed` writes in the caller's Store transaction, for jobs this process runs itself. */
 import { Context, type Duration, Effect, Option, type Schema, type Scope } from "effect"
 import type { StoreError } from "../errors.js"
 
@@ -81,7 +82,7 @@ export interface JobQueueService {
    *  own. A run of them that fails follows the retry policy as any run does; when this process dies first (or never
    *  calls `start`), they are retried as runs cut short are (pg-boss once they expire, the jobs table when the queue
    *  next starts). Answers None, having written nothing, when no worker of `job` runs in this process or it has no
-   *  slot free for them (so that they never wait behind other runs), and when the engine cannot write in the Store's
+   *  slot free for them (so that they start at once, or after at most one run in flight), and when the engine cannot write in the Store's
    *  transaction (pg-boss on another database): the caller then enqueues them once its transaction committed. */
   readonly enqueueClaimed: <A, I>(job: JobDefinition<A, I>, payloads: ReadonlyArray<A>) => Effect.Effect<Option.Option<ClaimedHere>, StoreError>
   /** Runs `handler` for jobs of `job` until the scope closes, at most `concurrency` at a time (default 1). A handler

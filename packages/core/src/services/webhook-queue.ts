@@ -43,7 +43,8 @@ const firstAttemptsBudget = Duration.seconds(15)
  *  the delivery concurrency), the attempts recorded in parts as they finish (`firstAttemptsRecordedPer`, one
  *  transaction each); a delivery whose first attempt failed goes to webhookDeliveryJob, due 30 seconds later. A run
  *  that fails (the database is down) or is cut short (its process died) is retried, 30 seconds later; it attempts again
- *  only the deliveries still without an attempt. The dedupe key is the first delivery's id. */
+ *  only the deliveries still without an attempt. A run the relay claims at creation (JobQueue.enqueueClaimed) has no
+ *  dedupe key: it commits once, with its deliveries; a queued run's is its first delivery's id. */
 export const webhookFirstAttemptsJob = defineJob(
   "webhook.first-attempts",
   Schema.Struct({ accountId: Schema.String, deliveryIds: Schema.Array(Schema.String) }),
