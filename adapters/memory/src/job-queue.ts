@@ -6,7 +6,7 @@ import {
   type ClaimedJob, type EnqueueOptions, enqueueEach, Ids, type JobDefinition, JobQueue, type JobQueueService, makeWorkerHandoffs,
   runJobWorker, StoreError,
 } from "@mailroom/core"
-import { Clock, Deferred, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Deferred, Duration, Effect, Layer, Schema } from "effect"
 
 export interface MemoryJobQueueOptions {
   /** How long closing a worker's scope waits for its runs in flight (default 30 seconds). */
@@ -75,24 +75,18 @@ export const makeMemoryJobQueue = (options: MemoryJobQueueOptions = {}) =>
     const handoffs = makeWorkerHandoffs()
 
     const enqueueClaimed: JobQueueService["enqueueClaimed"] = (job, payloads) =>
-      Effect.gen(function* () {
-        const handoff = handoffs.withRoomFor(job.name, payloads.length)
-        if (handoff === undefined) return Option.none()
-        const encoded = yield* Effect.forEach(payloads, (payload) => Schema.encode(job.payload)(payload)).pipe(
-          Effect.mapError((cause) => new StoreError({ operation: "jobs.enqueue", cause })),
-        )
-        const now = yield* Clock.currentTimeMillis
-        const made = encoded.map((payload) => ({ id: ids.make("job", new Date(now)), payload: structuredClone(payload) }))
-        return Option.some({
-          ids: made.map((one) => one.id),
-          start: Effect.suspend(() => {
-            for (const { id, payload } of made) {
-              jobs.set(id, { id, name: job.name, payload, dedupeKey: undefined, state: "running", attempts: 1, runAt: now, lastError: undefined })
-            }
-            return handoff.give(made.map(({ id, payload }): ClaimedJob => ({ id, attempt: 1, payload: structuredClone(payload) })))
-          }),
-        })
-      })
+      handoffs.claim(job, payloads, (encoded) =>
+        Effect.map(Clock.currentTimeMillis, (now) => {
+          const made = encoded.map((payload) => ({ id: ids.make("job", new Date(now)), payload: structuredClone(payload) }))
+          return {
+            ids: made.map((one) => one.id),
+            beforeStart: Effect.sync(() => {
+              for (const { id, payload } of made) {
+                jobs.set(id, { id, name: job.name, payload, dedupeKey: undefined, state: "running", attempts: 1, runAt: now, lastError: undefined })
+              }
+            }),
+          }
+        })).pipe(Effect.mapError((cause) => new StoreError({ operation: "jobs.enqueue", cause })))
 
     const due = (name: string, now: number) =>
       [...jobs.values()].filter((job) => job.name === name && job.state === "pending" && job.runAt <= now)

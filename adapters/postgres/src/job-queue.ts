@@ -19,7 +19,7 @@ import {
   type ClaimedJob, CommitDurability, type Durability, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService, makeClaimWakeup, makeKeyedWakeSignals,
   makeWorkerHandoffs, runJobWorker, StoreError,
 } from "@mailroom/core"
-import { Duration, Effect, Layer, Option, Schema } from "effect"
+import { Duration, Effect, Layer, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import pg from "pg"
 import PgBoss from "pg-boss"
@@ -170,11 +170,16 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions, store?: SqlCl
     const signals = makeKeyedWakeSignals()
     const wake = signals.wake
 
-    const sendOptions = (job: JobDefinition<unknown, unknown>, enqueueOptions: EnqueueOptions): PgBoss.SendOptions => ({
+    /** A job's retry limit, its first retry delay and its expiry (the timeout plus the margin), in pg-boss's terms. */
+    const retryAndExpiry = (job: JobDefinition<unknown, unknown>) => ({
       retryLimit: job.retry.delays.length,
       retryDelay: job.retry.delays.length === 0 ? 0 : wholeSeconds(job.retry.delays[0]!),
-      retryBackoff: false,
       expireInSeconds: wholeSeconds(job.timeout) + wholeSeconds(options.expiryMargin ?? "30 seconds"),
+    })
+
+    const sendOptions = (job: JobDefinition<unknown, unknown>, enqueueOptions: EnqueueOptions): PgBoss.SendOptions => ({
+      ...retryAndExpiry(job),
+      retryBackoff: false,
       ...(enqueueOptions.runAt === undefined ? {} : { startAfter: enqueueOptions.runAt }),
     })
 
@@ -247,22 +252,18 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions, store?: SqlCl
 
     const handoffs = makeWorkerHandoffs()
 
-    const enqueueClaimed: JobQueueService["enqueueClaimed"] = (job, payloads) =>
-      Effect.gen(function* () {
-        const handoff = handoffs.withRoomFor(job.name, payloads.length)
-        if (storeSql === undefined || handoff === undefined) return Option.none()
-        const jobs = yield* Effect.forEach(payloads, (payload) =>
-          Effect.map(Schema.encode(job.payload)(payload), (encoded) => ({ id: randomUUID(), data: { payload: encoded } })))
-        const delays = job.retry.delays
-        yield* storeSql.unsafe(insertClaimed, [
-          job.name, delays.length, delays.length === 0 ? 0 : wholeSeconds(delays[0]!),
-          2 * wholeSeconds(job.timeout) + wholeSeconds(options.expiryMargin ?? "30 seconds"), JSON.stringify(jobs),
-        ])
-        return Option.some({
-          ids: jobs.map((one) => one.id),
-          start: handoff.give(jobs.map((one): ClaimedJob => ({ id: one.id, attempt: 1, payload: one.data.payload }))),
-        })
+    const enqueueClaimed: JobQueueService["enqueueClaimed"] = (job, payloads) => {
+      if (storeSql === undefined) return Effect.succeedNone
+      // An expiry that allows for one run of waiting before the job's own: the timeout once more.
+      const { retryLimit, retryDelay, expireInSeconds } = retryAndExpiry(job as JobDefinition<unknown, unknown>)
+      return handoffs.claim(job, payloads, (encoded) => {
+        const jobs = encoded.map((payload) => ({ id: randomUUID(), data: { payload } }))
+        return Effect.as(
+          storeSql.unsafe(insertClaimed, [job.name, retryLimit, retryDelay, expireInSeconds + wholeSeconds(job.timeout), JSON.stringify(jobs)]),
+          { ids: jobs.map((one) => one.id) },
+        )
       }).pipe(Effect.mapError(failure("jobs.enqueue")))
+    }
 
     /** A finished job is completed at once (the runs that finish together in one statement): until then its dedupe
      *  key still counts as taken, and an enqueue with it would be dropped. */

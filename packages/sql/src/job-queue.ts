@@ -10,7 +10,7 @@ import {
   type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, makeClaimWakeup, makeKeyedWakeSignals,
   makeWorkerHandoffs, retryDelay, runJobWorker,
 } from "@mailroom/core"
-import { Clock, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Duration, Effect, Layer, Schema } from "effect"
 import { IntegerColumn } from "./internal/columns.js"
 import { chunksOf, insertRows, maxInList } from "./internal/batch.js"
 import { orStoreError } from "./internal/errors.js"
@@ -75,21 +75,16 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
 
     /** One multi-row INSERT of running jobs (attempt 1), in the caller's transaction. */
     const enqueueClaimed: JobQueueService["enqueueClaimed"] = (job, payloads) =>
-      Effect.gen(function* () {
-        const handoff = handoffs.withRoomFor(job.name, payloads.length)
-        if (handoff === undefined) return Option.none()
-        const now = yield* Clock.currentTimeMillis
-        const rows = yield* Effect.forEach(payloads, (payload) =>
-          Effect.map(Schema.encode(job.payload)(payload), (encoded) => ({
-            id: ids.make("job", new Date(now)), name: job.name, payload: JSON.stringify(encoded), dedupe_key: null, state: "running",
-            attempts: 1, run_at: now, started_at: now, created_at: now, encoded,
-          })))
-        yield* insertRows(sql, "jobs", rows.map(({ encoded: _, ...row }) => row))
-        return Option.some({
-          ids: rows.map((row) => row.id),
-          start: handoff.give(rows.map((row): ClaimedJob => ({ id: row.id, attempt: 1, payload: row.encoded }))),
-        })
-      }).pipe(orStoreError("jobs.enqueue"))
+      handoffs.claim(job, payloads, (encoded) =>
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          const rows = encoded.map((one) => ({
+            id: ids.make("job", new Date(now)), name: job.name, payload: JSON.stringify(one), dedupe_key: null, state: "running",
+            attempts: 1, run_at: now, started_at: now, created_at: now,
+          }))
+          yield* insertRows(sql, "jobs", rows)
+          return { ids: rows.map((row) => row.id) }
+        })).pipe(orStoreError("jobs.enqueue"))
 
     /** Runs of `job` still marked running belong to a process that is gone: each counts as a failed attempt. */
     const recover = (job: JobDefinition<unknown, unknown>) =>

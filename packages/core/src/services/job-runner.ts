@@ -1,11 +1,11 @@
 /** The worker loop every JobQueue engine shares: claims due jobs up to the concurrency, runs each handler with the
  *  job's timeout, settles the run (done, retry after the policy's delay, or give up), and on shutdown stops claiming
  *  and waits a bounded time for the runs in flight. Engines supply how jobs are claimed, settled and waited for. */
-import { Cause, Clock, Deferred, Duration, Effect, Exit, FiberSet, Queue, Schedule, Schema, type Scope } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, FiberSet, Option, type ParseResult, Queue, Schedule, Schema, type Scope } from "effect"
 import type { StoreError } from "../errors.js"
 import { makeGroupCommit, nextTurn } from "../internal/group-commit.js"
 import { makeWakeSignal } from "../internal/wake-signal.js"
-import type { JobDefinition, JobRun, RetryPolicy } from "../ports/job-queue.js"
+import type { ClaimedHere, JobDefinition, JobRun, RetryPolicy } from "../ports/job-queue.js"
 
 /** A job an engine has marked as running for this worker. */
 export interface ClaimedJob {
@@ -63,8 +63,15 @@ const describe = (cause: Cause.Cause<unknown>): string => {
 /** How long a settlement is tried again while the database is down (about 16 seconds in all). */
 const settleRetry = Schedule.exponential("250 millis").pipe(Schedule.intersect(Schedule.recurs(6)))
 
-/** Runs one claimed job to its settlement. A settlement that fails (the database is down) is tried again for a while,
- *  then logged: the job stays marked running, and the engine's recovery of interrupted runs brings it back. */
+/** `settlement` of a job, tried again for a while when it fails (the database is down), then logged: the job stays
+ *  marked running, and the engine's recovery of interrupted runs brings it back. */
+const settled = (job: JobDefinition<unknown, unknown>, claimed: ClaimedJob, settlement: Effect.Effect<void, StoreError>) =>
+  settlement.pipe(
+    Effect.retry(settleRetry),
+    Effect.catchAll((error) => Effect.logError(`job ${job.name} ${claimed.id} could not be settled`, error)),
+  )
+
+/** Runs one claimed job to its settlement (see `settled`). */
 const runOne = <A, I, E, R>(
   job: JobDefinition<A, I>,
   handler: (payload: A, run: JobRun) => Effect.Effect<void, E, R>,
@@ -83,17 +90,13 @@ const runOne = <A, I, E, R>(
   )
   // A run interrupted (shutdown past the grace) is still settled, as a failed attempt.
   return Effect.uninterruptible(
-    Effect.exit(Effect.interruptible(attempt)).pipe(
-      Effect.flatMap((exit) => Exit.isSuccess(exit)
-        ? complete(claimed)
-        : Effect.zipRight(
-          Effect.logWarning(`job ${job.name} ${claimed.id} attempt ${claimed.attempt} failed`).pipe(
-            Effect.annotateLogs("cause", describe(exit.cause))),
-          source.fail(claimed, retryDelay(job.retry, claimed.attempt), describe(exit.cause)),
-        )),
-      Effect.retry(settleRetry),
-      Effect.catchAll((error) => Effect.logError(`job ${job.name} ${claimed.id} could not be settled`, error)),
-    ))
+    Effect.flatMap(Effect.exit(Effect.interruptible(attempt)), (exit) => settled(job as JobDefinition<unknown, unknown>, claimed, Exit.isSuccess(exit)
+      ? complete(claimed)
+      : Effect.zipRight(
+        Effect.logWarning(`job ${job.name} ${claimed.id} attempt ${claimed.attempt} failed`).pipe(
+          Effect.annotateLogs("cause", describe(exit.cause))),
+        source.fail(claimed, retryDelay(job.retry, claimed.attempt), describe(exit.cause)),
+      ))))
 }
 
 /** Starts the worker in `Scope`: returns once it runs, with the handoff of jobs claimed at creation. Closing the scope
@@ -122,10 +125,9 @@ export const runJobWorker = <A, I, E, R>(
     let closed = false
     /** Settles jobs handed over that the worker will not run: failed, as runs cut short. */
     const cutShort = (jobs: ReadonlyArray<ClaimedJob>) =>
-      Effect.forEach(jobs, (one) => source.fail(one, retryDelay(job.retry, one.attempt), "the worker stopped before running it").pipe(
-        Effect.retry(settleRetry),
-        Effect.catchAll((error) => Effect.logError(`job ${job.name} ${one.id} could not be settled`, error)),
-      ), { discard: true })
+      Effect.forEach(jobs, (one) =>
+        settled(job as JobDefinition<unknown, unknown>, one, source.fail(one, retryDelay(job.retry, one.attempt), "the worker stopped before running it")),
+      { discard: true })
     const handoff: WorkerHandoff = {
       hasRoomFor: (count) => !closed && running + handed.length + count <= concurrency,
       give: (jobs) => Effect.suspend(() => {
@@ -204,10 +206,21 @@ export const makeWorkerHandoffs = () => {
         // Added after the worker's own finalizer, so run before it: no job is handed to a worker that is stopping.
         () => Effect.sync(() => { if (byName.get(name) === handoff) byName.delete(name) }),
       )),
-    /** The handoff of the worker of `name` when one runs here with room for `count` jobs. */
-    withRoomFor: (name: string, count: number): WorkerHandoff | undefined => {
-      const handoff = byName.get(name)
-      return handoff !== undefined && handoff.hasRoomFor(count) ? handoff : undefined
-    },
+    /** An engine's `enqueueClaimed`: when a worker of `job` runs here with room for them, the payloads encoded, `write`
+     *  stores them as running (attempt 1) and answers their ids, and what runs before the worker gets them, if
+     *  anything; None otherwise, with nothing written. */
+    claim: <A, I, E, R>(
+      job: JobDefinition<A, I>,
+      payloads: ReadonlyArray<A>,
+      write: (encoded: ReadonlyArray<I>) => Effect.Effect<{ readonly ids: ReadonlyArray<string>; readonly beforeStart?: Effect.Effect<void> }, E, R>,
+    ): Effect.Effect<Option.Option<ClaimedHere>, E | ParseResult.ParseError, R> =>
+      Effect.gen(function* () {
+        const handoff = byName.get(job.name)
+        if (handoff === undefined || !handoff.hasRoomFor(payloads.length)) return Option.none()
+        const encoded = yield* Effect.forEach(payloads, (payload) => Schema.encode(job.payload)(payload))
+        const { ids, beforeStart = Effect.void } = yield* write(encoded)
+        const claimed = ids.map((id, i): ClaimedJob => ({ id, attempt: 1, payload: encoded[i] }))
+        return Option.some({ ids, start: Effect.zipRight(beforeStart, handoff.give(claimed)) })
+      }),
   }
 }

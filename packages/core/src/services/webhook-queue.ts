@@ -10,7 +10,9 @@ import {
 } from "../domain/webhook.js"
 import type { StoreError } from "../errors.js"
 import { makeWakeSignal } from "../internal/wake-signal.js"
-import { type ClaimedHere, defineJob, type EnqueueOptions, type JobDefinition, JobQueue, type JobRun } from "../ports/job-queue.js"
+import {
+  type ClaimedHere, defineJob, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService, type JobRun,
+} from "../ports/job-queue.js"
 import { HttpTransport, type PostOutcome } from "../ports/http-transport.js"
 import { Ids } from "../ports/ids.js"
 import { Mailer } from "../ports/mailer.js"
@@ -156,10 +158,11 @@ const enqueueRetries = (retries: ReadonlyArray<{ readonly delivery: Pick<Webhook
 /** Queues `jobs` in one write when a JobQueue is provided; without one, nothing is queued (the deliveries stay pending
  *  until a worker starts and resumes pending deliveries). */
 const enqueueWhenQueued = <A, I>(job: JobDefinition<A, I>, jobs: ReadonlyArray<{ readonly payload: A; readonly options?: EnqueueOptions }>) =>
-  jobs.length === 0 ? Effect.void : Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({
-    onNone: () => Effect.void,
-    onSome: (queue) => queue.enqueueAll(job, jobs).pipe(Effect.asVoid),
-  }))
+  jobs.length === 0 ? Effect.void : withQueue(undefined, (queue) => queue.enqueueAll(job, jobs).pipe(Effect.asVoid))
+
+/** `use` of the JobQueue when one is provided; `otherwise` without one. */
+const withQueue = <A>(otherwise: A, use: (queue: JobQueueService) => Effect.Effect<A, StoreError>) =>
+  Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({ onNone: () => Effect.succeed(otherwise), onSome: use }))
 
 /** One delivery per (event, active endpoint subscribed to its type), without queueing them. Safe to run again with
  *  the same events (after a crash, say): no pair gets a second delivery. */
@@ -233,10 +236,8 @@ export const makeFreshDeliveries = (limits: { readonly count: number; readonly a
  *  worker (JobQueue.enqueueClaimed) when that worker has room for them: None when there is no queue, or it answers
  *  None (the runs are then queued once the transaction committed). */
 const claimFirstAttempts = (deliveries: ReadonlyArray<WebhookDelivery>) =>
-  deliveries.length === 0 ? Effect.succeedNone : Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({
-    onNone: () => Effect.succeedNone,
-    onSome: (queue) => queue.enqueueClaimed(webhookFirstAttemptsJob, firstAttemptRuns(deliveries, undefined).map((run) => run.payload)),
-  }))
+  deliveries.length === 0 ? Effect.succeedNone : withQueue(Option.none<ClaimedHere>(), (queue) =>
+    queue.enqueueClaimed(webhookFirstAttemptsJob, firstAttemptRuns(deliveries, undefined).map((run) => run.payload)))
 
 /** The outbox consumer of webhooks: each batch makes its deliveries in the relay's transaction (one statement over the
  *  batch's window of events, which are not read into memory) and, when this process's worker has room for them, their
