@@ -99,6 +99,55 @@ describe.skipIf(url === undefined)("postgres", () => {
       yield* Effect.promise(() => client.query("ROLLBACK"))
     }))
 
+  // Transaction ids are read as text (64-bit): the order must be theirs as numbers, never as text, where "10" comes
+  // before "9".
+  it.scopedLive("events are relayed in the order of their transaction ids as numbers, whatever their number of digits", () =>
+    Effect.gen(function* () {
+      const database = yield* scratchDatabase(url!)
+      yield* Effect.gen(function* () {
+        const store = yield* Store
+        const account = makeAccount()
+        yield* store.accounts.insert(account)
+        // Written by transactions 10 (the lower seq) and 9, long committed: the relay hands out 9's event first.
+        const ten = makeEvent({ accountId: account.id, type: "contact.subscribed" })
+        const nine = makeEvent({ accountId: account.id, type: "contact.subscribed" })
+        const client = new pg.Client({ connectionString: database })
+        yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
+        const insert = (event: DomainEvent, xid: number) => Effect.promise(() => client.query(
+          "INSERT INTO events (id, account_id, type, recipient, details, occurred_at, xid) VALUES ($1, $2, $3, NULL, '{}', 0, $4::text::xid8)",
+          [event.id, account.id, event.type, String(xid)],
+        ))
+        yield* insert(ten, 10)
+        yield* insert(nine, 9)
+        const seqOf = (event: DomainEvent) =>
+          Effect.promise(() => client.query<{ readonly seq: string }>("SELECT seq FROM events WHERE id = $1", [event.id])).pipe(
+            Effect.map((result) => result.rows[0]!.seq))
+        const cursorOf = (consumer: string) =>
+          Effect.promise(() => client.query<{ readonly xid: string; readonly seq: string }>(
+            "SELECT xid, seq FROM event_relay_cursors WHERE consumer = $1", [consumer])).pipe(Effect.map((result) => result.rows[0]))
+
+        for (const types of [undefined, ["contact.subscribed"] as const]) {
+          const seen: Array<string> = []
+          const consumer = uniqueText("digits")
+          for (let round = 0; round < 2; round++) {
+            const handled = yield* store.events.relay(consumer, 1, (events) => Effect.sync(() => { seen.push(...events.map((e) => e.id)) }), types)
+            expect(handled).toBe(1)
+          }
+          expect(seen).toEqual([nine.id, ten.id])
+        }
+
+        // The window consumer: one event a batch, 9's first; the cursor stops at each in turn.
+        const consumer = uniqueText("digits-window")
+        const sizes: Array<number> = []
+        expect(yield* store.events.relayWindow(consumer, 1, (window) => Effect.sync(() => { sizes.push(window.size) }))).toBe(1)
+        expect(yield* cursorOf(consumer)).toEqual({ xid: "9", seq: yield* seqOf(nine) })
+        expect(yield* store.events.relayWindow(consumer, 1, (window) => Effect.sync(() => { sizes.push(window.size) }))).toBe(1)
+        expect(yield* cursorOf(consumer)).toEqual({ xid: "10", seq: yield* seqOf(ten) })
+        expect(yield* store.events.relayWindow(consumer, 1, (window) => Effect.sync(() => { sizes.push(window.size) }))).toBe(0)
+        expect(sizes).toEqual([1, 1])
+      }).pipe(Effect.provide(MailroomPostgres.layer({ url: database })))
+    }))
+
   it.scopedLive("two instances relaying to the same consumer at once hand out each event exactly once", () =>
     Effect.gen(function* () {
       const database = yield* scratchDatabase(url!)

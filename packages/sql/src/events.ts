@@ -1,8 +1,8 @@
 /** The events table behind `Store.events`: the outbox, written in the caller's transaction, read oldest first, and
  *  relayed to consumers in order (see migration 0007 for how the order is kept on each dialect). */
-import type { SqlClient } from "@effect/sql"
+import type { SqlClient, SqlError } from "@effect/sql"
 import { AccountId, type DomainEvent, type EventOutbox, EventType, type EventWindow, EventWindowTypeId, relayPassWindow } from "@mailroom/core"
-import { Clock, Effect, Schema } from "effect"
+import { Clock, Effect, type ParseResult, Schema } from "effect"
 import { insertColumns } from "./internal/batch.js"
 import { EpochMillis, IntegerColumn, JsonColumn, LiteralColumn, toJson, toMillis } from "./internal/columns.js"
 import type { CommitSignal } from "./internal/commit-signal.js"
@@ -46,6 +46,10 @@ const eventInsertColumns = [
 
 const eventColumns = "id, account_id, type, recipient, details, occurred_at"
 
+/** The cursor as the statement reads it from its `c` CTE (the consumer's stored cursor): see takeWindow. */
+const storedCursor = Symbol("storedCursor")
+type StoredCursor = typeof storedCursor
+
 /** The events after `cursor` that the relay may hand out now, oldest first, at most `limit` (`columns` of them).
  *  Postgres: only events of transactions older than the oldest transaction of this database still running when this
  *  statement's snapshot was taken, in (xid, seq) order, so that a transaction committing late can never add an event
@@ -53,21 +57,24 @@ const eventColumns = "id, account_id, type, recipient, details, occurred_at"
  *  shows in another database are left out, so that a long transaction of another application on the server (a dump, a
  *  migration, a benchmark) does not hold the relay back. A running id it cannot place (the transaction ended
  *  meanwhile, a prepared transaction) counts as this database's: the relay waits for it as before. SQLite: one writer
- *  at a time, so seq order. Both answer `xid` as text on Postgres (a 64-bit xid8) and 0 on SQLite. */
-const windowAfter = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit: number, columns: string) =>
+ *  at a time, so seq order. Both answer `xid` as text on Postgres (a 64-bit xid8) and 0 on SQLite; the order is the
+ *  column's (`events.xid`), since a bare `xid` would name the text (where "10" sorts before "9"). */
+const windowAfter = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type | StoredCursor, limit: number, columns: string) =>
   sql.onDialectOrElse({
     pg: () =>
       sql`SELECT seq, xid::text AS xid, ${sql.literal(columns)} FROM events
-        WHERE (xid, seq) > (${String(cursor.xid)}::xid8, ${cursor.seq})
+        WHERE (xid, seq) > ${cursor === storedCursor ? sql.literal("((SELECT xid FROM c)::text::xid8, (SELECT seq FROM c))") : sql`(${String(cursor.xid)}::xid8, ${cursor.seq})`}
           AND xid < (SELECT COALESCE(
             (SELECT min(running) FROM pg_snapshot_xip(snapshot) AS running
               WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity AS elsewhere
                 WHERE elsewhere.backend_xid = running::xid AND elsewhere.datname <> current_database())),
             pg_snapshot_xmax(snapshot)) FROM (SELECT pg_current_snapshot() AS snapshot) AS now)
-        ORDER BY xid, seq LIMIT ${limit}`,
+        ORDER BY events.xid, events.seq LIMIT ${limit}`,
     orElse: () =>
-      sql`SELECT seq, 0 AS xid, ${sql.literal(columns)} FROM events
-        WHERE seq > ${cursor.seq} ORDER BY seq LIMIT ${limit}`,
+      cursor === storedCursor
+        ? Effect.dieMessage("a window after the stored cursor is read in one statement on Postgres only")
+        : sql`SELECT seq, 0 AS xid, ${sql.literal(columns)} FROM events
+          WHERE seq > ${cursor.seq} ORDER BY seq LIMIT ${limit}`,
   })
 
 const eventsAfter = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit: number) =>
@@ -119,7 +126,7 @@ const eventsThrough = (
   sql`SELECT seq, ${sql.onDialectOrElse({ pg: () => sql.literal("xid::text"), orElse: () => sql.literal("0") })} AS xid,
       ${sql.literal(eventColumns)} FROM events e
     WHERE ${between(sql, cursor, end, "e")} AND type IN ${sql.in(types)}
-    ORDER BY ${sql.onDialectOrElse({ pg: () => sql.literal("xid, seq"), orElse: () => sql.literal("seq") })}`.pipe(Effect.flatMap(decodeRelayRows))
+    ORDER BY ${sql.onDialectOrElse({ pg: () => sql.literal("e.xid, e.seq"), orElse: () => sql.literal("e.seq") })}`.pipe(Effect.flatMap(decodeRelayRows))
 
 /** The batch of the window after `cursor`: the events to hand out (of `types` only, when given), where the cursor
  *  moves and how many events it moves past; none when the window is empty. */
@@ -160,6 +167,57 @@ const lockCursor = (sql: SqlClient.SqlClient, consumer: string) =>
         Effect.flatMap((rows) => rows[0]?.locked === true ? readCursor(sql, consumer) : Effect.succeed([])),
       ),
     orElse: () => readCursor(sql, consumer),
+  })
+
+interface TakenWindow {
+  readonly cursor: typeof Cursor.Type
+  readonly end: typeof Cursor.Type & { readonly passed: number }
+  /** Whether the cursor was moved to the end already. */
+  readonly moved: boolean
+}
+
+const decodeTakenWindows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
+  cursor_xid: Cursor.fields.xid, cursor_seq: Cursor.fields.seq, ...Cursor.fields, passed: IntegerColumn,
+})))
+
+/** The consumer's next window, taken: the window after its cursor (see windowAfter), at most `limit` events, with the
+ *  cursor where it starts and where it ends; none when it is empty, or when another process holds the consumer's
+ *  cursor (the transaction of a batch that is under way there). The caller moves the cursor to the end (on Postgres it
+ *  has moved already). In the caller's transaction.
+ *
+ *  Postgres: the lock in a statement of its own (see lockCursor), then one statement reads the cursor, reads the
+ *  window after it and moves the cursor to its end, which the transaction's rollback undoes: two round trips where
+ *  reading the cursor, then the window, then moving the cursor took three. Moving the cursor is the transaction's first
+ *  write, which gives it an xid; the statement's snapshot, which bounds the window, was taken before. SQLite: the
+ *  cursor, then the window. */
+const takeWindow = (
+  sql: SqlClient.SqlClient,
+  consumer: string,
+  limit: number,
+  at: number,
+): Effect.Effect<ReadonlyArray<TakenWindow>, SqlError.SqlError | ParseResult.ParseError> =>
+  sql.onDialectOrElse({
+    pg: () =>
+      sql`SELECT pg_try_advisory_xact_lock(hashtext('mailroom_relay'), hashtext(${consumer})) AS locked`.pipe(
+        Effect.flatMap(decodeLocked),
+        Effect.flatMap((rows) => rows[0]?.locked !== true ? Effect.succeed([]) : sql`WITH c AS (SELECT xid, seq FROM event_relay_cursors WHERE consumer = ${consumer}),
+            w AS (${windowAfter(sql, storedCursor, limit, "type")}),
+            last AS (SELECT xid, seq FROM w ORDER BY xid::xid8 DESC, seq DESC LIMIT 1),
+            moved AS (UPDATE event_relay_cursors SET xid = last.xid::bigint, seq = last.seq, updated_at = ${at}
+              FROM last WHERE consumer = ${consumer})
+          SELECT c.xid AS cursor_xid, c.seq AS cursor_seq, last.xid, last.seq, (SELECT count(*) FROM w) AS passed
+          FROM c, last`.pipe(Effect.flatMap(decodeTakenWindows))),
+        Effect.map((rows) => rows.map((row) => ({
+          cursor: { xid: row.cursor_xid, seq: row.cursor_seq },
+          end: { xid: row.xid, seq: row.seq, passed: row.passed },
+          moved: true,
+        }))),
+      ),
+    orElse: () =>
+      readCursor(sql, consumer).pipe(
+        Effect.flatMap(([cursor]) => cursor === undefined ? Effect.succeed([]) : Effect.map(windowEnd(sql, cursor, limit, []), (ends) =>
+          ends.map((end) => ({ cursor, end, moved: false })))),
+      ),
   })
 
 /** The consumer's stored cursor, without taking it. */
@@ -235,13 +293,12 @@ export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal)
         // Outside the transaction: on Postgres, a write would give the relay's transaction an xid of its own.
         yield* ensureCursor(consumer)
         const moved = yield* commits.track(sql.withTransaction(Effect.gen(function* () {
-          const [cursor] = yield* lockCursor(sql, consumer).pipe(orStoreError("events.relay"))
-          if (cursor === undefined) return 0
-          const [end] = yield* windowEnd(sql, cursor, limit, []).pipe(orStoreError("events.relay"))
-          if (end === undefined) return 0
+          const [taken] = yield* takeWindow(sql, consumer, limit, yield* Clock.currentTimeMillis).pipe(orStoreError("events.relay"))
+          if (taken === undefined) return 0
+          const { cursor, end } = taken
           const window: SqlEventWindow = { [EventWindowTypeId]: EventWindowTypeId, size: end.passed, cursor, end }
           yield* handle(window)
-          yield* moveCursor(consumer, end)
+          if (!taken.moved) yield* moveCursor(consumer, end)
           return end.passed
         }))).pipe(Effect.catchIf(isSqlError, (cause) => Effect.fail(storeError("events.relay")(cause))))
         return moved
