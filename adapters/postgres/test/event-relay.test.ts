@@ -175,4 +175,52 @@ describe.skipIf(url === undefined)("postgres", () => {
       yield* Effect.all([relayAll(a), relayAll(b)], { concurrency: 2 })
       expect(seen).toEqual(appended.map((e) => e.id))
     }))
+
+  it.scopedLive("two instances taking windows of the same consumer at once cover each event exactly once, and never wait for each other", () =>
+    Effect.gen(function* () {
+      const database = yield* scratchDatabase(url!)
+      const instance = () => Layer.build(MailroomPostgres.layer({ url: database }))
+      const first = yield* instance()
+      const second = yield* instance()
+      const a = yield* Effect.provide(Store, first)
+      const b = yield* Effect.provide(Store, second)
+      const account = makeAccount()
+      yield* a.accounts.insert(account)
+      const appended = Array.from({ length: 600 }, () => makeEvent({ accountId: account.id }))
+      for (let i = 0; i < appended.length; i += 50) yield* a.events.append(appended.slice(i, i + 50))
+      const client = new pg.Client({ connectionString: database })
+      yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
+      const last = yield* Effect.promise(() => client.query<{ readonly xid: string; readonly seq: string }>(
+        "SELECT xid::text AS xid, seq FROM events WHERE id = $1", [appended.at(-1)!.id]))
+      // Three consumers in turn, each over every event: the race it looks for happens in some runs, not all.
+      for (const consumer of ["shared-window-1", "shared-window-2", "shared-window-3"]) {
+        let covered = 0
+        let overlapped = false
+        let inside = 0
+        const takeAll = (s: typeof a) =>
+          Effect.gen(function* () {
+            let idle = 0
+            while (idle < 5) {
+              // Short batches, taken back to back: a statement of one instance often starts just before the other's
+              // commit, and reads the cursor as it was before that commit.
+              const handled = yield* s.events.relayWindow(consumer, 3, (window) =>
+                Effect.gen(function* () {
+                  if (inside > 0) overlapped = true
+                  inside++
+                  yield* Effect.yieldNow()
+                  covered += window.size
+                  inside--
+                }))
+              idle = handled === 0 ? idle + 1 : 0
+              if (handled === 0) yield* Effect.sleep("1 millis")
+            }
+          })
+        yield* Effect.all([takeAll(a), takeAll(b)], { concurrency: 2 })
+        expect(covered).toBe(appended.length)
+        expect(overlapped).toBe(false)
+        const cursor = yield* Effect.promise(() => client.query<{ readonly xid: string; readonly seq: string }>(
+          "SELECT xid, seq FROM event_relay_cursors WHERE consumer = $1", [consumer]))
+        expect(cursor.rows[0]).toEqual(last.rows[0])
+      }
+    }))
 })

@@ -185,11 +185,15 @@ const decodeTakenWindows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
  *  cursor (the transaction of a batch that is under way there). The caller moves the cursor to the end (on Postgres it
  *  has moved already). In the caller's transaction.
  *
- *  Postgres: the lock in a statement of its own (see lockCursor), then one statement reads the cursor, reads the
- *  window after it and moves the cursor to its end, which the transaction's rollback undoes: two round trips where
- *  reading the cursor, then the window, then moving the cursor took three. Moving the cursor is the transaction's first
- *  write, which gives it an xid; the statement's snapshot, which bounds the window, was taken before. SQLite: the
- *  cursor, then the window. */
+ *  Postgres: one statement takes the consumer's lock (the advisory lock of lockCursor), reads its cursor, reads the
+ *  window after it and moves the cursor to its end (the transaction's rollback undoes the move): one round trip where
+ *  taking the lock, reading the cursor, reading the window and moving the cursor took four. The statement reads as of
+ *  its start, which may predate the commit of the transaction that held the lock until then (see lockCursor): the
+ *  cursor it read may be the one that transaction moved. The move is therefore made only from the cursor read (the
+ *  UPDATE meets the row as that commit left it), and a window whose move found the cursor moved is not taken: the
+ *  relay looks again at its next wake. An empty window writes nothing, so a relay that finds nothing gives its
+ *  transaction no xid; the move gives it one, after the snapshot that bounds the window was taken. SQLite: the cursor,
+ *  then the window. */
 const takeWindow = (
   sql: SqlClient.SqlClient,
   consumer: string,
@@ -198,15 +202,15 @@ const takeWindow = (
 ): Effect.Effect<ReadonlyArray<TakenWindow>, SqlError.SqlError | ParseResult.ParseError> =>
   sql.onDialectOrElse({
     pg: () =>
-      sql`SELECT pg_try_advisory_xact_lock(hashtext('mailroom_relay'), hashtext(${consumer})) AS locked`.pipe(
-        Effect.flatMap(decodeLocked),
-        Effect.flatMap((rows) => rows[0]?.locked !== true ? Effect.succeed([]) : sql`WITH c AS (SELECT xid, seq FROM event_relay_cursors WHERE consumer = ${consumer}),
-            w AS (${windowAfter(sql, storedCursor, limit, "type")}),
-            last AS (SELECT xid, seq FROM w ORDER BY xid::xid8 DESC, seq DESC LIMIT 1),
-            moved AS (UPDATE event_relay_cursors SET xid = last.xid::bigint, seq = last.seq, updated_at = ${at}
-              FROM last WHERE consumer = ${consumer})
-          SELECT c.xid AS cursor_xid, c.seq AS cursor_seq, last.xid, last.seq, (SELECT count(*) FROM w) AS passed
-          FROM c, last`.pipe(Effect.flatMap(decodeTakenWindows))),
+      sql`WITH c AS (SELECT xid, seq FROM event_relay_cursors
+            WHERE consumer = ${consumer} AND pg_try_advisory_xact_lock(hashtext('mailroom_relay'), hashtext(${consumer}))),
+          w AS (${windowAfter(sql, storedCursor, limit, "type")}),
+          last AS (SELECT xid, seq FROM w ORDER BY xid::xid8 DESC, seq DESC LIMIT 1),
+          moved AS (UPDATE event_relay_cursors r SET xid = last.xid::bigint, seq = last.seq, updated_at = ${at}
+            FROM last, c WHERE r.consumer = ${consumer} AND r.xid = c.xid AND r.seq = c.seq RETURNING r.consumer)
+        SELECT c.xid AS cursor_xid, c.seq AS cursor_seq, last.xid, last.seq, (SELECT count(*) FROM w) AS passed
+        FROM c, last, moved`.pipe(
+        Effect.flatMap(decodeTakenWindows),
         Effect.map((rows) => rows.map((row) => ({
           cursor: { xid: row.cursor_xid, seq: row.cursor_seq },
           end: { xid: row.xid, seq: row.seq, passed: row.passed },
