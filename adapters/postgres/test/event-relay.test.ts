@@ -10,6 +10,12 @@ import { scratchDatabase } from "./scratch-database.js"
 
 const url = await findTestPostgres()
 
+/** A driver connection of the test's own to `database`, closed with the test's scope. */
+const rawClient = (database: string) => {
+  const client = new pg.Client({ connectionString: database })
+  return Effect.as(Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end())), client)
+}
+
 const scratchStore = () => Layer.unwrapScoped(Effect.map(scratchDatabase(url!), (database) => MailroomPostgres.layer({ url: database })))
 
 describe.skipIf(url === undefined)("postgres", () => {
@@ -34,8 +40,7 @@ describe.skipIf(url === undefined)("postgres", () => {
         const collect = (events: ReadonlyArray<DomainEvent>) => Effect.sync(() => { seen.push(...events.map((e) => e.id)) })
 
         // A transaction appends `early` (its seq is the lower one) and stays open while `later` commits.
-        const client = new pg.Client({ connectionString: database })
-        yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
+        const client = yield* rawClient(database)
         yield* Effect.promise(async () => {
           await client.query("BEGIN")
           await client.query(
@@ -64,8 +69,7 @@ describe.skipIf(url === undefined)("postgres", () => {
       const elsewhere = yield* scratchDatabase(url!)
       // Another application's transaction: it has a transaction id (the server's ids are shared by every database)
       // and stays open for the whole test.
-      const client = new pg.Client({ connectionString: elsewhere })
-      yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
+      const client = yield* rawClient(elsewhere)
       const opened = yield* Effect.promise(async () => {
         await client.query("BEGIN")
         return (await client.query<{ readonly xid: string }>("SELECT pg_current_xact_id()::text AS xid")).rows[0]!.xid
@@ -111,8 +115,7 @@ describe.skipIf(url === undefined)("postgres", () => {
         // Written by transactions 10 (the lower seq) and 9, long committed: the relay hands out 9's event first.
         const ten = makeEvent({ accountId: account.id, type: "contact.subscribed" })
         const nine = makeEvent({ accountId: account.id, type: "contact.subscribed" })
-        const client = new pg.Client({ connectionString: database })
-        yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
+        const client = yield* rawClient(database)
         const insert = (event: DomainEvent, xid: number) => Effect.promise(() => client.query(
           "INSERT INTO events (id, account_id, type, recipient, details, occurred_at, xid) VALUES ($1, $2, $3, NULL, '{}', 0, $4::text::xid8)",
           [event.id, account.id, event.type, String(xid)],
@@ -188,8 +191,7 @@ describe.skipIf(url === undefined)("postgres", () => {
       yield* a.accounts.insert(account)
       const appended = Array.from({ length: 600 }, () => makeEvent({ accountId: account.id }))
       for (let i = 0; i < appended.length; i += 50) yield* a.events.append(appended.slice(i, i + 50))
-      const client = new pg.Client({ connectionString: database })
-      yield* Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end()))
+      const client = yield* rawClient(database)
       const last = yield* Effect.promise(() => client.query<{ readonly xid: string; readonly seq: string }>(
         "SELECT xid::text AS xid, seq FROM events WHERE id = $1", [appended.at(-1)!.id]))
       // Three consumers in turn, each over every event: the race it looks for happens in some runs, not all.
