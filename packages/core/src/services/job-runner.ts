@@ -142,35 +142,45 @@ export const runJobWorker = <A, I, E, R>(
     // The wait for the next handoff, taken before the handed jobs are looked at.
     let handedWait: Effect.Effect<void> = Effect.void
 
+    /** Starts runs of `jobs`, each in a slot the dispatcher took. */
+    const start = (jobs: ReadonlyArray<ClaimedJob>) =>
+      Effect.forEach(jobs, (one) => {
+        running += 1
+        return FiberSet.run(runs, runOne(job, handler, source, complete, one).pipe(
+          Effect.ensuring(Effect.zipRight(Effect.sync(() => { running -= 1 }), Queue.offer(slots, undefined)))))
+      }, { discard: true })
+
     // Only the waits are interruptible: a claim that the database answered always gets its runs started.
     const dispatch = Effect.gen(function* () {
       yield* Queue.take(slots)
-      // Runs that finish together free their slots together: one claim refills them all.
-      yield* nextTurn
+      // Runs that finish together free their slots together: one claim refills them all. Jobs handed over do not wait
+      // for that turn: on SQLite, whose driver blocks the loop, it would come only after the relay's next batch.
+      if (handed.length === 0) yield* nextTurn
       const claim = yield* Effect.uninterruptible(Effect.gen(function* () {
         const free = 1 + (yield* Queue.takeAll(slots)).length
         // Jobs handed over first, with no claim of the engine's while they come; at least every `claimEvery` the
         // engine is asked all the same, for one slot they would have taken at least, so that its jobs never wait
-        // behind them for longer than that. Without handed jobs, every slot goes to the engine's claim.
+        // behind them for longer than that. Without handed jobs, every slot goes to the engine's claim. The jobs
+        // handed over start before the engine is asked: its claim is a round trip (on SQLite, a wait for the
+        // connection, which the relay's next batch may hold).
         handedWait = yield* handedSignal.next
         const now = yield* Clock.currentTimeMillis
         const askEngine = handed.length === 0 || now - claimedAt >= claimEvery
-        let claimed: ReadonlyArray<ClaimedJob> = handed.splice(0, askEngine ? free - 1 : free)
+        const first = handed.splice(0, askEngine ? free - 1 : free)
+        yield* start(first)
+        let found = first.length
         if (askEngine) {
           claimedAt = now
-          claimed = claimed.concat(yield* source.claim(free - claimed.length).pipe(
+          const fromEngine = yield* source.claim(free - found).pipe(
             Effect.catchAll((error) => Effect.as(Effect.logError(`job ${job.name}: claiming failed`, error), [] as ReadonlyArray<ClaimedJob>)),
-          ))
+          )
           // A slot the engine had no job for goes to a job handed over.
-          claimed = claimed.concat(handed.splice(0, free - claimed.length))
+          const then = fromEngine.concat(handed.splice(0, free - found - fromEngine.length))
+          yield* start(then)
+          found += then.length
         }
-        yield* Queue.offerAll(slots, Array.from({ length: free - claimed.length }, () => undefined))
-        for (const one of claimed) {
-          running += 1
-          yield* FiberSet.run(runs, runOne(job, handler, source, complete, one).pipe(
-            Effect.ensuring(Effect.zipRight(Effect.sync(() => { running -= 1 }), Queue.offer(slots, undefined)))))
-        }
-        return { found: claimed.length, free }
+        yield* Queue.offerAll(slots, Array.from({ length: free - found }, () => undefined))
+        return { found, free }
       }))
       // Fewer jobs than free slots and none handed over left: none was due when the claim ran, so the dispatcher waits
       // for an enqueue, a retry, a handoff or the next poll rather than claiming again at once (an empty claim, a round

@@ -106,6 +106,38 @@ describe("runJobWorker", () => {
       expect(new Set([...order, ...rest]).size).toBe(101)
     }).pipe(Effect.scoped))
 
+  it.live("jobs handed over start at once: before the engine's claim answers, and before the event loop's next turn", () =>
+    Effect.gen(function* () {
+      const { source, claims, offer } = yield* makeSource
+      // After the first claim, the engine answers only once the test opens the gate (a round trip under way, or on
+      // SQLite a connection held by another transaction).
+      const gate = yield* Deferred.make<void>()
+      let first = true
+      const slow: JobSource = {
+        ...source,
+        claim: (max) => first ? Effect.zipRight(Effect.sync(() => { first = false }), source.claim(max)) : Effect.zipRight(Deferred.await(gate), source.claim(max)),
+      }
+      const ran = yield* Queue.unbounded<number>()
+      const handoff = yield* runJobWorker(note, ({ n }) => Queue.offer(ran, n), slow, { concurrency: 2, shutdownGrace: "1 second", claimEvery: "0 millis" })
+      yield* Effect.sleep("50 millis")
+      expect(yield* Ref.get(claims)).toEqual([2])
+      yield* handoff.give([{ id: "job_1", attempt: 1, payload: { n: 1 } }])
+      // Running before a turn of the event loop taken right after the handoff comes (a relay's next batch waits for
+      // one), and while the engine's claim of the other slot is still waiting for the gate.
+      const beforeNextTurn = yield* Effect.async<number>((resume) => {
+        const handle = setImmediate(() => resume(Queue.size(ran)))
+        return Effect.sync(() => clearImmediate(handle))
+      })
+      expect(beforeNextTurn).toBe(1)
+      expect(yield* Queue.take(ran).pipe(Effect.timeout("2 seconds"))).toBe(1)
+      expect(yield* Deferred.isDone(gate)).toBe(false)
+      // The claim answers once the gate opens, with the engine's job.
+      yield* offer(2)
+      yield* Deferred.succeed(gate, undefined)
+      expect(yield* Queue.take(ran).pipe(Effect.timeout("2 seconds"))).toBe(2)
+      expect(yield* Ref.get(claims)).toEqual([2, 1])
+    }).pipe(Effect.scoped))
+
   it.live("jobs handed over once the worker stopped, or left waiting when it stops, are failed as runs cut short", () =>
     Effect.gen(function* () {
       const { source } = yield* makeSource
