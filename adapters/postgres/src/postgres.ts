@@ -7,7 +7,8 @@ import { migrationsLayer, SqlStore, withDirectStatements } from "@mailroom/sql"
 import { Chunk, Context, Duration, Effect, Exit, FiberRef, Layer, Stream } from "effect"
 import pg from "pg"
 import { withArrayLiterals } from "./array-literal.js"
-import { beginTransaction } from "./durability.js"
+import { queryBeginningWith } from "./begin-with.js"
+import { beginStatements } from "./durability.js"
 import { PgBossJobQueue, type PgBossJobQueueOptions } from "./job-queue.js"
 
 export interface MailroomPostgresOptions {
@@ -135,8 +136,9 @@ const runOnPool = (opened: pg.Pool) => (sql: string, params: ReadonlyArray<unkno
 
 /** Runs `sql` on `client`, a connection checked out of the pool (a transaction's), as @effect/sql-pg's connection
  *  does: an interrupted statement is cancelled on the server (`onInterrupt`). Without `onInterrupt`, for statements
- *  that run where nothing can interrupt them (BEGIN, COMMIT and ROLLBACK of directTransaction), Effect.async adds no
- *  interruption handler around the statement. */
+ *  that run where nothing can interrupt them (COMMIT and ROLLBACK of directTransaction), Effect.async adds no
+ *  interruption handler around the statement. With `opening`, the first statement sent takes the statements that begin
+ *  the transaction with it (queryBeginningWith). */
 const runOnClient = <A>(
   client: pg.PoolClient,
   onInterrupt: Effect.Effect<void> | undefined,
@@ -144,41 +146,58 @@ const runOnClient = <A>(
   params: ReadonlyArray<unknown>,
   answer: (result: Answer | Array<Answer>) => A,
   rowMode?: "array",
+  opening?: Opening,
 ) =>
   Effect.async<A, SqlError.SqlError>((resume) => {
-    client.query(queryOn(client, query, params, rowMode), (error: Error | null, result: Answer | Array<Answer>) => {
+    const begin = opening?.statements
+    const callback = (error: Error | null, result: Answer | Array<Answer>) => {
       if (error) resume(Effect.fail(new SqlError.SqlError({ cause: error, message: "Failed to execute statement" })))
       else resume(Effect.succeed(answer(result)))
-    })
+    }
+    const config = queryOn(client, query, params, rowMode)
+    if (begin === undefined) {
+      client.query(config, callback)
+    } else {
+      opening!.statements = undefined
+      queryBeginningWith(client, begin, config, callback)
+    }
     return onInterrupt
   })
+
+/** How a transaction of directTransaction begins: the statements that begin it, until its first statement takes them
+ *  (undefined from then on). */
+interface Opening {
+  statements: ReadonlyArray<string> | undefined
+}
 
 const rowsOf = (result: Answer | Array<Answer>): ReadonlyArray<Record<string, unknown>> =>
   Array.isArray(result) ? result.map((each) => each.rows ?? []) as never : result.rows ?? []
 
 /** The connection of a transaction that Mailroom began itself on `client`: what @effect/sql-pg's connection answers
- *  for each call, except that a stream reads its rows in one query rather than through a cursor. */
-const transactionConnection = (opened: pg.Pool, client: pg.PoolClient): SqlConnection.Connection => {
+ *  for each call, except that a stream reads its rows in one query rather than through a cursor. Its first statement
+ *  begins the transaction (see runOnClient). */
+const transactionConnection = (opened: pg.Pool, client: pg.PoolClient, opening: Opening): SqlConnection.Connection => {
   const onInterrupt = cancel(opened, client)
   const execute = (sql: string, params: ReadonlyArray<unknown>, transformRows?: (rows: ReadonlyArray<object>) => ReadonlyArray<object>) => {
-    const rows = runOnClient(client, onInterrupt, sql, params, rowsOf)
+    const rows = runOnClient(client, onInterrupt, sql, params, rowsOf, undefined, opening)
     return transformRows ? Effect.map(rows, transformRows) : rows
   }
   return {
     execute,
-    executeRaw: (sql, params) => runOnClient(client, onInterrupt, sql, params, (result) => result),
+    executeRaw: (sql, params) => runOnClient(client, onInterrupt, sql, params, (result) => result, undefined, opening),
     executeValues: (sql, params) =>
       runOnClient(client, onInterrupt, sql, params, (result) =>
-        (result as Answer).rows as unknown as ReadonlyArray<ReadonlyArray<unknown>>, "array"),
+        (result as Answer).rows as unknown as ReadonlyArray<ReadonlyArray<unknown>>, "array", opening),
     executeUnprepared: execute,
     executeStream: (sql, params, transformRows) =>
       Stream.flatMap(Stream.fromEffect(execute(sql, params, transformRows)), (rows) => Stream.fromChunk(Chunk.unsafeFromArray(rows as Array<object>))),
   }
 }
 
-/** Checks a connection out of the pool for a transaction; `release` puts it back, or drops it when it broke meanwhile. */
+/** Checks a connection out of the pool for a transaction; `release` puts it back, or drops it when it broke meanwhile
+ *  (`broken`). */
 const checkOut = (opened: pg.Pool) =>
-  Effect.async<{ readonly client: pg.PoolClient; readonly release: () => void }, SqlError.SqlError>((resume) => {
+  Effect.async<{ readonly client: pg.PoolClient; readonly broken: () => boolean; readonly release: () => void }, SqlError.SqlError>((resume) => {
     opened.connect((cause, client, done) => {
       if (cause) {
         return resume(Effect.fail(new SqlError.SqlError({ cause, message: "Failed to acquire connection for transaction" })))
@@ -193,6 +212,7 @@ const checkOut = (opened: pg.Pool) =>
       client.on("error", onError)
       resume(Effect.succeed({
         client,
+        broken: () => broken !== undefined,
         release: () => {
           client.off("error", onError)
           done(broken)
@@ -202,29 +222,35 @@ const checkOut = (opened: pg.Pool) =>
   })
 
 /** A top-level transaction as @effect/sql runs one (a connection checked out from BEGIN to COMMIT or ROLLBACK, the body
- *  interruptible and the rest not, a failed COMMIT or ROLLBACK a defect), without its span and scope. */
+ *  interruptible and the rest not, a failed COMMIT or ROLLBACK a defect), without its span and scope. BEGIN goes with
+ *  the body's first statement, in its round trip (queryBeginningWith); a body that runs no statement begins nothing. */
 const directTransaction = (opened: pg.Pool) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>, context: Context.Context<R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
   Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(checkOut(opened), ({ client, release }) => {
-      const connection = transactionConnection(opened, client)
+    Effect.flatMap(checkOut(opened), ({ client, broken, release }) => {
+      // A relaxed transaction (CommitDurability) begins as beginStatements says.
+      const opening: Opening = { statements: beginStatements(Context.get(context, CommitDurability)) }
+      const connection = transactionConnection(opened, client, opening)
       const inTransaction = Context.add(context, SqlClient.TransactionConnection, [connection, 0] as const)
-      // BEGIN, COMMIT and ROLLBACK run outside `restore`, uninterruptible: a canceller could never be called. A relaxed
-      // transaction (CommitDurability) begins as beginTransaction says.
-      const control = (sql: string) => runOnClient(client, undefined, sql, [], rowsOf)
-      const begin = control(beginTransaction(Context.get(context, CommitDurability)))
-      const end = (sql: "COMMIT" | "ROLLBACK") => Effect.orDie(control(sql))
+      // COMMIT and ROLLBACK run outside `restore`, uninterruptible: a canceller could never be called. Nothing to end
+      // when no statement began the transaction, or when the connection broke (it is dropped, and its transaction with
+      // it). Otherwise the ROLLBACK goes even when the statement that carried BEGIN failed (BEGIN ran before it; were it
+      // the one to fail, the ROLLBACK would only warn), and after a statement still under way (interrupted), which
+      // node-postgres sends it behind.
+      const end = (sql: "COMMIT" | "ROLLBACK") => Effect.suspend(() =>
+        opening.statements !== undefined || broken()
+          ? Effect.void
+          : Effect.orDie(runOnClient(client, undefined, sql, [], rowsOf)))
       // The body sees the transaction's connection in its context. It is set and put back here rather than through
       // Effect.locally (an acquire-use-release of its own, a dozen steps per transaction): this region is
       // uninterruptible outside `restore`, so the put-back cannot be skipped.
-      const transaction = begin.pipe(
-        Effect.zipRight(FiberRef.set(FiberRef.currentContext, inTransaction)),
+      const transaction = FiberRef.set(FiberRef.currentContext, inTransaction).pipe(
         Effect.zipRight(Effect.exit(restore(effect))),
         Effect.zipLeft(FiberRef.set(FiberRef.currentContext, context)),
         Effect.flatMap((exit) => Effect.zipRight(end(Exit.isSuccess(exit) ? "COMMIT" : "ROLLBACK"), exit)),
       )
-      // The connection goes back however the transaction ends (BEGIN failed, the body's exit after COMMIT or ROLLBACK,
-      // a COMMIT that died). Only the body can be interrupted, and its exit is taken above, so taking the whole exit
+      // The connection goes back however the transaction ends (the body's exit after COMMIT or ROLLBACK, a COMMIT that
+      // died). Only the body can be interrupted, and its exit is taken above, so taking the whole exit
       // here does what Effect.ensuring would, without a region and a finalizer of its own.
       return Effect.flatMap(Effect.exit(transaction), (exit) => {
         release()
