@@ -151,15 +151,16 @@ describe.skipIf(url === undefined)("MailroomPostgres.layer", () => {
       yield* sql`CREATE TABLE begun_t (label text PRIMARY KEY)`
       const labels = Effect.map(sql<{ readonly label: string }>`SELECT label FROM begun_t ORDER BY label`, (rows) => rows.map((row) => row.label))
       let sent = 0
-      const query = pg.Client.prototype.query
+      const prototype = pg.Client.prototype as unknown as { query: (this: pg.Client, ...args: Array<unknown>) => unknown }
+      const { query } = prototype
       yield* Effect.acquireRelease(
         Effect.sync(() => {
-          pg.Client.prototype.query = function (this: pg.Client, ...args: Array<unknown>) {
+          prototype.query = function (...args) {
             sent += 1
-            return (query as (...args: Array<unknown>) => unknown).apply(this, args)
-          } as typeof query
+            return query.apply(this, args)
+          }
         }),
-        () => Effect.sync(() => { pg.Client.prototype.query = query }),
+        () => Effect.sync(() => { prototype.query = query }),
       )
       const counted = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
         Effect.suspend(() => {
