@@ -10,9 +10,9 @@
  *
  *  The beginning statements answer a CommandComplete each, before the statement's messages: the query leaves those
  *  out, so that it answers the statement's rows alone. An error in any of them skips the rest (Postgres discards the
- *  messages up to the Sync, and a simple query stops at the failed statement): the query fails with it, and the
- *  connection's transaction status (pg's getTransactionStatus) tells whether BEGIN ran (in a transaction, failed:
- *  "E") or not ("I"). */
+ *  messages up to the Sync, and a simple query stops at the failed statement) and the query fails with it; BEGIN,
+ *  which cannot fail on a working connection, has then run, and the transaction is rolled back as after any failed
+ *  statement. */
 import pg from "pg"
 
 /** The parts of node-postgres's Query (pg/lib/query.js) that this query builds on: not in its published types. */
