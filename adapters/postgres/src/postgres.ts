@@ -178,16 +178,18 @@ const rowsOf = (result: Answer | Array<Answer>): ReadonlyArray<Record<string, un
  *  begins the transaction (see runOnClient). */
 const transactionConnection = (opened: pg.Pool, client: pg.PoolClient, opening: Opening): SqlConnection.Connection => {
   const onInterrupt = cancel(opened, client)
+  /** A statement of the transaction: cancelled when interrupted, the first one beginning the transaction. */
+  const run = <A>(sql: string, params: ReadonlyArray<unknown>, answer: (result: Answer | Array<Answer>) => A, rowMode?: "array") =>
+    runOnClient(client, onInterrupt, sql, params, answer, rowMode, opening)
   const execute = (sql: string, params: ReadonlyArray<unknown>, transformRows?: (rows: ReadonlyArray<object>) => ReadonlyArray<object>) => {
-    const rows = runOnClient(client, onInterrupt, sql, params, rowsOf, undefined, opening)
+    const rows = run(sql, params, rowsOf)
     return transformRows ? Effect.map(rows, transformRows) : rows
   }
   return {
     execute,
-    executeRaw: (sql, params) => runOnClient(client, onInterrupt, sql, params, (result) => result, undefined, opening),
+    executeRaw: (sql, params) => run(sql, params, (result) => result),
     executeValues: (sql, params) =>
-      runOnClient(client, onInterrupt, sql, params, (result) =>
-        (result as Answer).rows as unknown as ReadonlyArray<ReadonlyArray<unknown>>, "array", opening),
+      run(sql, params, (result) => (result as Answer).rows as unknown as ReadonlyArray<ReadonlyArray<unknown>>, "array"),
     executeUnprepared: execute,
     executeStream: (sql, params, transformRows) =>
       Stream.flatMap(Stream.fromEffect(execute(sql, params, transformRows)), (rows) => Stream.fromChunk(Chunk.unsafeFromArray(rows as Array<object>))),

@@ -175,9 +175,9 @@ export const runJobWorker = <A, I, E, R>(
             Effect.catchAll((error) => Effect.as(Effect.logError(`job ${job.name}: claiming failed`, error), [] as ReadonlyArray<ClaimedJob>)),
           )
           // A slot the engine had no job for goes to a job handed over.
-          const then = fromEngine.concat(handed.splice(0, free - found - fromEngine.length))
-          yield* start(then)
-          found += then.length
+          const more = fromEngine.concat(handed.splice(0, free - found - fromEngine.length))
+          yield* start(more)
+          found += more.length
         }
         yield* Queue.offerAll(slots, Array.from({ length: free - found }, () => undefined))
         return { found, free }

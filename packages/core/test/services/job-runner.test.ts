@@ -1,6 +1,7 @@
 /** The worker loop shared by every JobQueue engine (runJobWorker): when it claims again, and when it waits. */
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Queue, Ref, Schema, Scope } from "effect"
+import { nextTurn } from "../../src/internal/group-commit.js"
 import { defineJob } from "../../src/ports/job-queue.js"
 import { type ClaimedJob, type JobSource, runJobWorker } from "../../src/services/job-runner.js"
 
@@ -124,10 +125,7 @@ describe("runJobWorker", () => {
       yield* handoff.give([{ id: "job_1", attempt: 1, payload: { n: 1 } }])
       // Running before a turn of the event loop taken right after the handoff comes (a relay's next batch waits for
       // one), and while the engine's claim of the other slot is still waiting for the gate.
-      const beforeNextTurn = yield* Effect.async<number>((resume) => {
-        const handle = setImmediate(() => resume(Queue.size(ran)))
-        return Effect.sync(() => clearImmediate(handle))
-      })
+      const beforeNextTurn = yield* Effect.zipRight(nextTurn, Queue.size(ran))
       expect(beforeNextTurn).toBe(1)
       expect(yield* Queue.take(ran).pipe(Effect.timeout("2 seconds"))).toBe(1)
       expect(yield* Deferred.isDone(gate)).toBe(false)
