@@ -139,6 +139,8 @@ export const runJobWorker = <A, I, E, R>(
     }
     const claimEvery = Duration.toMillis(Duration.decode(options.claimEvery ?? 0))
     let claimedAt = -Infinity
+    // Whether the engine's last claim found fewer due jobs than it asked for (source.idle waits only after such a one).
+    let engineShort = false
     // The wait for the next handoff, taken before the handed jobs are looked at.
     let handedWait: Effect.Effect<void> = Effect.void
 
@@ -171,9 +173,11 @@ export const runJobWorker = <A, I, E, R>(
         let found = first.length
         if (askEngine) {
           claimedAt = now
-          const fromEngine = yield* source.claim(free - found).pipe(
+          const asked = free - found
+          const fromEngine = yield* source.claim(asked).pipe(
             Effect.catchAll((error) => Effect.as(Effect.logError(`job ${job.name}: claiming failed`, error), [] as ReadonlyArray<ClaimedJob>)),
           )
+          engineShort = fromEngine.length < asked
           // A slot the engine had no job for goes to a job handed over.
           const more = fromEngine.concat(handed.splice(0, free - found - fromEngine.length))
           yield* start(more)
@@ -182,10 +186,11 @@ export const runJobWorker = <A, I, E, R>(
         yield* Queue.offerAll(slots, Array.from({ length: free - found }, () => undefined))
         return { found, free }
       }))
-      // Fewer jobs than free slots and none handed over left: none was due when the claim ran, so the dispatcher waits
-      // for an enqueue, a retry, a handoff or the next poll rather than claiming again at once (an empty claim, a round
-      // trip on Postgres).
-      if (claim.found < claim.free && handed.length === 0) yield* Effect.race(source.idle, handedWait)
+      // Fewer jobs than free slots, none handed over left, and the engine's last claim found fewer due jobs than it
+      // asked for: the dispatcher waits for an enqueue, a retry, a handoff or the next poll rather than claiming again
+      // at once (an empty claim, a round trip). After a claim the engine answered in full, it may hold more due jobs,
+      // whose enqueue no longer wakes the wait: the next claim asks it at once.
+      if (claim.found < claim.free && handed.length === 0 && engineShort) yield* Effect.race(source.idle, handedWait)
     }).pipe(Effect.forever, Effect.raceFirst(Deferred.await(stopped)))
 
     const dispatcher = yield* Effect.forkDaemon(dispatch)

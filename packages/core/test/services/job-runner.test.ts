@@ -73,6 +73,29 @@ describe("runJobWorker", () => {
       expect(yield* Ref.get(claims)).toEqual([4])
     }).pipe(Effect.scoped))
 
+  it.live("after a claim that filled its slots from the engine, a later claim filled only in part by jobs handed over is followed by a claim of the engine", () =>
+    Effect.gen(function* () {
+      const { source, claims, offer } = yield* makeSource
+      const gate = yield* Deferred.make<void>()
+      const ran = yield* Queue.unbounded<number>()
+      // Jobs 1 and 2 hold both slots until the gate opens; job 3 stays due in the engine after the first claim, which
+      // asked for two and was answered two (full: the engine may have more).
+      for (let n = 1; n <= 3; n++) yield* offer(n)
+      const handoff = yield* runJobWorker(note, ({ n }) => Effect.zipRight(n <= 2 ? Deferred.await(gate) : Effect.void, Queue.offer(ran, n)), source, {
+        concurrency: 2, shutdownGrace: "1 second", claimEvery: "1 hour",
+      })
+      yield* Effect.sleep("50 millis")
+      expect(yield* Ref.get(claims)).toEqual([2])
+      // A job is handed over while both slots are busy; both free together: the claim that takes the handed job does
+      // not ask the engine (claimEvery), and leaves a slot free. Waiting for a wake then would leave job 3 to the next
+      // poll (which this source never sends): no enqueue comes to end the wait.
+      yield* handoff.give([{ id: "job_100", attempt: 1, payload: { n: 100 } }])
+      yield* Deferred.succeed(gate, undefined)
+      const runs = yield* Effect.all(Array.from({ length: 4 }, () => Queue.take(ran))).pipe(Effect.timeout("2 seconds"))
+      expect([...runs].sort((a, b) => a - b)).toEqual([1, 2, 3, 100])
+      expect((yield* Ref.get(claims)).length).toBe(2)
+    }).pipe(Effect.scoped))
+
   it.live("counts jobs handed over and runs in flight against its slots", () =>
     Effect.gen(function* () {
       const { source } = yield* makeSource
