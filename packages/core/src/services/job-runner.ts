@@ -139,7 +139,7 @@ export const runJobWorker = <A, I, E, R>(
     }
     const claimEvery = Duration.toMillis(Duration.decode(options.claimEvery ?? 0))
     let claimedAt = -Infinity
-    // Whether the engine's last claim found fewer due jobs than it asked for (source.idle waits only after such a one).
+    // Whether the engine's last claim found fewer due jobs than it asked for (JobSource.idle: the wait after such a one).
     let engineShort = false
     // The wait for the next handoff, taken before the handed jobs are looked at.
     let handedWait: Effect.Effect<void> = Effect.void

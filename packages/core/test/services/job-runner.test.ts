@@ -73,7 +73,7 @@ describe("runJobWorker", () => {
       expect(yield* Ref.get(claims)).toEqual([4])
     }).pipe(Effect.scoped))
 
-  it.live("after a claim that filled its slots from the engine, a later claim filled only in part by jobs handed over is followed by a claim of the engine", () =>
+  it.live("after a full claim of the engine, a claim that jobs handed over filled only in part is followed by a claim of the engine, not a wait", () =>
     Effect.gen(function* () {
       const { source, claims, offer } = yield* makeSource
       const gate = yield* Deferred.make<void>()
