@@ -4,7 +4,7 @@ import { SqlClient, type SqlError } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { CommitDurability, compareContacts, Store } from "@mailroom/core"
 import { migrate, migrations } from "@mailroom/sql"
-import { findTestPostgres, makeAccount, makeContact } from "@mailroom/testing"
+import { findTestPostgres, makeAccount, makeContact, makeWebhookAttempt, makeWebhookDelivery, makeWebhookEndpoint } from "@mailroom/testing"
 import { Context, Effect, Either, Layer } from "effect"
 import pg from "pg"
 import { MailroomPostgres } from "../src/index.js"
@@ -236,5 +236,40 @@ describe.skipIf(url === undefined)("MailroomPostgres.layer", () => {
         expect(again.map((row) => row.statement)).toContain("SELECT $1::int + 0 AS n")
         expect(again.map((row) => row.statement)).not.toContain("SELECT $1::int + 44 AS n")
       }))
+    }).pipe(Effect.withTracerEnabled(false)), 30_000)
+
+  // Migration 13: every delivery is updated when its attempt is recorded; on a full page the new row version went to
+  // another page, with new entries in each of the table's indexes. Deliveries now leave room for that update.
+  it.scoped("recording attempts updates their deliveries where they are: each row stays on its page", () =>
+    Effect.gen(function* () {
+      const database = yield* scratchDatabase(url!)
+      const built = yield* Layer.build(MailroomPostgres.layer({ url: database }))
+      const { accounts, webhooks } = Context.get(built, Store)
+      const sql = Context.get(built, SqlClient.SqlClient)
+      const account = makeAccount()
+      yield* accounts.insert(account)
+      const endpoint = makeWebhookEndpoint({ accountId: account.id })
+      yield* webhooks.insertEndpoint(endpoint)
+      // Rows of about 500 bytes: 200 of them fill several pages.
+      const payload = JSON.stringify({ eventType: "email.delivered", details: { padding: "x".repeat(400) } })
+      const deliveries = Array.from({ length: 200 }, () => makeWebhookDelivery({ accountId: account.id, endpointId: endpoint.id, payload }))
+      for (const delivery of deliveries) yield* webhooks.insertDelivery(delivery)
+      const pages = sql<{ readonly id: string; readonly page: string }>`SELECT id, (ctid::text::point)[0]::text AS page
+        FROM webhook_deliveries WHERE endpoint_id = ${endpoint.id} ORDER BY id`
+      const before = yield* pages
+      expect(new Set(before.map((row) => row.page)).size).toBeGreaterThan(2)
+      const at = new Date(Date.UTC(2026, 0, 2))
+      yield* webhooks.recordAttempts(deliveries.map((delivery) => ({
+        attempt: makeWebhookAttempt({ accountId: account.id, endpointId: endpoint.id, deliveryId: delivery.id, startedAt: at }),
+        outcome: { status: "succeeded" as const, lastStatusCode: 200, lastError: null, at },
+      })))
+      const after = yield* pages
+      expect(after).toEqual(before)
+      const statuses = yield* sql<{ readonly status: string }>`SELECT DISTINCT status FROM webhook_deliveries WHERE endpoint_id = ${endpoint.id}`
+      expect(statuses.map((row) => row.status)).toEqual(["succeeded"])
+      // The attempts go with their endpoint, as before.
+      expect(yield* webhooks.deleteEndpoint(account.id, endpoint.id)).toBe(true)
+      const left = yield* sql<{ readonly n: string }>`SELECT count(*) AS n FROM webhook_attempts WHERE endpoint_id = ${endpoint.id}`
+      expect(Number(left[0]!.n)).toBe(0)
     }).pipe(Effect.withTracerEnabled(false)), 30_000)
 })

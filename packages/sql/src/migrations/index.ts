@@ -11,6 +11,7 @@ import { messages } from "./0009_messages.js"
 import { forms } from "./0010_forms.js"
 import { confirmationForm } from "./0011_confirmation_form.js"
 import { attemptsPurgeByEndpoint } from "./0012_attempts_purge_by_endpoint.js"
+import { deliveriesRecordedInPlace } from "./0013_deliveries_recorded_in_place.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -26,6 +27,7 @@ export const migrations: ReadonlyArray<Migration> = [
   forms,
   confirmationForm,
   attemptsPurgeByEndpoint,
+  deliveriesRecordedInPlace,
 ]
 
 export type { Migration } from "./migration.js"
