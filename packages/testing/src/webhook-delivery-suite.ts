@@ -180,6 +180,41 @@ export const webhookDeliverySuite = <E>(
           expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, failed[0]!.id)).attempts).toBe(2)
         }))
 
+      it.effect("once a first-attempts run's last POST has started, the attempts finished so far are recorded without waiting for the POSTs under way", () =>
+        Effect.gen(function* () {
+          const { account, receiver: r } = yield* setup()
+          const store = yield* Store
+          // Fewer than a part: before, nothing was recorded until the last answer.
+          const events = Array.from({ length: 30 }, () => event(account))
+          const made = yield* fanOutEvents(events)
+          let release: () => void = () => undefined
+          const held = new Promise<void>((resolve) => { release = resolve })
+          const last = events.at(-1)!.id
+          r.answer = (request) => JSON.parse(request.body).messageId === last
+            ? { after: held.then(() => ({ status: 200, body: "ok" })) }
+            : { status: 200, body: "ok" }
+          const statuses = Effect.map(
+            store.webhooks.findDeliveriesWithEndpoints(made.map((d) => ({ accountId: account.id, deliveryId: d.id }))),
+            (found) => new Map(found.map(({ delivery }) => [delivery.id as string, delivery])),
+          )
+          const running = yield* Effect.fork(runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 4 }))
+          // Real time, as above: at most 8 seconds, within the held POST's deadline. When the last POST starts, the
+          // held one, the POSTs still under way are left to the end: at most 4 (the run's concurrency) in all.
+          let recorded = 0
+          for (let i = 0; i < 400 && recorded < made.length - 4; i++) {
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+            recorded = [...(yield* statuses).values()].filter((delivery) => delivery.status === "succeeded").length
+          }
+          expect(recorded).toBeGreaterThanOrEqual(made.length - 4)
+          expect(running.unsafePoll()).toBeNull()
+          const heldDelivery = made.find((d) => d.eventId === last)!
+          expect((yield* statuses).get(heldDelivery.id)).toMatchObject({ status: "pending", attempts: 0 })
+          release()
+          yield* Fiber.join(running)
+          for (const delivery of (yield* statuses).values()) expect(delivery).toMatchObject({ status: "succeeded", attempts: 1 })
+          for (const delivery of made) expect((yield* store.webhooks.listAttempts(account.id, delivery.id)).map((a) => a.attempt)).toEqual([1])
+        }))
+
       it.effect("a first-attempts run records its attempts in parts as they finish, while its other POSTs go on", () =>
         Effect.gen(function* () {
           const { account, receiver: r } = yield* setup()

@@ -375,9 +375,10 @@ export const runDeliveryJob = (
  *  whose endpoint was disabled are left alone; those still without an attempt are attempted at once (each endpoint's
  *  URL checked again once for the run; at most `concurrency` POSTs in flight, through the transport's batch path;
  *  none started past the run's budget, nor to an endpoint whose failures in the run reached its autoDisableAfter). The
- *  attempts are recorded while the POSTs go on, in parts of `firstAttemptsRecordedPer` as they finish and the rest at
- *  the end, each part in one transaction (recordAttempts: streaks counted in order, one statement per table); then its
- *  failure notices go out and its failed deliveries are queued for their retries (due 30 seconds after the attempt).
+ *  attempts are recorded while the POSTs go on, in parts of `firstAttemptsRecordedPer` as they finish, those finished
+ *  when the run's last POST starts, and the rest at the end, each part in one transaction (recordAttempts: streaks
+ *  counted in order, one statement per table); then its failure notices go out and its failed deliveries are queued
+ *  for their retries (due 30 seconds after the attempt).
  *  Those the budget left are queued as a run of their own. A delivery already attempted (by an earlier run of this job
  *  that failed after a record, or queued again at start) is handed to its retry job. Fails, to be run again, when a
  *  record or the queueing fails (the POSTs still under way are abandoned). */
@@ -417,10 +418,20 @@ export const runFirstAttempts = (
     const streak = (endpoint: WebhookEndpoint) => streaks.get(endpoint.id) ?? endpoint.streak.consecutiveFailures
     const made: Array<MadeAttempt | undefined> = []
     // The attempts finished and not yet recorded (their places in `unattempted`); the recording is woken by a part's
-    // worth of them, and by the end of the POSTs.
+    // worth of them, by the start of the run's last POST, and by the end of the POSTs.
     let finished: Array<number> = []
     let postsDone = false
+    let allStarted = false
     const partReady = makeWakeSignal()
+    /** No POST is left to start: what finished is recorded at once, so that only the POSTs still under way (at most
+     *  `concurrency`) are left to record after the last answer. */
+    const noneLeft = () => {
+      if (!allStarted) {
+        allStarted = true
+        partReady.wake()
+      }
+      return undefined
+    }
     const finish = (i: number, begun: StartedAttempt, outcome: PostOutcome | string) => {
       const [delivery, endpoint] = unattempted[i]!
       const one = finishAttempt({ id: accountId }, endpoint, delivery, begun, outcome, new Date(clock.unsafeCurrentTimeMillis()))
@@ -440,7 +451,7 @@ export const runFirstAttempts = (
         const now = clock.unsafeCurrentTimeMillis()
         if (now - started >= budget) {
           cursor = unattempted.length
-          return undefined
+          return noneLeft()
         }
         const { autoDisableAfter } = endpoint.failureSettings
         if (autoDisableAfter > 0 && streak(endpoint) >= autoDisableAfter) continue
@@ -451,7 +462,7 @@ export const runFirstAttempts = (
         }
         return { request: one.post.right, answered: (outcome) => finish(i, one, outcome) }
       }
-      return undefined
+      return noneLeft()
     }), Effect.sync(() => {
       postsDone = true
       partReady.wake()
@@ -459,10 +470,13 @@ export const runFirstAttempts = (
 
     // Each part recorded in one transaction (recordAttempts), then its failure notices sent and its failed deliveries
     // queued for their retries (due 30 seconds after the attempt).
+    let recordedAtLastStart = false
     while (true) {
       // The wait is taken before looking: a wake while this looks is not missed.
       const woken = yield* partReady.next
-      if (!postsDone && finished.length < firstAttemptsRecordedPer) yield* woken
+      const lastStarted = allStarted && !recordedAtLastStart
+      if (!postsDone && !lastStarted && finished.length < firstAttemptsRecordedPer) yield* woken
+      if (allStarted) recordedAtLastStart = true
       const part = finished
       finished = []
       if (part.length > 0) {
