@@ -198,8 +198,8 @@ export const webhookDeliverySuite = <E>(
             (found) => new Map(found.map(({ delivery }) => [delivery.id as string, delivery])),
           )
           const running = yield* Effect.fork(runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 4 }))
-          // Real time, as above: at most 8 seconds, within the held POST's deadline. When the last POST starts, the
-          // held one, the POSTs still under way are left to the end: at most 4 (the run's concurrency) in all.
+          // Real time, as above: at most 8 seconds, within the held POST's deadline. The POSTs under way when the last
+          // one starts (the held one among them) are left to the end: at most 4, the run's concurrency.
           let recorded = 0
           for (let i = 0; i < 400 && recorded < made.length - 4; i++) {
             yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
