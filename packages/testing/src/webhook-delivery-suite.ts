@@ -180,13 +180,17 @@ export const webhookDeliverySuite = <E>(
           expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, failed[0]!.id)).attempts).toBe(2)
         }))
 
-      it.effect("once a first-attempts run's last POST has started, the attempts finished so far are recorded without waiting for the POSTs under way", () =>
+      /** A first-attempts run of `count` fresh deliveries (concurrency 4) whose last POST the receiver holds until
+       *  `release`; `recordedAtLeast(n)` waits, in real time (the POSTs go to a real receiver), until n deliveries
+       *  have succeeded, for at most 8 seconds: within the held POST's 10-second deadline, which starts later, with
+       *  that POST. */
+      const runWithLastHeld = (count: number) =>
         Effect.gen(function* () {
           const { account, receiver: r } = yield* setup()
           const store = yield* Store
-          // Fewer than a part: before, nothing was recorded until the last answer.
-          const events = Array.from({ length: 30 }, () => event(account))
+          const events = Array.from({ length: count }, () => event(account))
           const made = yield* fanOutEvents(events)
+          expect(made).toHaveLength(events.length)
           let release: () => void = () => undefined
           const held = new Promise<void>((resolve) => { release = resolve })
           const last = events.at(-1)!.id
@@ -198,16 +202,26 @@ export const webhookDeliverySuite = <E>(
             (found) => new Map(found.map(({ delivery }) => [delivery.id as string, delivery])),
           )
           const running = yield* Effect.fork(runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 4 }))
-          // Real time, as above: at most 8 seconds, within the held POST's deadline. The POSTs under way when the last
-          // one starts (the held one among them) are left to the end: at most 4, the run's concurrency.
-          let recorded = 0
-          for (let i = 0; i < 400 && recorded < made.length - 4; i++) {
-            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
-            recorded = [...(yield* statuses).values()].filter((delivery) => delivery.status === "succeeded").length
-          }
-          expect(recorded).toBeGreaterThanOrEqual(made.length - 4)
+          const recordedAtLeast = (n: number) =>
+            Effect.gen(function* () {
+              let recorded = 0
+              for (let i = 0; i < 400 && recorded < n; i++) {
+                yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+                recorded = [...(yield* statuses).values()].filter((delivery) => delivery.status === "succeeded").length
+              }
+              return recorded
+            })
+          return { account, r, store, made, statuses, running, release, recordedAtLeast, heldDelivery: made.find((d) => d.eventId === last)! }
+        })
+
+      it.effect("once a first-attempts run's last POST has started, the attempts finished so far are recorded without waiting for the POSTs under way", () =>
+        Effect.gen(function* () {
+          // Fewer than a part: before, nothing was recorded until the last answer.
+          const { account, store, made, statuses, running, release, recordedAtLeast, heldDelivery } = yield* runWithLastHeld(30)
+          // The POSTs under way when the last one starts (the held one among them) are left to the end: at most 4, the
+          // run's concurrency.
+          expect(yield* recordedAtLeast(made.length - 4)).toBeGreaterThanOrEqual(made.length - 4)
           expect(running.unsafePoll()).toBeNull()
-          const heldDelivery = made.find((d) => d.eventId === last)!
           expect((yield* statuses).get(heldDelivery.id)).toMatchObject({ status: "pending", attempts: 0 })
           release()
           yield* Fiber.join(running)
@@ -217,34 +231,11 @@ export const webhookDeliverySuite = <E>(
 
       it.effect("a first-attempts run records its attempts in parts as they finish, while its other POSTs go on", () =>
         Effect.gen(function* () {
-          const { account, receiver: r } = yield* setup()
-          const store = yield* Store
-          const events = Array.from({ length: firstAttemptsRecordedPer + 20 }, () => event(account))
-          const made = yield* fanOutEvents(events)
-          expect(made).toHaveLength(events.length)
-          // The last event's POST is held until the test lets it go.
-          let release: () => void = () => undefined
-          const held = new Promise<void>((resolve) => { release = resolve })
-          const last = events.at(-1)!.id
-          r.answer = (request) => JSON.parse(request.body).messageId === last
-            ? { after: held.then(() => ({ status: 200, body: "ok" })) }
-            : { status: 200, body: "ok" }
-          const statuses = Effect.map(
-            store.webhooks.findDeliveriesWithEndpoints(made.map((d) => ({ accountId: account.id, deliveryId: d.id }))),
-            (found) => new Map(found.map(({ delivery }) => [delivery.id as string, delivery])),
-          )
-          const running = yield* Effect.fork(runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 4 }))
-          // Real time: the POSTs go to a real receiver. At most 8 seconds, within the held POST's 10-second deadline
-          // (which starts later, with that POST).
-          let recorded = 0
-          for (let i = 0; i < 400 && recorded < firstAttemptsRecordedPer; i++) {
-            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
-            recorded = [...(yield* statuses).values()].filter((delivery) => delivery.status === "succeeded").length
-          }
+          const { account, r, store, made, statuses, running, release, recordedAtLeast, heldDelivery } =
+            yield* runWithLastHeld(firstAttemptsRecordedPer + 20)
           // A part is recorded while the run still waits for the held POST.
-          expect(recorded).toBeGreaterThanOrEqual(firstAttemptsRecordedPer)
+          expect(yield* recordedAtLeast(firstAttemptsRecordedPer)).toBeGreaterThanOrEqual(firstAttemptsRecordedPer)
           expect(running.unsafePoll()).toBeNull()
-          const heldDelivery = made.find((d) => d.eventId === last)!
           expect((yield* statuses).get(heldDelivery.id)).toMatchObject({ status: "pending", attempts: 0 })
           release()
           yield* Fiber.join(running)
