@@ -392,6 +392,38 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
         expect(yield* Ref.get(reads)).toBeGreaterThan(before)
         yield* Scope.close(scope, Exit.void)
       })))
+
+    it.effect("a Background consumer of some types that passes fewer other events than a pass window has caught up: it reads no more until woken", () =>
+      withMinutePoll(Effect.gen(function* () {
+        const { store, background, accountId, name, received } = yield* relayTestbed
+        yield* background.consume({ name, types: ["email.queued"], handle: (events) => Queue.offerAll(received, ids(events)) })
+        const reads = yield* Ref.make(0)
+        const counted = Store.of({
+          ...store,
+          events: {
+            ...store.events,
+            relay: (consumer, limit, handle, types) =>
+              Effect.zipRight(consumer === name ? Ref.update(reads, (n) => n + 1) : Effect.void, store.events.relay(consumer, limit, handle, types)),
+          },
+        })
+        const scope = yield* Scope.make()
+        yield* Scope.extend(Effect.provideService(background.start, Store, counted), scope)
+        // Let the relay catch up and start waiting.
+        yield* Effect.sleep("300 millis")
+        const before = yield* Ref.get(reads)
+        // One of its types, then 250 others, in one commit: a batch of 100 (its batch size) with its event, then the
+        // 150 others passed at once, fewer than a pass window (5,000): the end of what was committed.
+        const event = makeEvent({ accountId, type: "email.queued" })
+        yield* store.transaction(store.events.append([event, ...Array.from({ length: 250 }, () => makeEvent({ accountId, type: "list.member_added" }))]))
+        expect(yield* Queue.take(received).pipe(Effect.timeout("5 seconds"))).toBe(event.id)
+        yield* Effect.sleep("500 millis")
+        // The batch and the pass, and no read after them: the poll is a minute.
+        expect((yield* Ref.get(reads)) - before).toBe(2)
+        expect(yield* Queue.size(received)).toBe(0)
+        // Every event is behind its cursor: a relay now finds nothing.
+        expect(yield* store.events.relay(name, 100, noop, ["email.queued"])).toBe(0)
+        yield* Scope.close(scope, Exit.void)
+      })))
   })
 
 /** What a consumer of some types stores of its cursor, on a backend whose database several instances open (`open`

@@ -148,7 +148,9 @@ export interface EventOutbox {
    *  after it) is never skipped. With `types`, only the events of those types are read and handed to `handle` (which
    *  is not called when the batch has none); the cursor moves past the others all the same, and past a window of up
    *  to `relayPassWindow` events at once when none of them is of those types. Answers how many events the cursor moved
-   *  past: 0 when none waits, or when another process is relaying to the same consumer at that moment. */
+   *  past: 0 when none waits, or when another process is relaying to the same consumer at that moment. Fewer than
+   *  `limit`, or, past a window without its types, more than `limit` and fewer than `relayPassWindow`: it reached
+   *  the end of the events committed, and the caller may wait for more. */
   readonly relay: <E, R>(
     consumer: string,
     limit: number,

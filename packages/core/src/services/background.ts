@@ -8,7 +8,7 @@ import type { DomainEvent, EventType } from "../domain/event.js"
 import type { StoreError } from "../errors.js"
 import { type JobDefinition, JobQueue, type JobRun } from "../ports/job-queue.js"
 import type { Mailer } from "../ports/mailer.js"
-import { CommitDurability, type EventWindow, Store } from "../ports/store.js"
+import { CommitDurability, type EventWindow, relayPassWindow, Store } from "../ports/store.js"
 
 /** What background handlers may use beside the services they were registered by: the ports the host provides when it
  *  starts the work (the facade's runtime provides them all; Dns and HttpTransport are references with defaults). */
@@ -70,6 +70,12 @@ const afterWaitingIo: Effect.Effect<void> = Effect.async<void>((resume) => {
   return Effect.sync(() => clearImmediate(handle))
 })
 
+/** Whether a relay call that moved a consumer's cursor past `moved` events may have left more waiting: it took a whole
+ *  batch, or, for a consumer of some types, passed a whole window of other events (see EventOutbox.relay). Anything
+ *  less reached the end of what was committed, and the relay waits for a wake or its poll. */
+const mayHaveMore = (moved: number, batchSize: number, typed: boolean) =>
+  moved === batchSize || (typed ? moved >= Math.max(batchSize, relayPassWindow) : moved > batchSize)
+
 /** Relays committed events to one consumer until interrupted. A batch in progress finishes before the relay stops. */
 const relayTo = (consumer: EventConsumer) => {
   /** The committed work of the last batch, running beside the next batch's transaction. */
@@ -108,7 +114,7 @@ const relayTo = (consumer: EventConsumer) => {
       }
       backoff = 1000
       // Caught up: wait for this process's next commit of events, or the poll (events of other processes).
-      if (handled.right < batchSize) {
+      if (!mayHaveMore(handled.right, batchSize, types !== undefined)) {
         const woken = yield* Effect.race(Effect.as(appended, true), Effect.as(Effect.sleep(config.relayPollInterval), false))
         if (!woken) continue
       }
