@@ -182,7 +182,7 @@ export type { AttemptOptions, PendingRecord, RecordedAttempt } from "./services/
 export type { AttemptResult } from "./services/webhook-sender.js"
 export {
   webhookDeliveryJob, webhookPurgeJob, DeliveryAttemptFailed, enqueueDelivery, fanOutEvents, runDeliveryJob,
-  webhookFirstAttemptsJob, runFirstAttempts, firstAttemptsPerRun, firstAttemptsRecordedPer, type FreshDeliveries, freshDeliveryLimits, makeFreshDeliveries,
+  webhookFirstAttemptsJob, runFirstAttempts, firstAttemptsPerRun, firstAttemptsRecordedPer, lastAnswersGrace, type FreshDeliveries, freshDeliveryLimits, makeFreshDeliveries,
   purgeWebhookHistory, defaultNotificationFrom, requeuePendingDeliveries, schedulePurge, makeDeliveries, webhookConsumer,
 } from "./services/webhook-queue.js"
 export { Suppressions } from "./services/suppressions.js"

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
   type Account, Accounts, deliveryIdFor, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue, neverClaimed, type JobQueueService, type JobRun, maxAttempts,
-  firstAttemptsRecordedPer, freshDeliveryLimits, makeFreshDeliveries, purgeWebhookHistory, recordAttempts, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, webhookFirstAttemptsJob,
+  firstAttemptsRecordedPer, freshDeliveryLimits, lastAnswersGrace, makeFreshDeliveries, purgeWebhookHistory, recordAttempts, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, webhookFirstAttemptsJob,
   type PendingRecord, type WebhookAttempt, type WebhookDelivery, webhookConsumer, webhookEnvelope, webhookRetryPolicy, Webhooks as WebhooksService,
 } from "@mailroom/core"
 import { Clock, Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
@@ -214,12 +214,20 @@ export const webhookDeliverySuite = <E>(
           return { account, r, store, made, statuses, running, release, recordedAtLeast, heldDelivery: made.find((d) => d.eventId === last)! }
         })
 
-      it.effect("once a first-attempts run's last POST has started, the attempts finished so far are recorded without waiting for the POSTs under way", () =>
+      it.effect("once a first-attempts run's last POST has started, the attempts finished are recorded within the grace, without waiting for the POSTs under way", () =>
         Effect.gen(function* () {
           // Fewer than a part: before, nothing was recorded until the last answer.
-          const { account, store, made, statuses, running, release, recordedAtLeast, heldDelivery } = yield* runWithLastHeld(30)
-          // The POSTs under way when the last one starts (the held one among them) are left to the end: at most 4, the
-          // run's concurrency.
+          const { account, r, store, made, statuses, running, release, recordedAtLeast, heldDelivery } = yield* runWithLastHeld(30)
+          // The last POST (the held one) has started.
+          for (let i = 0; i < 400 && !r.requests.some((request) => request.headers["webhook-id"] === heldDelivery.id); i++) {
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+          }
+          // Within the grace, the attempts finished wait for the POSTs under way: nothing is recorded yet.
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
+          expect([...(yield* statuses).values()].filter((delivery) => delivery.status !== "pending")).toEqual([])
+          // Past it, they are recorded; the POSTs under way then (the held one among them) are left to the end: at
+          // most 4, the run's concurrency.
+          yield* TestClock.adjust(lastAnswersGrace)
           expect(yield* recordedAtLeast(made.length - 4)).toBeGreaterThanOrEqual(made.length - 4)
           expect(running.unsafePoll()).toBeNull()
           expect((yield* statuses).get(heldDelivery.id)).toMatchObject({ status: "pending", attempts: 0 })
@@ -227,6 +235,22 @@ export const webhookDeliverySuite = <E>(
           yield* Fiber.join(running)
           for (const delivery of (yield* statuses).values()) expect(delivery).toMatchObject({ status: "succeeded", attempts: 1 })
           for (const delivery of made) expect((yield* store.webhooks.listAttempts(account.id, delivery.id)).map((a) => a.attempt)).toEqual([1])
+        }))
+
+      it.effect("answers that come within the grace after a run's last POST started are recorded with the attempts finished before, in one write", () =>
+        Effect.gen(function* () {
+          const { account } = yield* setup()
+          const store = yield* Store
+          const made = yield* fanOutEvents(Array.from({ length: 30 }, () => event(account)))
+          let writes = 0
+          const counting = Store.of({
+            ...store,
+            webhooks: { ...store.webhooks, recordAttempts: (records, streaks) => Effect.zipRight(Effect.sync(() => { writes += 1 }), store.webhooks.recordAttempts(records, streaks)) },
+          })
+          yield* runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 4 }).pipe(Effect.provideService(Store, counting))
+          // Fewer than a part, every answer at once: one write.
+          expect(writes).toBe(1)
+          for (const delivery of made) expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))).toMatchObject({ status: "succeeded", attempts: 1 })
         }))
 
       it.effect("a first-attempts run records its attempts in parts as they finish, while its other POSTs go on", () =>

@@ -36,6 +36,11 @@ export const firstAttemptsPerRun = 300
  *  recorded, to be made again. */
 export const firstAttemptsRecordedPer = 100
 
+/** Once a run of webhookFirstAttemptsJob has started its last POST, how long the attempts finished wait for the POSTs
+ *  still under way (at most the run's concurrency) before they are recorded: answers that come within it are recorded
+ *  with them, in one transaction, and a slow receiver holds the others back no longer than this. */
+export const lastAnswersGrace = Duration.seconds(1)
+
 /** A run of webhookFirstAttemptsJob starts no POST after this long: the deliveries it has not reached (behind a slow
  *  receiver, say) are queued as a run of their own, so that a run ends well within the job's timeout and within the
  *  default shutdown grace (30 seconds). */
@@ -376,7 +381,8 @@ export const runDeliveryJob = (
  *  URL checked again once for the run; at most `concurrency` POSTs in flight, through the transport's batch path;
  *  none started past the run's budget, nor to an endpoint whose failures in the run reached its autoDisableAfter). The
  *  attempts are recorded while the POSTs go on, in parts of `firstAttemptsRecordedPer` as they finish, those finished
- *  when the run's last POST starts, and the rest at the end, each part in one transaction (recordAttempts: streaks
+ *  once the run's last POST has started and the POSTs under way answered or had `lastAnswersGrace` to, and the rest at
+ *  the end, each part in one transaction (recordAttempts: streaks
  *  counted in order, one statement per table); then its failure notices go out and its failed deliveries are queued
  *  for their retries (due 30 seconds after the attempt).
  *  Those the budget left are queued as a run of their own. A delivery already attempted (by an earlier run of this job
@@ -423,8 +429,8 @@ export const runFirstAttempts = (
     let postsDone = false
     let allStarted = false
     const partReady = makeWakeSignal()
-    /** No POST is left to start: what finished is recorded at once, so that only the POSTs still under way (at most
-     *  `concurrency`) are left to record after the last answer. */
+    /** No POST is left to start: what finished is recorded once the POSTs still under way (at most `concurrency`)
+     *  answered, or within `lastAnswersGrace`, so that a slow answer holds the others back no longer than that. */
     const noneLeft = () => {
       if (!allStarted) {
         allStarted = true
@@ -474,8 +480,17 @@ export const runFirstAttempts = (
     while (true) {
       // The wait is taken before looking: a wake while this looks is not missed.
       const woken = yield* partReady.next
-      const lastStarted = allStarted && !recordedAtLastStart
-      if (!postsDone && !lastStarted && finished.length < firstAttemptsRecordedPer) yield* woken
+      const partDue = () => postsDone || finished.length >= firstAttemptsRecordedPer
+      if (!partDue()) {
+        if (allStarted && !recordedAtLastStart) {
+          // The last POST has started: the POSTs under way get the grace to answer.
+          yield* Effect.raceFirst(woken, Effect.sleep(lastAnswersGrace))
+        } else {
+          yield* woken
+          // Woken by the start of the last POST: the grace starts with the next wait.
+          if (!partDue()) continue
+        }
+      }
       if (allStarted) recordedAtLastStart = true
       const part = finished
       finished = []
