@@ -225,4 +225,45 @@ describe.skipIf(url === undefined)("postgres", () => {
         expect(cursor.rows[0]).toEqual(last.rows[0])
       }
     }))
+
+  it.scopedLive("a consumer of some types passes a window without them in one statement, from the later of its stored cursor and the one it kept", () =>
+    Effect.gen(function* () {
+      const database = yield* scratchDatabase(url!)
+      yield* Effect.gen(function* () {
+        const store = yield* Store
+        const account = makeAccount()
+        yield* store.accounts.insert(account)
+        const consumer = uniqueText("pass")
+        const other = () => makeEvent({ accountId: account.id, type: "contact.subscribed" })
+        const seen: Array<string> = []
+        const collect = (events: ReadonlyArray<DomainEvent>) => Effect.sync(() => { seen.push(...events.map((e) => e.id)) })
+        const relay = store.events.relay(consumer, 100, collect, ["email.queued"])
+        let sent = 0
+        const prototype = pg.Client.prototype as unknown as { query: (this: pg.Client, ...args: Array<unknown>) => unknown }
+        const { query } = prototype
+        yield* Effect.acquireRelease(
+          Effect.sync(() => {
+            prototype.query = function (...args) {
+              sent += 1
+              return query.apply(this, args)
+            }
+          }),
+          () => Effect.sync(() => { prototype.query = query }),
+        )
+        yield* store.events.append([other(), other(), other()])
+        expect(yield* relay).toBe(3)
+        // The cursor stored is still the first (it is stored every 5 seconds): the next pass starts where this process
+        // got to, and reads the stored cursor and the window's end in one statement.
+        yield* store.events.append([other(), other()])
+        const before = sent
+        expect(yield* relay).toBe(2)
+        expect(sent - before).toBe(1)
+        expect(yield* relay).toBe(0)
+        // A window with one of its types is handed out, after what was passed.
+        const wanted = makeEvent({ accountId: account.id, type: "email.queued" })
+        yield* store.events.append([other(), wanted])
+        expect(yield* relay).toBe(2)
+        expect(seen).toEqual([wanted.id])
+      }).pipe(Effect.provide(MailroomPostgres.layer({ url: database })))
+    }))
 })

@@ -59,11 +59,18 @@ type StoredCursor = typeof storedCursor
  *  meanwhile, a prepared transaction) counts as this database's: the relay waits for it as before. SQLite: one writer
  *  at a time, so seq order. Both answer `xid` as text on Postgres (a 64-bit xid8) and 0 on SQLite; the order is the
  *  column's (`events.xid`), since a bare `xid` would name the text (where "10" sorts before "9"). */
-const windowAfter = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type | StoredCursor, limit: number, columns: string) =>
+const windowAfter = (
+  sql: SqlClient.SqlClient,
+  cursor: typeof Cursor.Type | StoredCursor,
+  limit: number,
+  columns: string,
+  alsoAfter?: typeof Cursor.Type,
+) =>
   sql.onDialectOrElse({
     pg: () =>
       sql`SELECT seq, xid::text AS xid, ${sql.literal(columns)} FROM events
         WHERE (xid, seq) > ${cursor === storedCursor ? sql.literal("((SELECT xid FROM c)::text::xid8, (SELECT seq FROM c))") : sql`(${String(cursor.xid)}::xid8, ${cursor.seq})`}
+          ${alsoAfter === undefined ? sql.literal("") : sql`AND (xid, seq) > (${String(alsoAfter.xid)}::xid8, ${alsoAfter.seq})`}
           AND xid < (SELECT COALESCE(
             (SELECT min(running) FROM pg_snapshot_xip(snapshot) AS running
               WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity AS elsewhere
@@ -83,13 +90,37 @@ const eventsAfter = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit
 /** The end of the window after `cursor` (see windowAfter), how many events it holds and how many of them are of
  *  `types`; none when it is empty. */
 const windowEnd = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit: number, types: ReadonlyArray<EventType>) =>
-  sql`WITH w AS (${windowAfter(sql, cursor, limit, "type")}),
+  sql`WITH ${endOfWindow(sql, windowAfter(sql, cursor, limit, "type"), types)}`.pipe(Effect.flatMap(decodeWindowEnds))
+
+/** The CTEs and the query of windowEnd, over `window` (a windowAfter of the column `type`). */
+const endOfWindow = (sql: SqlClient.SqlClient, window: ReturnType<typeof windowAfter>, types: ReadonlyArray<EventType>) =>
+  sql`w AS (${window}),
     counted AS (SELECT count(*) AS passed,
       ${types.length === 0 ? sql.literal("0") : sql`COALESCE(sum(CASE WHEN type IN ${sql.in(types)} THEN 1 ELSE 0 END), 0)`} AS wanted
       FROM w)
     SELECT xid, seq, passed, wanted FROM w, counted
     ORDER BY ${sql.onDialectOrElse({ pg: () => sql.literal("xid::xid8 DESC, seq DESC"), orElse: () => sql.literal("seq DESC") })}
-    LIMIT 1`.pipe(Effect.flatMap(decodeWindowEnds))
+    LIMIT 1`
+
+/** The end of the window a consumer of `types` may pass (see passBy), after its stored cursor and after `kept` (the
+ *  cursor this process got to, when it has one): Postgres reads the stored cursor in the same statement, one round trip
+ *  where a read of the cursor and one of the window took two; SQLite reads the cursor, then the window. None when the
+ *  window is empty, or the consumer has no cursor stored. */
+const passWindowEnd = (
+  sql: SqlClient.SqlClient,
+  consumer: string,
+  kept: typeof Cursor.Type | undefined,
+  limit: number,
+  types: ReadonlyArray<EventType>,
+) =>
+  sql.onDialectOrElse({
+    pg: () =>
+      sql`WITH c AS (SELECT xid, seq FROM event_relay_cursors WHERE consumer = ${consumer}),
+        ${endOfWindow(sql, windowAfter(sql, storedCursor, limit, "type", kept), types)}`.pipe(Effect.flatMap(decodeWindowEnds)),
+    orElse: () =>
+      readCursor(sql, consumer).pipe(Effect.flatMap(([stored]) =>
+        stored === undefined ? Effect.succeed([]) : windowEnd(sql, laterCursor(stored, kept), limit, types))),
+  })
 
 /** Where an events row (aliased `e`) lies after `cursor` and up to `end` (included), in the relay's order. */
 const between = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, end: typeof Cursor.Type, e: string) =>
@@ -244,18 +275,16 @@ export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal)
    *  its stored cursor last caught up. */
   const passedBy = new Map<string, { end: typeof Cursor.Type; storedAt: number }>()
   /** A consumer of some types whose next window (up to `relayPassWindow` events) holds none of them passes it by
-   *  without a transaction: one read of its cursor and the window's end. The end is kept in this process and stored
+   *  without a transaction: one read of its cursor and the window's end (passWindowEnd: one statement on Postgres). The end is kept in this process and stored
    *  at most every `storeCursorEvery`: nothing of its types lies before it, so any process may start from it, and a
    *  process that starts from the stored cursor instead reads those windows again and finds nothing in them. Answers
    *  how many events were passed, or undefined when the window holds some of its types, or the stored cursor is due
    *  (the transaction does both). */
   const passBy = (consumer: string, limit: number, types: ReadonlyArray<EventType>) =>
     Effect.gen(function* () {
-      const [stored] = yield* readCursor(sql, consumer)
-      if (stored === undefined) return undefined
       const now = yield* Clock.currentTimeMillis
       const kept = passedBy.get(consumer)
-      const [end] = yield* windowEnd(sql, laterCursor(stored, kept?.end), Math.max(limit, relayPassWindow), types)
+      const [end] = yield* passWindowEnd(sql, consumer, kept?.end, Math.max(limit, relayPassWindow), types)
       if (end === undefined) return 0
       if (end.wanted > 0) return undefined
       if (kept === undefined) passedBy.set(consumer, { end, storedAt: now })
