@@ -275,11 +275,11 @@ export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal)
    *  its stored cursor last caught up. */
   const passedBy = new Map<string, { end: typeof Cursor.Type; storedAt: number }>()
   /** A consumer of some types whose next window (up to `relayPassWindow` events) holds none of them passes it by
-   *  without a transaction: one read of its cursor and the window's end (passWindowEnd: one statement on Postgres). The end is kept in this process and stored
-   *  at most every `storeCursorEvery`: nothing of its types lies before it, so any process may start from it, and a
-   *  process that starts from the stored cursor instead reads those windows again and finds nothing in them. Answers
-   *  how many events were passed, or undefined when the window holds some of its types, or the stored cursor is due
-   *  (the transaction does both). */
+   *  without a transaction: one read of its cursor and the window's end (passWindowEnd; one statement on Postgres). The
+   *  end is kept in this process and stored at most every `storeCursorEvery`: nothing of its types lies before it, so
+   *  any process may start from it, and a process that starts from the stored cursor instead reads those windows again
+   *  and finds nothing in them. Answers how many events were passed (0 when the consumer has no cursor stored), or
+   *  undefined when the window holds some of its types, or the stored cursor is due (the transaction does both). */
   const passBy = (consumer: string, limit: number, types: ReadonlyArray<EventType>) =>
     Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis

@@ -74,7 +74,7 @@ const afterWaitingIo: Effect.Effect<void> = Effect.async<void>((resume) => {
  *  batch, or, for a consumer of some types, passed a whole window of other events (see EventOutbox.relay). Anything
  *  less reached the end of what was committed, and the relay waits for a wake or its poll. */
 const mayHaveMore = (moved: number, batchSize: number, typed: boolean) =>
-  moved === batchSize || (typed ? moved >= Math.max(batchSize, relayPassWindow) : moved > batchSize)
+  typed ? moved === batchSize || moved >= Math.max(batchSize, relayPassWindow) : moved >= batchSize
 
 /** Relays committed events to one consumer until interrupted. A batch in progress finishes before the relay stops. */
 const relayTo = (consumer: EventConsumer) => {
