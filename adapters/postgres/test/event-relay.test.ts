@@ -7,6 +7,7 @@ import { Effect, Layer } from "effect"
 import pg from "pg"
 import { MailroomPostgres } from "../src/index.js"
 import { scratchDatabase } from "./scratch-database.js"
+import { countSentQueries } from "./sent-queries.js"
 
 const url = await findTestPostgres()
 
@@ -238,26 +239,15 @@ describe.skipIf(url === undefined)("postgres", () => {
         const seen: Array<string> = []
         const collect = (events: ReadonlyArray<DomainEvent>) => Effect.sync(() => { seen.push(...events.map((e) => e.id)) })
         const relay = store.events.relay(consumer, 100, collect, ["email.queued"])
-        let sent = 0
-        const prototype = pg.Client.prototype as unknown as { query: (this: pg.Client, ...args: Array<unknown>) => unknown }
-        const { query } = prototype
-        yield* Effect.acquireRelease(
-          Effect.sync(() => {
-            prototype.query = function (...args) {
-              sent += 1
-              return query.apply(this, args)
-            }
-          }),
-          () => Effect.sync(() => { prototype.query = query }),
-        )
+        const sent = yield* countSentQueries
         yield* store.events.append([other(), other(), other()])
         expect(yield* relay).toBe(3)
         // The cursor stored is still the first (it is stored every 5 seconds): the next pass starts where this process
         // got to, and reads the stored cursor and the window's end in one statement.
         yield* store.events.append([other(), other()])
-        const before = sent
+        const before = sent()
         expect(yield* relay).toBe(2)
-        expect(sent - before).toBe(1)
+        expect(sent() - before).toBe(1)
         expect(yield* relay).toBe(0)
         // A window with one of its types is handed out, after what was passed.
         const wanted = makeEvent({ accountId: account.id, type: "email.queued" })

@@ -6,9 +6,9 @@ import { CommitDurability, compareContacts, Store } from "@mailroom/core"
 import { migrate, migrations } from "@mailroom/sql"
 import { findTestPostgres, makeAccount, makeContact, makeWebhookAttempt, makeWebhookDelivery, makeWebhookEndpoint } from "@mailroom/testing"
 import { Context, Effect, Either, Layer } from "effect"
-import pg from "pg"
 import { MailroomPostgres } from "../src/index.js"
 import { scratchDatabase } from "./scratch-database.js"
+import { countSentQueries } from "./sent-queries.js"
 
 const url = await findTestPostgres()
 
@@ -150,22 +150,11 @@ describe.skipIf(url === undefined)("MailroomPostgres.layer", () => {
       const sql = Context.get(yield* Layer.build(MailroomPostgres.clientLayer({ url: database, maxConnections: 1 })), SqlClient.SqlClient)
       yield* sql`CREATE TABLE begun_t (label text PRIMARY KEY)`
       const labels = Effect.map(sql<{ readonly label: string }>`SELECT label FROM begun_t ORDER BY label`, (rows) => rows.map((row) => row.label))
-      let sent = 0
-      const prototype = pg.Client.prototype as unknown as { query: (this: pg.Client, ...args: Array<unknown>) => unknown }
-      const { query } = prototype
-      yield* Effect.acquireRelease(
-        Effect.sync(() => {
-          prototype.query = function (...args) {
-            sent += 1
-            return query.apply(this, args)
-          }
-        }),
-        () => Effect.sync(() => { prototype.query = query }),
-      )
+      const sent = yield* countSentQueries
       const counted = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
         Effect.suspend(() => {
-          const before = sent
-          return Effect.map(Effect.either(effect), (answer) => ({ answer, sent: sent - before }))
+          const before = sent()
+          return Effect.map(Effect.either(effect), (answer) => ({ answer, sent: sent() - before }))
         })
 
       // With parameters first: BEGIN and the INSERT in one query, the SELECT, COMMIT.

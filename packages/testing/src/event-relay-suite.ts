@@ -6,7 +6,7 @@ import {
   Background, BackgroundConfig, deliveryIdFor, type DomainEvent, type EventWindow, IdsLive, JobQueue, Mailer, Store, StoreError, type WebhookDelivery,
   webhookEnvelope,
 } from "@mailroom/core"
-import { Deferred, Duration, Effect, Exit, Layer, Option, Queue, Ref, Scope, TestClock, TestServices } from "effect"
+import { type Context, Deferred, Duration, Effect, Exit, Layer, Option, Queue, Ref, Scope, TestClock, TestServices } from "effect"
 import { makeAccount, makeContact, makeEvent, makeWebhookEndpoint, uniqueText } from "./fixtures.js"
 
 const noop = () => Effect.void
@@ -46,6 +46,25 @@ const relayTestbed = Effect.gen(function* () {
   const received = yield* Queue.unbounded<string>()
   return { store: yield* Store, background: yield* Background, accountId, name, received }
 })
+
+/** Starts the registered Background work with the relay's reads of consumer `name` counted, and lets the relay catch
+ *  up and start waiting; closing `scope` stops the work. */
+const startCountingReads = (store: Context.Tag.Service<typeof Store>, background: Background, name: string) =>
+  Effect.gen(function* () {
+    const reads = yield* Ref.make(0)
+    const counted = Store.of({
+      ...store,
+      events: {
+        ...store.events,
+        relay: (consumer, limit, handle, types) =>
+          Effect.zipRight(consumer === name ? Ref.update(reads, (n) => n + 1) : Effect.void, store.events.relay(consumer, limit, handle, types)),
+      },
+    })
+    const scope = yield* Scope.make()
+    yield* Scope.extend(Effect.provideService(background.start, Store, counted), scope)
+    yield* Effect.sleep("300 millis")
+    return { reads, scope }
+  })
 
 /** Runs a test of the Background relay live, with what its work may use (no jobs, no mail). */
 const withBackground = <A, E, R>(test: Effect.Effect<A, E, R>) =>
@@ -365,20 +384,7 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
       withMinutePoll(Effect.gen(function* () {
         const { store, background, accountId, name, received } = yield* relayTestbed
         yield* background.consume({ name, types: ["email.queued"], handle: (events) => Queue.offerAll(received, ids(events)) })
-        // The relay's reads of this consumer, counted.
-        const reads = yield* Ref.make(0)
-        const counted = Store.of({
-          ...store,
-          events: {
-            ...store.events,
-            relay: (consumer, limit, handle, types) =>
-              Effect.zipRight(consumer === name ? Ref.update(reads, (n) => n + 1) : Effect.void, store.events.relay(consumer, limit, handle, types)),
-          },
-        })
-        const scope = yield* Scope.make()
-        yield* Scope.extend(Effect.provideService(background.start, Store, counted), scope)
-        // Let the relay catch up and start waiting.
-        yield* Effect.sleep("300 millis")
+        const { reads, scope } = yield* startCountingReads(store, background, name)
         const before = yield* Ref.get(reads)
         for (let round = 0; round < 3; round++) {
           yield* store.transaction(store.events.append([makeEvent({ accountId, type: "list.member_added" })]))
@@ -397,19 +403,7 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
       withMinutePoll(Effect.gen(function* () {
         const { store, background, accountId, name, received } = yield* relayTestbed
         yield* background.consume({ name, types: ["email.queued"], handle: (events) => Queue.offerAll(received, ids(events)) })
-        const reads = yield* Ref.make(0)
-        const counted = Store.of({
-          ...store,
-          events: {
-            ...store.events,
-            relay: (consumer, limit, handle, types) =>
-              Effect.zipRight(consumer === name ? Ref.update(reads, (n) => n + 1) : Effect.void, store.events.relay(consumer, limit, handle, types)),
-          },
-        })
-        const scope = yield* Scope.make()
-        yield* Scope.extend(Effect.provideService(background.start, Store, counted), scope)
-        // Let the relay catch up and start waiting.
-        yield* Effect.sleep("300 millis")
+        const { reads, scope } = yield* startCountingReads(store, background, name)
         const before = yield* Ref.get(reads)
         // One of its types, then 250 others, in one commit: a batch of 100 (its batch size) with its event, then the
         // 150 others passed at once, fewer than a pass window (5,000): the end of what was committed.
