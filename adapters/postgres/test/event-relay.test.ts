@@ -1,9 +1,9 @@
 /** The outbox relay on Postgres, in a scratch database: the shared contract, then what only Postgres can show: an
  *  event whose transaction commits after a later one is never skipped, and two instances relay each event once. */
 import { describe, expect, it } from "@effect/vitest"
-import { type DomainEvent, Store } from "@mailroom/core"
+import { type Account, type DomainEvent, Store } from "@mailroom/core"
 import { eventRelaySuite, findTestPostgres, passedCursorSuite, makeAccount, makeEvent, uniqueText } from "@mailroom/testing"
-import { Effect, Layer } from "effect"
+import { type Context, Effect, Layer } from "effect"
 import pg from "pg"
 import { MailroomPostgres } from "../src/index.js"
 import { scratchDatabase } from "./scratch-database.js"
@@ -17,6 +17,17 @@ const rawClient = (database: string) => {
   return Effect.as(Effect.acquireRelease(Effect.promise(() => client.connect()), () => Effect.promise(() => client.end())), client)
 }
 
+/** Runs `test` on a Store over a scratch database of its own, with an account inserted. */
+const withScratchAccount = <A, E, R>(
+  test: (testbed: { readonly store: Context.Tag.Service<typeof Store>; readonly account: Account; readonly database: string }) => Effect.Effect<A, E, R>,
+) =>
+  Effect.flatMap(scratchDatabase(url!), (database) => Effect.gen(function* () {
+    const store = yield* Store
+    const account = makeAccount()
+    yield* store.accounts.insert(account)
+    return yield* test({ store, account, database })
+  }).pipe(Effect.provide(MailroomPostgres.layer({ url: database }))))
+
 const scratchStore = () => Layer.unwrapScoped(Effect.map(scratchDatabase(url!), (database) => MailroomPostgres.layer({ url: database })))
 
 describe.skipIf(url === undefined)("postgres", () => {
@@ -28,12 +39,8 @@ describe.skipIf(url === undefined)("postgres", () => {
     { consumer: "of every type", types: undefined },
     { consumer: "of some types", types: ["contact.subscribed", "contact.unsubscribed"] as const },
   ])("an event whose transaction commits late is relayed after it commits, before the events committed after it (a consumer $consumer)", ({ types }) =>
-    Effect.gen(function* () {
-      const database = yield* scratchDatabase(url!)
-      yield* Effect.gen(function* () {
-        const store = yield* Store
-        const account = makeAccount()
-        yield* store.accounts.insert(account)
+    withScratchAccount(({ store, account, database }) =>
+      Effect.gen(function* () {
         const consumer = uniqueText("late")
         const early = makeEvent({ accountId: account.id, type: "contact.subscribed" })
         const later = makeEvent({ accountId: account.id, type: "contact.unsubscribed" })
@@ -61,8 +68,7 @@ describe.skipIf(url === undefined)("postgres", () => {
           if ((yield* store.events.relay(consumer, 10, collect, types)) === 0) yield* Effect.sleep("50 millis")
         }
         expect(seen).toEqual([early.id, later.id])
-      }).pipe(Effect.provide(MailroomPostgres.layer({ url: database })))
-    }))
+      })))
 
   it.scopedLive("a transaction left open in another database on the server does not hold the relay back", () =>
     Effect.gen(function* () {
@@ -107,12 +113,8 @@ describe.skipIf(url === undefined)("postgres", () => {
   // Transaction ids are read as text (64-bit): the order must be theirs as numbers, never as text, where "10" comes
   // before "9".
   it.scopedLive("events are relayed in the order of their transaction ids as numbers, whatever their number of digits", () =>
-    Effect.gen(function* () {
-      const database = yield* scratchDatabase(url!)
-      yield* Effect.gen(function* () {
-        const store = yield* Store
-        const account = makeAccount()
-        yield* store.accounts.insert(account)
+    withScratchAccount(({ store, account, database }) =>
+      Effect.gen(function* () {
         // Written by transactions 10 (the lower seq) and 9, long committed: the relay hands out 9's event first.
         const ten = makeEvent({ accountId: account.id, type: "contact.subscribed" })
         const nine = makeEvent({ accountId: account.id, type: "contact.subscribed" })
@@ -149,8 +151,7 @@ describe.skipIf(url === undefined)("postgres", () => {
         expect(yield* cursorOf(consumer)).toEqual({ xid: "10", seq: yield* seqOf(ten) })
         expect(yield* store.events.relayWindow(consumer, 1, (window) => Effect.sync(() => { sizes.push(window.size) }))).toBe(0)
         expect(sizes).toEqual([1, 1])
-      }).pipe(Effect.provide(MailroomPostgres.layer({ url: database })))
-    }))
+      })))
 
   it.scopedLive("two instances relaying to the same consumer at once hand out each event exactly once", () =>
     Effect.gen(function* () {
@@ -228,12 +229,8 @@ describe.skipIf(url === undefined)("postgres", () => {
     }))
 
   it.scopedLive("a consumer of some types passes a window without them in one statement, from the later of its stored cursor and the one it kept", () =>
-    Effect.gen(function* () {
-      const database = yield* scratchDatabase(url!)
-      yield* Effect.gen(function* () {
-        const store = yield* Store
-        const account = makeAccount()
-        yield* store.accounts.insert(account)
+    withScratchAccount(({ store, account }) =>
+      Effect.gen(function* () {
         const consumer = uniqueText("pass")
         const other = () => makeEvent({ accountId: account.id, type: "contact.subscribed" })
         const seen: Array<string> = []
@@ -254,6 +251,5 @@ describe.skipIf(url === undefined)("postgres", () => {
         yield* store.events.append([other(), wanted])
         expect(yield* relay).toBe(2)
         expect(seen).toEqual([wanted.id])
-      }).pipe(Effect.provide(MailroomPostgres.layer({ url: database })))
-    }))
+      })))
 })

@@ -201,7 +201,10 @@ export const webhookDeliverySuite = <E>(
             store.webhooks.findDeliveriesWithEndpoints(made.map((d) => ({ accountId: account.id, deliveryId: d.id }))),
             (found) => new Map(found.map(({ delivery }) => [delivery.id as string, delivery])),
           )
+          const requestsBefore = r.requests.length
           const running = yield* Effect.fork(runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 4 }))
+          /** Every POST of the run has reached the receiver (the receiver is the suite's: it counts earlier tests'). */
+          const allPosted = Effect.promise(() => r.waitFor(requestsBefore + made.length))
           const recordedAtLeast = (n: number) =>
             Effect.gen(function* () {
               let recorded = 0
@@ -211,17 +214,15 @@ export const webhookDeliverySuite = <E>(
               }
               return recorded
             })
-          return { account, r, store, made, statuses, running, release, recordedAtLeast, heldDelivery: made.find((d) => d.eventId === last)! }
+          return { account, r, store, made, statuses, running, release, recordedAtLeast, allPosted, heldDelivery: made.find((d) => d.eventId === last)! }
         })
 
       it.effect("once a first-attempts run's last POST has started, the attempts finished are recorded within the grace, without waiting for the POSTs under way", () =>
         Effect.gen(function* () {
           // Fewer than a part: before, nothing was recorded until the last answer.
-          const { account, r, store, made, statuses, running, release, recordedAtLeast, heldDelivery } = yield* runWithLastHeld(30)
-          // The last POST (the held one) has started.
-          for (let i = 0; i < 400 && !r.requests.some((request) => request.headers["webhook-id"] === heldDelivery.id); i++) {
-            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
-          }
+          const { account, store, made, statuses, running, release, recordedAtLeast, allPosted, heldDelivery } = yield* runWithLastHeld(30)
+          // Every POST has reached the receiver: the last one (the held one) has started.
+          yield* allPosted
           // Within the grace, the attempts finished wait for the POSTs under way: nothing is recorded yet.
           yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
           expect([...(yield* statuses).values()].filter((delivery) => delivery.status !== "pending")).toEqual([])

@@ -382,9 +382,8 @@ export const runDeliveryJob = (
  *  none started past the run's budget, nor to an endpoint whose failures in the run reached its autoDisableAfter). The
  *  attempts are recorded while the POSTs go on, in parts of `firstAttemptsRecordedPer` as they finish, those finished
  *  once the run's last POST has started and the POSTs under way answered or had `lastAnswersGrace` to, and the rest at
- *  the end, each part in one transaction (recordAttempts: streaks
- *  counted in order, one statement per table); then its failure notices go out and its failed deliveries are queued
- *  for their retries (due 30 seconds after the attempt).
+ *  the end, each part in one transaction (recordAttempts: streaks counted in order, one statement per table); then its
+ *  failure notices go out and its failed deliveries are queued for their retries (due 30 seconds after the attempt).
  *  Those the budget left are queued as a run of their own. A delivery already attempted (by an earlier run of this job
  *  that failed after a record, or queued again at start) is handed to its retry job. Fails, to be run again, when a
  *  record or the queueing fails (the POSTs still under way are abandoned). */
@@ -477,10 +476,10 @@ export const runFirstAttempts = (
     // Each part recorded in one transaction (recordAttempts), then its failure notices sent and its failed deliveries
     // queued for their retries (due 30 seconds after the attempt).
     let recordedAtLastStart = false
+    const partDue = () => postsDone || finished.length >= firstAttemptsRecordedPer
     while (true) {
       // The wait is taken before looking: a wake while this looks is not missed.
       const woken = yield* partReady.next
-      const partDue = () => postsDone || finished.length >= firstAttemptsRecordedPer
       if (!partDue()) {
         if (allStarted && !recordedAtLastStart) {
           // The last POST has started: the POSTs under way get the grace to answer.
