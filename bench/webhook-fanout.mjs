@@ -19,6 +19,14 @@ const concurrency = defaultDeliveryConcurrency
 /** Rounds of each side, alternated; each side's median is reported. With three, one slow round moved the median: the
  *  same code measured 0.33 to 0.50 on SQLite within an hour on a 2-core machine. A round takes well under a second. */
 const rounds = Number(process.env.MAILROOM_BENCH_WEBHOOKS_ROUNDS ?? 7)
+/** Warm-up rounds of each side, alternated, before the measured ones. V8 is still compiling Mailroom's path for the
+ *  first ten thousand deliveries or so of a process; the floor, a short loop, within its first round. After one
+ *  warm-up round, Mailroom's measured rounds ran about 40 ms a round more of V8's helper threads, compiling (on the
+ *  other core, beside the database server), and 20–30 ms more of the main thread than after fifteen (Postgres, 2-core
+ *  machine): the ratio measured a process starting rather than one delivering (Postgres 0.49–0.58 against
+ *  0.57–0.61). Fifteen rounds (15,000 deliveries a side, about 5 seconds) are past the point where it stops moving
+ *  (about ten), as the HTTP scenarios' two 3-second warm-up runs are. */
+const warmups = Number(process.env.MAILROOM_BENCH_WEBHOOKS_WARMUPS ?? 15)
 const secret = "bench-webhook-fanout-platform-secret-0123"
 
 /** The receiver: answers 204 to every POST and tells who waits for an event (by messageId) when it arrived. */
@@ -160,7 +168,7 @@ export const run = async ({ backends }) => {
     const receiver = await startReceiver()
     const side = await setUp(database, receiver)
     try {
-      const [x, y] = await interleave(mailroomRound(side, receiver), floorRound(side, receiver), rounds, 1)
+      const [x, y] = await interleave(mailroomRound(side, receiver), floorRound(side, receiver), rounds, warmups)
       const { median, p99 } = await latency(side, receiver)
       report("webhook-fanout", backend, x, y, 0.5, `latency_ms median=${median.toFixed(1)} p99=${p99.toFixed(1)} (commit to 2xx)`)
     } finally {
