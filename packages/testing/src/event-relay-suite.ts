@@ -76,6 +76,15 @@ const withMinutePoll = <A, E, R>(test: Effect.Effect<A, E, R>) =>
     Effect.provideService(BackgroundConfig, { relayBatchSize: 100, relayPollInterval: Duration.minutes(1), relayMaxBackoff: Duration.seconds(30) }),
   )
 
+/** A relayTestbed whose consumer takes `email.queued` only, started with its relay's reads counted (see
+ *  startCountingReads); `before` is the count once it caught up. */
+const startTypedConsumerCounted = Effect.gen(function* () {
+  const { store, background, accountId, name, received } = yield* relayTestbed
+  yield* background.consume({ name, types: ["email.queued"], handle: (events) => Queue.offerAll(received, ids(events)) })
+  const { reads, scope } = yield* startCountingReads(store, background, name)
+  return { store, accountId, name, received, reads, before: yield* Ref.get(reads), scope }
+})
+
 export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>) =>
   it.layer(storeLayer, { timeout: "60 seconds" })(`Event relay (${backend})`, (it) => {
     it.effect("offers committed events once each, in the order they were appended, in batches of at most `limit`", () =>
@@ -382,10 +391,7 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
 
     it.effect("a commit of other events leaves a Background consumer of some types asleep; one of its types wakes it", () =>
       withMinutePoll(Effect.gen(function* () {
-        const { store, background, accountId, name, received } = yield* relayTestbed
-        yield* background.consume({ name, types: ["email.queued"], handle: (events) => Queue.offerAll(received, ids(events)) })
-        const { reads, scope } = yield* startCountingReads(store, background, name)
-        const before = yield* Ref.get(reads)
+        const { store, accountId, received, reads, before, scope } = yield* startTypedConsumerCounted
         for (let round = 0; round < 3; round++) {
           yield* store.transaction(store.events.append([makeEvent({ accountId, type: "list.member_added" })]))
         }
@@ -401,10 +407,7 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
 
     it.effect("a Background consumer of some types that passes fewer other events than a pass window has caught up: it reads no more until woken", () =>
       withMinutePoll(Effect.gen(function* () {
-        const { store, background, accountId, name, received } = yield* relayTestbed
-        yield* background.consume({ name, types: ["email.queued"], handle: (events) => Queue.offerAll(received, ids(events)) })
-        const { reads, scope } = yield* startCountingReads(store, background, name)
-        const before = yield* Ref.get(reads)
+        const { store, accountId, name, received, reads, before, scope } = yield* startTypedConsumerCounted
         // One of its types, then 250 others, in one commit: a batch of 100 (its batch size) with its event, then the
         // 150 others passed at once, fewer than a pass window (5,000): the end of what was committed.
         const event = makeEvent({ accountId, type: "email.queued" })
