@@ -107,7 +107,7 @@ export {
 export type {
   ListMembership, MemberContact, MemberRecord, SuppressionStatus, MemberFacts, BooleanMemberFact, EnumeratedMemberFact, SuppressionCondition,
   SuppressionRule, ListMember, NewMember, NewListMembership, MemberQueryInput, MemberQuery, MemberCounts, MemberPage,
-  BlockedReason, MemberEventSource, MemberEventInput, ContactMembership,
+  BlockedReason, CreateMissingFacts, MemberEventSource, MemberEventInput, ContactMembership,
 } from "./domain/member.js"
 export {
   segmentLimits, textFields, dateFields, segmentFields, textOperators, presenceOperators, setOperators, tagOperators,
@@ -122,7 +122,7 @@ export type {
 export {
   SuppressionId, suppressionReasons, SuppressionReason, suppressionLimits, SuppressionDetailsInput, AddSuppressionInput,
   BulkSuppressionInput, matchesSuppressionQuery, compareSuppressions, mailKinds, MailKind, eligibilityChecks,
-  ineligibleReasons, applicableChecks, ineligibility, splitEligibility,
+  ineligibleReasons, applicableChecks, ineligibility, splitEligibility, suppressionBehind,
 } from "./domain/suppression.js"
 export type {
   Suppression, SuppressionDetails, SuppressionQuery, SendScope, RecipientFacts, EligibilityFact, IneligibleReason,
