@@ -4,7 +4,7 @@ export {
   ResourceNotFound, RouteNotFound, DuplicateContact, InvalidStatusTransition, TagLimitExceeded, FreeTierContactLimit,
   ListNotFound, TopicNotFound, DuplicateTopic, NotAMember, ContactNotFound, RecipientUnsubscribed, RecipientSuppressed,
   ContactBlocked, NoPendingConfirmation, InvalidToken, ImportRejected, WebhookEventUnknown, WebhookNotFound,
-  WebhookLimitReached, QuotaExceeded, IdempotencyKeyReused, StoreError, OriginNotAllowed,
+  PlanUpgradeRequired, WebhookLimitReached, QuotaExceeded, IdempotencyKeyReused, StoreError, OriginNotAllowed,
 } from "./errors.js"
 export { importRejectionReasons } from "./errors.js"
 export type { MailroomError, ErrorCode, ImportRejectionReason } from "./errors.js"
@@ -42,10 +42,10 @@ export {
   WebhookId, DeliveryId, webhookLimits, retryEventType, subscribableEventTypes, ReceivedEventType, checkEventTypes,
   strictUrlRules, addressProblem, checkAddresses, parseWebhookUrl, webhookRetryDelays, webhookRetryPolicy,
   retryDelayAfter, isSuccessStatus, defaultFailureSettings, afterAttempt, healthBadges, failingStreak, successRate,
-  healthBadge, secretPrefix, makeSecret, displaySecret, signBody, standardSignature, signedHeaders, previousSecretValid,
+  healthBadge, secretPrefix, secretPrefixLength, makeSecret, displaySecret, signBody, standardSignature, signedHeaders, previousSecretValid,
   deliveryStatuses, DeliveryStatus, deliveryKinds, deliveryIdFor, fannedOutDelivery, subscribes,
   WebhookDescription, CreateWebhookInput, UpdateWebhookInput, FailureSettingsInput, TestWebhookInput,
-  deliveryEventTypes, liftedEnvelopeFields, webhookEnvelope,
+  deliveryEventTypes, liftedEnvelopeFields, webhookEnvelope, webhookPlan, checkWebhookPlan, checkEndpointRoom,
 } from "./domain/webhook.js"
 export type {
   UrlRules, WebhookTarget, FailureSettings, FailureStreak, StreakDecision,
