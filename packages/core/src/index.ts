@@ -134,7 +134,7 @@ export {
 } from "./domain/topic.js"
 export type { Topic, TopicWithCount, TopicOptOut, TopicQuery } from "./domain/topic.js"
 export {
-  consentLimits, ConsentInput, checkSubscribe, decideSubscribe, unsubscribeScopes, UnsubscribeScope,
+  consentLimits, ConsentInput, checkSubscribe, decideSubscribe, unsubscribeScopes, UnsubscribeScope, UnsubscribeScopeInput,
   decideUnsubscribeAll, decideTopic, subscribeSources, unsubscribeMethods, subscribedEvent, confirmedEvent,
   unsubscribedEvent,
 } from "./domain/subscription.js"
