@@ -74,11 +74,13 @@ export { emailEvent, emailEventStatus } from "./domain/email-event.js"
 export type { EmailEventType, EmailEventInput } from "./domain/email-event.js"
 export {
   messageStates, recipientStatuses, RecipientStatus, StoredContent, toStoredMessage, toAcceptedMessage, messageStatus,
-  quotaPeriod, quotaResetsAt, idempotencyWindowHours,
+  idempotencyWindowHours,
 } from "./domain/message-record.js"
 export type {
-  MessageState, MessageRecipient, StoredMessage, MessageEvent, RecipientUpdate, QuotaReservation, IdempotencyRecord,
+  MessageState, MessageRecipient, StoredMessage, MessageEvent, RecipientUpdate, IdempotencyRecord,
 } from "./domain/message-record.js"
+export { quotaPeriod, quotaResetsAt } from "./domain/quota.js"
+export type { QuotaReservation } from "./domain/quota.js"
 export { idPrefixes } from "./domain/ids.js"
 export type { IdKind } from "./domain/ids.js"
 export {
@@ -143,7 +145,7 @@ export type {
   UnsubscribeMethod,
 } from "./domain/subscription.js"
 
-export { confirmationTtlMs, confirmationSources } from "./domain/confirmation.js"
+export { confirmationSources } from "./domain/confirmation.js"
 export type { ConfirmationSource, PendingConfirmation } from "./domain/confirmation.js"
 export { CommitDurability, EventWindowTypeId, relayPassWindow, Store } from "./ports/store.js"
 export type {

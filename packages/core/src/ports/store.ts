@@ -20,8 +20,9 @@ import type { DuplicateTopic } from "../errors.js"
 import type { MessageId } from "../domain/message.js"
 import type { Form, FormId } from "../domain/form.js"
 import type {
-  IdempotencyRecord, MessageEvent, MessageRecipient, QuotaReservation, RecipientStatus, RecipientUpdate, StoredMessage,
+  IdempotencyRecord, MessageEvent, MessageRecipient, RecipientStatus, RecipientUpdate, StoredMessage,
 } from "../domain/message-record.js"
+import type { QuotaReservation } from "../domain/quota.js"
 
 export interface AccountRepository {
   readonly insert: (account: Account) => Effect.Effect<void, StoreError>
