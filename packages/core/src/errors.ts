@@ -228,17 +228,29 @@ export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>()("Webh
   override get message() { return `${this.resource} ${this.id} was not found` }
 }
 
-/** The account's plan allows no more webhook endpoints (none below Starter). The sending spec answers a plan's count
- *  limit with API_KEY_LIMIT_REACHED (custom domains), and webhooks follow it. */
+/** The account's plan is below the tier a feature needs: webhooks need the Starter plan or above. Spec: audience
+ *  "What the service does" (plan rules); sending "Authentication" 5 and "Errors": insufficient tier answers 403. */
+export class PlanUpgradeRequired extends Schema.TaggedError<PlanUpgradeRequired>()("PlanUpgradeRequired", {
+  plan: Schema.String,
+  feature: Schema.String,
+  requiredPlan: Schema.String,
+}) {
+  readonly code = "PLAN_UPGRADE_REQUIRED"
+  override get message() {
+    const required = `${this.requiredPlan.charAt(0).toUpperCase()}${this.requiredPlan.slice(1)}`
+    return `the ${this.plan} plan does not include ${this.feature}; ${this.feature} need the ${required} plan or above`
+  }
+}
+
+/** The account's plan holds as many webhook endpoints as it allows. The sending spec answers a plan's count limit with
+ *  API_KEY_LIMIT_REACHED (custom domains), and webhooks follow it. */
 export class WebhookLimitReached extends Schema.TaggedError<WebhookLimitReached>()("WebhookLimitReached", {
   plan: Schema.String,
   limit: Schema.Number,
 }) {
   readonly code = "API_KEY_LIMIT_REACHED"
   override get message() {
-    return this.limit === 0
-      ? `the ${this.plan} plan includes no webhook endpoints; webhooks need the Starter plan or above`
-      : `the ${this.plan} plan allows at most ${this.limit} webhook ${this.limit === 1 ? "endpoint" : "endpoints"}`
+    return `the ${this.plan} plan allows at most ${this.limit} webhook ${this.limit === 1 ? "endpoint" : "endpoints"}; delete one or upgrade the plan`
   }
 }
 
@@ -292,7 +304,7 @@ export type MailroomError =
   | ResourceNotFound | RouteNotFound | DuplicateContact | InvalidStatusTransition | TagLimitExceeded
   | FreeTierContactLimit | ListNotFound | TopicNotFound | DuplicateTopic | NotAMember | ContactNotFound
   | RecipientUnsubscribed | RecipientSuppressed | ContactBlocked | NoPendingConfirmation | InvalidToken | ImportRejected
-  | WebhookEventUnknown | WebhookNotFound | WebhookLimitReached | QuotaExceeded | IdempotencyKeyReused | StoreError
+  | WebhookEventUnknown | WebhookNotFound | PlanUpgradeRequired | WebhookLimitReached | QuotaExceeded | IdempotencyKeyReused | StoreError
   | OriginNotAllowed
 
 export type ErrorCode = MailroomError["code"]

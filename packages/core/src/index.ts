@@ -4,7 +4,7 @@ export {
   ResourceNotFound, RouteNotFound, DuplicateContact, InvalidStatusTransition, TagLimitExceeded, FreeTierContactLimit,
   ListNotFound, TopicNotFound, DuplicateTopic, NotAMember, ContactNotFound, RecipientUnsubscribed, RecipientSuppressed,
   ContactBlocked, NoPendingConfirmation, InvalidToken, ImportRejected, WebhookEventUnknown, WebhookNotFound,
-  WebhookLimitReached, QuotaExceeded, IdempotencyKeyReused, StoreError, OriginNotAllowed,
+  PlanUpgradeRequired, WebhookLimitReached, QuotaExceeded, IdempotencyKeyReused, StoreError, OriginNotAllowed,
 } from "./errors.js"
 export { importRejectionReasons } from "./errors.js"
 export type { MailroomError, ErrorCode, ImportRejectionReason } from "./errors.js"
@@ -42,10 +42,10 @@ export {
   WebhookId, DeliveryId, webhookLimits, retryEventType, subscribableEventTypes, ReceivedEventType, checkEventTypes,
   strictUrlRules, addressProblem, checkAddresses, parseWebhookUrl, webhookRetryDelays, webhookRetryPolicy,
   retryDelayAfter, isSuccessStatus, defaultFailureSettings, afterAttempt, healthBadges, failingStreak, successRate,
-  healthBadge, secretPrefix, makeSecret, displaySecret, signBody, standardSignature, signedHeaders, previousSecretValid,
+  healthBadge, secretPrefix, secretPrefixLength, makeSecret, displaySecret, signBody, standardSignature, signedHeaders, previousSecretValid,
   deliveryStatuses, DeliveryStatus, deliveryKinds, deliveryIdFor, fannedOutDelivery, subscribes,
   WebhookDescription, CreateWebhookInput, UpdateWebhookInput, FailureSettingsInput, TestWebhookInput,
-  deliveryEventTypes, liftedEnvelopeFields, webhookEnvelope,
+  deliveryEventTypes, liftedEnvelopeFields, webhookEnvelope, webhookPlan, checkWebhookPlan, checkEndpointRoom,
 } from "./domain/webhook.js"
 export type {
   UrlRules, WebhookTarget, FailureSettings, FailureStreak, StreakDecision,
@@ -109,7 +109,7 @@ export {
 export type {
   ListMembership, MemberContact, MemberRecord, SuppressionStatus, MemberFacts, BooleanMemberFact, EnumeratedMemberFact, SuppressionCondition,
   SuppressionRule, ListMember, NewMember, NewListMembership, MemberQueryInput, MemberQuery, MemberCounts, MemberPage,
-  BlockedReason, MemberEventSource, MemberEventInput, ContactMembership,
+  BlockedReason, CreateMissingFacts, MemberEventSource, MemberEventInput, ContactMembership,
 } from "./domain/member.js"
 export {
   segmentLimits, textFields, dateFields, segmentFields, textOperators, presenceOperators, setOperators, tagOperators,
@@ -124,7 +124,7 @@ export type {
 export {
   SuppressionId, suppressionReasons, SuppressionReason, suppressionLimits, SuppressionDetailsInput, AddSuppressionInput,
   BulkSuppressionInput, matchesSuppressionQuery, compareSuppressions, mailKinds, MailKind, eligibilityChecks,
-  ineligibleReasons, applicableChecks, ineligibility, splitEligibility,
+  ineligibleReasons, applicableChecks, ineligibility, splitEligibility, suppressionBehind,
 } from "./domain/suppression.js"
 export type {
   Suppression, SuppressionDetails, SuppressionQuery, SendScope, RecipientFacts, EligibilityFact, IneligibleReason,

@@ -29,6 +29,7 @@ export const statusByCode = {
   // ImportRejected is answered with the status of its reason (importStatusByReason); this row is the fallback.
   IMPORT_REJECTED: 400,
   WEBHOOK_EVENT_UNKNOWN: 400,
+  PLAN_UPGRADE_REQUIRED: 403,
   API_KEY_LIMIT_REACHED: 400,
   QUOTA_EXCEEDED: 429,
   IDEMPOTENCY_KEY_REUSED: 409,
@@ -62,6 +63,7 @@ export const fixActionByCode = {
   INVALID_TOKEN: "Use the link from the most recent email; ask for a new one if it expired.",
   IMPORT_REJECTED: "Correct the CSV file or the mappings and upload again.",
   WEBHOOK_EVENT_UNKNOWN: "Subscribe only to the event types listed in the webhooks guide.",
+  PLAN_UPGRADE_REQUIRED: "Upgrade the account to the plan named in the message; the feature is not part of the current plan.",
   API_KEY_LIMIT_REACHED: "Upgrade the plan, or delete a resource of this kind first.",
   QUOTA_EXCEEDED: "Wait until error.context.resets_at, or upgrade the plan for a larger monthly quota.",
   IDEMPOTENCY_KEY_REUSED: "Send a new Idempotency-Key with a new request; repeat a key only with the same body.",

@@ -15,6 +15,7 @@ import {
 } from "../domain/member.js"
 import { decodeInput } from "../validation.js"
 import type { SegmentRules } from "../domain/segment.js"
+import { suppressionBehind, type SuppressionReason } from "../domain/suppression.js"
 import { ListNotFound, NotAMember, type StoreError, TopicNotFound, ValidationFailed } from "../errors.js"
 import { activeRoom } from "../internal/active-room.js"
 import { sentFields } from "../internal/patch.js"
@@ -196,6 +197,16 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
     const contactsByEmails = (account: Account, emails: ReadonlyArray<EmailAddress>) =>
       emails.length === 0 ? Effect.succeed([]) : store.contacts.findByEmails(account.id, emails)
 
+    /** The account-level suppression of each of `emails` that has one, read in one set-based call. */
+    const suppressionsOf = (account: Account, emails: ReadonlyArray<EmailAddress>) =>
+      emails.length === 0
+        ? Effect.succeed(new Map<EmailAddress, SuppressionReason>())
+        : Effect.map(store.suppressions.eligibility(account.id, { kind: "marketing", topicId: null }, emails), ({ dropped }) =>
+          new Map(dropped.flatMap(({ email, reason }) => {
+            const suppression = suppressionBehind(reason)
+            return suppression === null ? [] : [[email, suppression] as const]
+          })))
+
     const appendMemberEvents = (
       type: "list.member_added" | "list.member_removed",
       account: Account,
@@ -215,8 +226,8 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
 
     /** POST members. Contacts named by id, and existing addresses without createMissing, are added as they are
      *  (send-time suppression still skips them). With createMissing, unknown addresses become ACTIVE contacts (within
-     *  the Free cap) and addresses that unsubscribed, bounced, complained or were cleaned are refused, as the
-     *  Subscriptions API would. */
+     *  the Free cap), except those with an account-level suppression, and contacts that unsubscribed, bounced,
+     *  complained or were cleaned are refused: as the Subscriptions API would refuse them, with its codes. */
     const addMembers = method("Lists.addMembers")(function* (account: Account, id: string, fields: typeof AddMembersInput.Encoded) {
       const input = yield* decodeInput(AddMembersInput, fields)
       const target = yield* findStatic(account, id)
@@ -235,18 +246,29 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
       for (const contactId of contactIds) if (!foundIds.has(contactId)) notFound.push(contactId)
 
       const byEmail = new Map((yield* contactsByEmails(account, emails)).map((c) => [c.email as string, c]))
-      const missing: Array<EmailAddress> = []
+      const unknown: Array<EmailAddress> = []
+      // An existing contact is judged by its status alone: the spec adds existing contacts as they are and leaves
+      // their suppressions to send time.
       const admit = (contact: Contact) => {
         if (candidates.has(contact.id)) return
-        const reason = createMissing ? createMissingBlock(contact.status) : undefined
+        const reason = createMissing ? createMissingBlock(contact.email, { contactStatus: contact.status, suppression: null }) : undefined
         if (reason === undefined) candidates.set(contact.id, contact)
         else blocked.push({ email: contact.email, reason })
       }
       for (const email of emails) {
         const contact = byEmail.get(email)
         if (contact !== undefined) admit(contact)
-        else if (createMissing) missing.push(email)
+        else if (createMissing) unknown.push(email)
         else notFound.push(email)
+      }
+
+      // An address that is no contact yet is refused for its suppression, as the Subscriptions API refuses it.
+      const suppressed = yield* suppressionsOf(account, unknown)
+      const missing: Array<EmailAddress> = []
+      for (const email of unknown) {
+        const reason = createMissingBlock(email, { contactStatus: null, suppression: suppressed.get(email) ?? null })
+        if (reason === undefined) missing.push(email)
+        else blocked.push({ email, reason })
       }
 
       let created = 0

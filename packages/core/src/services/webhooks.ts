@@ -2,14 +2,14 @@
  *  manual retry. Spec: audience "Webhook endpoint", "Webhooks", "Events" (Signature, Delivery and retry) and "Limits".
  *  Deliveries of outbox events are made by the delivery job (webhook-delivery.ts). */
 import { Clock, Effect, Either, Option } from "effect"
-import { type Account, planLimits } from "../domain/account.js"
+import type { Account } from "../domain/account.js"
 import {
-  checkEventTypes, type CreateWebhookInput, defaultFailureSettings, type DeliveryId, type DeliveryQuery,
+  checkEndpointRoom, checkEventTypes, checkWebhookPlan, type CreateWebhookInput, defaultFailureSettings, type DeliveryId, type DeliveryQuery,
   displaySecret, type FailureSettingsInput, healthBadge, makeSecret, type ReceivedEventType,
   retryEventType, successRate, type UpdateWebhookInput, webhookEnvelope, type WebhookEndpoint, type WebhookId,
   webhookLimits, type WebhookDelivery,
 } from "../domain/webhook.js"
-import { ValidationFailed, WebhookLimitReached, WebhookNotFound } from "../errors.js"
+import { ValidationFailed, WebhookNotFound } from "../errors.js"
 import { makeGroupCommit } from "../internal/group-commit.js"
 import { sentFields } from "../internal/patch.js"
 import { Ids } from "../ports/ids.js"
@@ -114,6 +114,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
     })
 
     const create = method("Webhooks.create")(function* (account: Account, input: CreateWebhookInput) {
+      yield* checkWebhookPlan(account.plan)
       const events = yield* checkEvents(input.events)
       yield* checkUrl(input.url)
       const at = yield* now
@@ -139,10 +140,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
       }
       yield* store.transaction(Effect.gen(function* () {
         yield* store.accounts.lock(account.id)
-        const limit = planLimits[account.plan].webhookEndpoints
-        if (limit !== null && (yield* store.webhooks.countEndpoints(account.id)) >= limit) {
-          return yield* Effect.fail(new WebhookLimitReached({ plan: account.plan, limit }))
-        }
+        yield* checkEndpointRoom(account.plan, yield* store.webhooks.countEndpoints(account.id))
         yield* store.webhooks.insertEndpoint(endpoint)
       }))
       return { endpoint, secret }
