@@ -41,7 +41,7 @@ export type { ContactFilterInput, ContactListInput } from "./domain/contact-quer
 export {
   WebhookId, DeliveryId, webhookLimits, retryEventType, subscribableEventTypes, ReceivedEventType, checkEventTypes,
   strictUrlRules, addressProblem, checkAddresses, parseWebhookUrl, webhookRetryDelays, webhookRetryPolicy,
-  retryDelayAfter, isSuccessStatus, defaultFailureSettings, afterAttempt, healthBadges, failingStreak, successRate,
+  isSuccessStatus, defaultFailureSettings, afterAttempt, healthBadges, failingStreak, successRate,
   healthBadge, secretPrefix, secretPrefixLength, makeSecret, displaySecret, signBody, standardSignature, signedHeaders, previousSecretValid,
   deliveryStatuses, DeliveryStatus, deliveryKinds, deliveryIdFor, fannedOutDelivery, subscribes,
   WebhookDescription, CreateWebhookInput, UpdateWebhookInput, FailureSettingsInput, TestWebhookInput,
