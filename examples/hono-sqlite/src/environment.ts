@@ -1,7 +1,7 @@
 // The starter's configuration: every environment variable of the operator contract, mapped to createMailroom's
 // options. Unset variables keep Mailroom's defaults; malformed ones stop the process with a message.
 import { isIP } from "node:net"
-import { type MailroomConfig, parseSmtpUrl, SmtpUrlError, type TrustProxy } from "mailroom"
+import { DnsServersError, type MailroomConfig, parseDnsServers, parseSmtpUrl, SmtpUrlError, type TrustProxy } from "mailroom"
 
 export interface StarterEnvironment {
   readonly port: number
@@ -81,8 +81,19 @@ const parseSmtp = (value: string | undefined): string | undefined => {
   }
 }
 
+/** DNS_SERVERS as a list of servers, once each entry is one Node's resolver can use. */
+const parseDns = (value: string | undefined): ReadonlyArray<string> | undefined => {
+  if (value === undefined) return undefined
+  try {
+    return parseDnsServers(value)
+  } catch (error) {
+    if (error instanceof DnsServersError) throw new EnvironmentError(`DNS_SERVERS: ${error.message}`)
+    throw error
+  }
+}
+
 /** Reads PORT, HOST, DATABASE_URL, APP_URL, TRACK_URL, MAILROOM_SECRET, ADMIN_TOKEN, SMTP_URL,
- *  MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS and LOG_LEVEL, with the defaults of the operator contract, and TRUST_PROXY
+ *  MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS, LOG_LEVEL and DNS_SERVERS, with the defaults of the operator contract, and TRUST_PROXY
  *  (which proxies may report the client's address; see docs/embedding.md). */
 export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
   const port = parsePort(valueOf(env, "PORT"))
@@ -92,6 +103,7 @@ export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
   const adminToken = valueOf(env, "ADMIN_TOKEN")
   const smtpUrl = parseSmtp(valueOf(env, "SMTP_URL"))
   const trustProxy = parseTrustProxy(valueOf(env, "TRUST_PROXY"))
+  const dnsServers = parseDns(valueOf(env, "DNS_SERVERS"))
   return {
     port,
     host: valueOf(env, "HOST") ?? "127.0.0.1",
@@ -107,6 +119,8 @@ export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
       ...(smtpUrl === undefined ? {} : { smtpUrl }),
       unsafeAllowPrivateUrls: valueOf(env, "MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS") === "1",
       logLevel: parseLogLevel(valueOf(env, "LOG_LEVEL")),
+      // Unset asks the system's resolvers.
+      ...(dnsServers === undefined ? {} : { dnsServers }),
       // Unset believes no proxy: X-Forwarded-For is ignored.
       ...(trustProxy === undefined ? {} : { trustProxy }),
     },

@@ -15,6 +15,12 @@ describe("the starter's environment (CONTRACT.md)", () => {
     expect(mailroom.adminToken).toBeUndefined()
     expect(mailroom.smtpUrl).toBeUndefined()
     expect(mailroom.secret).toBeUndefined()
+    expect(mailroom.dnsServers).toBeUndefined()
+  })
+
+  it("reads DNS_SERVERS as a list of resolvers, IPv6 in brackets with a port", () => {
+    expect(readEnvironment({ DNS_SERVERS: "127.0.0.1:5353, [::1]:53,1.1.1.1" }).mailroom.dnsServers)
+      .toEqual(["127.0.0.1:5353", "[::1]:53", "1.1.1.1"])
   })
 
   it("maps every variable to its option; TRACK_URL defaults to APP_URL", () => {
@@ -41,6 +47,8 @@ describe("the starter's environment (CONTRACT.md)", () => {
     ["SMTP_URL", "relay.example.com:25", "SMTP_URL"],
     ["TRUST_PROXY", "10.0.0.0/33", "TRUST_PROXY"],
     ["TRUST_PROXY", "proxy.internal", "TRUST_PROXY"],
+    ["DNS_SERVERS", "dns.example.com", "DNS_SERVERS"],
+    ["DNS_SERVERS", "127.0.0.1:99999", "DNS_SERVERS"],
   ])("refuses a malformed %s (%s) with a message naming it", (name, value, named) => {
     expect(() => readEnvironment({ [name]: value })).toThrow(EnvironmentError)
     expect(() => readEnvironment({ [name]: value })).toThrow(named)

@@ -26,6 +26,10 @@ export interface MailroomSettings {
   /** The host's own Mailer instead of SMTP or the dev outbox (say `SmtpMailer.layer(options)`, or a provider's API).
    *  It may use Mailroom's Store and Ids. Not together with `smtpUrl`. */
   readonly mailer?: Layer.Layer<Mailer, unknown, Store | Ids>
+  /** The DNS servers every lookup asks (domain verification, MX hosts, webhook hosts), as `host` or `host:port`
+   *  (IPv6 in brackets with a port). Default: the system's resolvers. createMailroom throws DnsServersError for an
+   *  entry it cannot use. */
+  readonly dnsServers?: ReadonlyArray<string>
   /** Relaxes the webhook URL rules (http://, private addresses) for local development only. */
   readonly unsafeAllowPrivateUrls?: boolean
   readonly logLevel?: "debug" | "info" | "warn" | "error"

@@ -7,7 +7,7 @@ import {
 import {
   type FetchOptions, type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions, type TrustProxy,
 } from "@mailroom/http"
-import { NodeDns, TurnstileChallenge, type TurnstileOptions, UndiciTransport } from "@mailroom/net"
+import { NodeDns, parseDnsServers, TurnstileChallenge, type TurnstileOptions, UndiciTransport } from "@mailroom/net"
 import type { PageTheme } from "@mailroom/http"
 import { Cause, Duration, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime, Scope } from "effect"
 import { type AccountsApi, makeAccountsApi } from "./accounts-api.js"
@@ -79,6 +79,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
   const database = parseDatabase(config.database ?? defaultDatabase)
   const mailer = mailerLayer(config)
   const tracing = config.tracing ?? false
+  const dnsServers = config.dnsServers === undefined ? undefined : parseDnsServers(config.dnsServers)
   const shutdownGrace = config.shutdownGraceMillis === undefined ? defaultShutdownGrace : Duration.millis(config.shutdownGraceMillis)
   const services = servicesLayer.pipe(
     Layer.provideMerge(mailer.pipe(Layer.provideMerge(Layer.mergeAll(
@@ -90,7 +91,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
         // Each statement is a round trip on Postgres: runs beyond the POSTs in flight overlap their database work.
         deliveryRunsPerPost: database.kind === "postgres" ? 4 : 1,
       }),
-      NodeDns.layer(),
+      NodeDns.layer(dnsServers === undefined ? {} : { servers: dnsServers }),
       UndiciTransport.layer({ maxInFlight: defaultDeliveryConcurrency }),
       Layer.succeed(LinksConfig, { appUrl: config.appUrl ?? "http://localhost:3000", trackUrl: config.trackUrl }),
       Layer.succeed(Tracing, tracing),

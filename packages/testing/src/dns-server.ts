@@ -1,11 +1,17 @@
-/** A DNS server on 127.0.0.1 (dns2) answering from a zone the test can change between lookups. */
+/** A DNS server on 127.0.0.1 (dns2) answering from a zone the test can change between lookups: A, AAAA, TXT (one or
+ *  several character strings per record) and MX records with a TTL, and names that answer SERVFAIL or never answer. */
 import dns2 from "dns2"
 
 export interface ZoneEntry {
   readonly a?: ReadonlyArray<string>
   readonly aaaa?: ReadonlyArray<string>
-  readonly txt?: ReadonlyArray<string>
+  /** One entry per record; an array is one record made of several character strings (each at most 255 bytes). */
+  readonly txt?: ReadonlyArray<string | ReadonlyArray<string>>
   readonly mx?: ReadonlyArray<{ readonly exchange: string; readonly priority: number }>
+  /** TTL of every record of the entry, in seconds. Default 0. */
+  readonly ttl?: number
+  /** `servfail`: every question about the name answers SERVFAIL; `silent`: no answer ever comes (a timeout). */
+  readonly failure?: "servfail" | "silent"
 }
 
 export interface TestDnsServer {
@@ -19,9 +25,12 @@ export interface TestDnsServer {
 
 const { Packet } = dns2
 /** Error codes of answers; the package's type declarations leave them out. */
+const SERVFAIL = 2
 const NXDOMAIN = 3
 
-export const startDnsServer = async (entries: Record<string, ZoneEntry>): Promise<TestDnsServer> => {
+/** Starts the server with `entries` (names lower-case, without the trailing dot). A name absent from the zone answers
+ *  NXDOMAIN; a name present without records of the asked type answers NOERROR with no answers (NODATA). */
+export const startDnsServer = async (entries: Record<string, ZoneEntry> = {}): Promise<TestDnsServer> => {
   const zone = new Map(Object.entries(entries))
   const questions: Array<string> = []
   const server = dns2.createServer({
@@ -35,12 +44,13 @@ export const startDnsServer = async (entries: Record<string, ZoneEntry>): Promis
       const answers = response.answers as unknown as Array<Record<string, unknown>>
       const typeName = Object.entries(Packet.TYPE).find(([, value]) => value === question.type)?.[0] ?? String(question.type)
       questions.push(`${typeName} ${name}`)
-      if (entry === undefined) {
-        response.header.rcode = NXDOMAIN
+      if (entry?.failure === "silent") return
+      if (entry === undefined || entry.failure === "servfail") {
+        response.header.rcode = entry === undefined ? NXDOMAIN : SERVFAIL
         void send(response)
         return
       }
-      const base = { name: question.name, class: Packet.CLASS.IN, ttl: 0 }
+      const base = { name: question.name, class: Packet.CLASS.IN, ttl: entry.ttl ?? 0 }
       if (question.type === Packet.TYPE.A) for (const address of entry.a ?? []) answers.push({ ...base, type: Packet.TYPE.A, address })
       if (question.type === Packet.TYPE.AAAA) for (const address of entry.aaaa ?? []) answers.push({ ...base, type: Packet.TYPE.AAAA, address })
       if (question.type === Packet.TYPE.TXT) for (const data of entry.txt ?? []) answers.push({ ...base, type: Packet.TYPE.TXT, data })
@@ -60,4 +70,11 @@ export const startDnsServer = async (entries: Record<string, ZoneEntry>): Promis
       await server.close()
     },
   }
+}
+
+/** Splits a long TXT value into character strings of at most 255 bytes, as DNS panels publish a DKIM key. */
+export const txtChunks = (value: string, size = 255): ReadonlyArray<string> => {
+  const chunks: Array<string> = []
+  for (let at = 0; at < value.length; at += size) chunks.push(value.slice(at, at + size))
+  return chunks
 }
