@@ -15,12 +15,12 @@ export {
   CreateAppCredentialBody,
 } from "./domain/account.js"
 export type { ActiveRoom, PlanLimits } from "./domain/account.js"
-export { toValidationFailed, illFormedText, decodeInputEither, decodeInput } from "./validation.js"
+export { toValidationFailed, unstorableText, decodeInputEither, decodeInput } from "./validation.js"
 export type { DecodeOptions } from "./validation.js"
 export {
-  foldText, foldNullable, escapeLike, likePattern, matchesLike, isWellFormedText, illFormedTextPath,
+  foldText, foldNullable, escapeLike, likePattern, matchesLike, isWellFormedText, textProblem, textProblemIn,
 } from "./domain/text.js"
-export type { LikeShape } from "./domain/text.js"
+export type { LikeShape, TextProblem } from "./domain/text.js"
 export { EmailAddress, emailProblem, normalizeEmail, parseEmail } from "./domain/email.js"
 export { offsetOf, pageMeta, pagination, slicePage, PageParam, limitParam } from "./domain/paging.js"
 export type { PageRequest } from "./domain/paging.js"
@@ -136,7 +136,7 @@ export {
 } from "./domain/topic.js"
 export type { Topic, TopicWithCount, TopicOptOut, TopicQuery } from "./domain/topic.js"
 export {
-  consentLimits, ConsentInput, checkSubscribe, decideSubscribe, unsubscribeScopes, UnsubscribeScope,
+  consentLimits, ConsentInput, checkSubscribe, decideSubscribe, unsubscribeScopes, UnsubscribeScope, UnsubscribeScopeInput,
   decideUnsubscribeAll, decideTopic, subscribeSources, unsubscribeMethods, subscribedEvent, confirmedEvent,
   unsubscribedEvent,
 } from "./domain/subscription.js"

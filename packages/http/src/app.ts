@@ -111,7 +111,8 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
 
   app.use("*", async (c, next) => {
     const requestId = crypto.randomUUID()
-    const runner = makeRunner(options.runtime, requestId, c.req.raw.signal)
+    // Read when a route runs its effect: c.req.param() then answers that route's parameters, already percent-decoded.
+    const runner = makeRunner(options.runtime, requestId, c.req.raw.signal, () => c.req.param())
     c.set("requestId", requestId)
     c.set("run", runner.run)
     c.set("runExit", runner.runExit)

@@ -14,7 +14,7 @@
  *  nor confirm anyone (docs/consent.md, "Link scanners"). */
 import {
   Accounts, type Account, type EmailAddress, InvalidToken, LinksConfig, Lists, parseEmail, type TokenClaims, Tokens,
-  Topics, type UnsubscribeScope, ValidationFailed,
+  Topics, type UnsubscribeScope, UnsubscribeScopeInput, ValidationFailed,
 } from "@mailroom/core"
 import { Effect, Schema } from "effect"
 import { type Context, Hono } from "hono"
@@ -31,20 +31,11 @@ import { type ConfirmationState, confirmationLink, resendConfirmation, unsubscri
 /** Form bodies of one-click POSTs are a single short field; anything larger is not read. */
 const formBodyLimitBytes = 64 * 1024
 
-/** `scope` of POST /unsubscribe: all, list or topic in any case, and the legacy `category` for topic. */
-const publicScope = (value: string | undefined): Effect.Effect<UnsubscribeScope, ValidationFailed> => {
-  if (value === undefined) return Effect.succeed("all")
-  const scope = value.toLowerCase() === "category" ? "topic" : value.toLowerCase()
-  return scope === "all" || scope === "list" || scope === "topic"
-    ? Effect.succeed(scope)
-    : Effect.fail(new ValidationFailed({ field: "scope", detail: "must be all, list or topic (any case; category for topic)" }))
-}
-
 /** POST /unsubscribe's body. `suppressionGroupId` and `category` are legacy names of `topicId`. Unknown fields, a
  *  bare `contactId` among them, are refused. */
 export const PublicUnsubscribeBody = Schema.Struct({
   token: Schema.String.pipe(Schema.minLength(1, { message: () => "is required" })),
-  scope: Schema.optional(Schema.String),
+  scope: Schema.optional(UnsubscribeScopeInput),
   listId: Schema.optional(Schema.String),
   topicId: Schema.optional(Schema.String),
   suppressionGroupId: Schema.optional(Schema.String),
@@ -203,7 +194,7 @@ export const publicRoutes = ({ theme }: PublicRouteOptions) => {
         const body = yield* decodeInput(PublicUnsubscribeBody, json, { onExcessProperty: "error" })
         const resolved = yield* resolveToken("unsubscribe", body.token)
         const target = yield* scopeOf(
-          yield* publicScope(body.scope),
+          body.scope ?? "all",
           body.listId ?? resolved.claims.l,
           (yield* topicOf(body)) ?? resolved.claims.t,
         )
