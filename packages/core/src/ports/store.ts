@@ -1,7 +1,7 @@
 /** The Store port: repositories scoped by account, plus `transaction`. Every backend passes @mailroom/testing's storeSuite. */
 import { Context, type Effect, type Option } from "effect"
 import type { Account, AccountId, ApiKey, ApiKeyId, AppCredential } from "../domain/account.js"
-import type { Contact, ContactFilter, ContactId, ContactQuery, ContactTag, CustomField } from "../domain/contact.js"
+import type { Contact, ContactFilter, ContactId, ContactQuery, ContactStatus, ContactTag, CustomField } from "../domain/contact.js"
 import type { EmailAddress } from "../domain/email.js"
 import type { DevOutboxEntry, DevOutboxQuery } from "../domain/dev-outbox.js"
 import type { DomainEvent, EventType } from "../domain/event.js"
@@ -79,9 +79,16 @@ export interface ContactRepository {
    *  tags and custom fields, in one round of statements (never one per contact). Answers the contacts inserted, in
    *  input order. */
   readonly insertMany: (contacts: ReadonlyArray<Contact>) => Effect.Effect<ReadonlyArray<Contact>, StoreError>
-  /** Replaces the scalar fields (everything but tags, customFields and createdAt) of an existing contact. Fails with
-   *  DuplicateContact when the new address belongs to another contact of the account. */
-  readonly update: (contact: Contact) => Effect.Effect<void, DuplicateContact | StoreError>
+  /** Replaces the scalar fields (everything but tags, customFields and createdAt) of an existing contact, and answers
+   *  whether it did. With `expectedStatus`, only while the stored contact still has that status, checked and written
+   *  as one atomic step (a compare-and-set): a writer that read the status and decided from it answers false, writing
+   *  nothing, when a concurrent move changed the status meanwhile, and decides again from the status now stored. Also
+   *  false when the contact is gone. Fails with DuplicateContact when the new address belongs to another contact of
+   *  the account. */
+  readonly update: (
+    contact: Contact,
+    options?: { readonly expectedStatus?: ContactStatus },
+  ) => Effect.Effect<boolean, DuplicateContact | StoreError>
   /** Replaces the contact's custom fields with `fields`. */
   readonly replaceCustomFields: (accountId: AccountId, contactId: ContactId, fields: ReadonlyArray<CustomField>) => Effect.Effect<void, StoreError>
   /** Adds tags the contact does not have yet (by tag name); existing tags are kept with their ids. */
