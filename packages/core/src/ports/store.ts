@@ -190,8 +190,10 @@ export interface ListRepository {
   /** Replaces every field but id, accountId, type and createdAt of the account's list. False when the list is unknown
    *  in the account (nothing is written then). */
   readonly update: (list: ContactList) => Effect.Effect<boolean, StoreError>
-  /** The account's list, archived or not, or none (also for another account's id). */
-  readonly findById: (accountId: AccountId, id: string) => Effect.Effect<Option.Option<ContactList>, StoreError>
+  /** The account's list, archived or not, or none (also for another account's id). Inside a transaction, `forUpdate`
+   *  locks it until commit, so that a writer that reads it, changes some fields and writes it back does not lose a
+   *  concurrent writer's change (Postgres: a FOR NO KEY UPDATE row lock). */
+  readonly findById: (accountId: AccountId, id: string, options?: { readonly forUpdate?: boolean }) => Effect.Effect<Option.Option<ContactList>, StoreError>
   /** The account's lists among these ids, archived or not (foreign and unknown ids left out), in one query, in no
    *  particular order. */
   readonly findByIds: (accountId: AccountId, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ContactList>, StoreError>
@@ -291,8 +293,10 @@ export interface TopicRepository {
   /** Replaces every field but id, accountId and createdAt. False when the topic is unknown in the account. Fails with
    *  DuplicateTopic when another topic of the account has the new name. */
   readonly update: (topic: Topic) => Effect.Effect<boolean, DuplicateTopic | StoreError>
-  /** The account's topic, or none (also for another account's id). */
-  readonly findById: (accountId: AccountId, id: string) => Effect.Effect<Option.Option<Topic>, StoreError>
+  /** The account's topic, or none (also for another account's id). Inside a transaction, `forUpdate` locks it until
+   *  commit, so that a writer that reads it, changes some fields and writes it back does not lose a concurrent
+   *  writer's change (Postgres: a FOR NO KEY UPDATE row lock). */
+  readonly findById: (accountId: AccountId, id: string, options?: { readonly forUpdate?: boolean }) => Effect.Effect<Option.Option<Topic>, StoreError>
   /** The account's topics among these ids (foreign and unknown ids left out), in one query. */
   readonly findByIds: (accountId: AccountId, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Topic>, StoreError>
   /** Every topic of the account, published or not, in display order (core's compareTopicsForDisplay). */
