@@ -39,9 +39,9 @@ export const deliverySuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
       ...store,
       contacts: {
         ...store.contacts,
-        update: (contact: Parameters<typeof store.contacts.update>[0]) => contactUpdatesFail
+        update: (...args: Parameters<typeof store.contacts.update>) => contactUpdatesFail
           ? Effect.fail(new StoreError({ operation: "contacts.update", cause: new Error("disk full") }))
-          : store.contacts.update(contact),
+          : store.contacts.update(...args),
       },
     }))).pipe(Layer.provide(storeLayer))
     const layer = Layer.mergeAll(
@@ -341,6 +341,23 @@ export const deliverySuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
           expect(Option.getOrThrow(yield* store.suppressions.findByEmail(account.id, "nomessage@example.org" as never)).reason).toBe("Bounce")
           // A bounce is no unsubscribe: no contact event fires.
           expect(yield* store.events.list(account.id, { type: "contact.unsubscribed" })).toEqual([])
+        }))
+
+      it.effect("a hard bounce does not overwrite a move that committed after it read the contact ACTIVE (UNSUBSCRIBED stays)", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const store = yield* Store
+          const contact = makeContact({ accountId: account.id, email: "moved@example.org", status: "ACTIVE" })
+          yield* store.contacts.insert(contact)
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["moved@example.org"]))
+          mailer.answerWith(answerBy({ "moved@example.org": { status: "bounced", code: 550, reply: "550 5.1.1 No such user" } }))
+          // The bounce's read of the contact answers it as it was before a concurrent move to UNSUBSCRIBED committed
+          // (transactional mail still goes to an UNSUBSCRIBED contact; UNSUBSCRIBED -> BOUNCED is no transition).
+          yield* store.contacts.update({ ...contact, status: "UNSUBSCRIBED" })
+          const staleReads = { ...store, contacts: { ...store.contacts, findByEmail: () => Effect.succeed(Option.some(contact)) } }
+          expect(Either.isRight(yield* Effect.provideService(deliver(message), Store, staleReads))).toBe(true)
+          expect(yield* statuses(message)).toEqual({ "moved@example.org": "bounced" })
+          expect(Option.getOrThrow(yield* store.contacts.findById(account.id, contact.id)).status).toBe("UNSUBSCRIBED")
         }))
 
       it.effect("unknown outcome: the recipient is held, no event fires, and no later run sends it again", () =>

@@ -1,7 +1,7 @@
 /** The Store port: repositories scoped by account, plus `transaction`. Every backend passes @mailroom/testing's storeSuite. */
 import { Context, type Effect, type Option } from "effect"
 import type { Account, AccountId, ApiKey, ApiKeyId, AppCredential } from "../domain/account.js"
-import type { Contact, ContactFilter, ContactId, ContactQuery, ContactTag, CustomField } from "../domain/contact.js"
+import type { Contact, ContactFilter, ContactId, ContactQuery, ContactStatus, ContactTag, CustomField } from "../domain/contact.js"
 import type { EmailAddress } from "../domain/email.js"
 import type { DevOutboxEntry, DevOutboxQuery } from "../domain/dev-outbox.js"
 import type { DomainEvent, EventType } from "../domain/event.js"
@@ -80,9 +80,16 @@ export interface ContactRepository {
    *  tags and custom fields, in one round of statements (never one per contact). Answers the contacts inserted, in
    *  input order. */
   readonly insertMany: (contacts: ReadonlyArray<Contact>) => Effect.Effect<ReadonlyArray<Contact>, StoreError>
-  /** Replaces the scalar fields (everything but tags, customFields and createdAt) of an existing contact. Fails with
-   *  DuplicateContact when the new address belongs to another contact of the account. */
-  readonly update: (contact: Contact) => Effect.Effect<void, DuplicateContact | StoreError>
+  /** Replaces the scalar fields (everything but tags, customFields and createdAt) of an existing contact, and answers
+   *  whether it did. With `expectedStatus`, only while the stored contact still has that status, checked and written
+   *  as one atomic step (a compare-and-set): a writer that read the status and decided from it answers false, writing
+   *  nothing, when a concurrent move changed the status meanwhile, and decides again from the status now stored. Also
+   *  false when the contact is gone. Fails with DuplicateContact when the new address belongs to another contact of
+   *  the account. */
+  readonly update: (
+    contact: Contact,
+    options?: { readonly expectedStatus?: ContactStatus },
+  ) => Effect.Effect<boolean, DuplicateContact | StoreError>
   /** Replaces the contact's custom fields with `fields`. */
   readonly replaceCustomFields: (accountId: AccountId, contactId: ContactId, fields: ReadonlyArray<CustomField>) => Effect.Effect<void, StoreError>
   /** Adds tags the contact does not have yet (by tag name); existing tags are kept with their ids. */
@@ -184,8 +191,10 @@ export interface ListRepository {
   /** Replaces every field but id, accountId, type and createdAt of the account's list. False when the list is unknown
    *  in the account (nothing is written then). */
   readonly update: (list: ContactList) => Effect.Effect<boolean, StoreError>
-  /** The account's list, archived or not, or none (also for another account's id). */
-  readonly findById: (accountId: AccountId, id: string) => Effect.Effect<Option.Option<ContactList>, StoreError>
+  /** The account's list, archived or not, or none (also for another account's id). Inside a transaction, `forUpdate`
+   *  locks it until commit, so that a writer that reads it, changes some fields and writes it back does not lose a
+   *  concurrent writer's change (Postgres: a FOR NO KEY UPDATE row lock). */
+  readonly findById: (accountId: AccountId, id: string, options?: { readonly forUpdate?: boolean }) => Effect.Effect<Option.Option<ContactList>, StoreError>
   /** The account's lists among these ids, archived or not (foreign and unknown ids left out), in one query, in no
    *  particular order. */
   readonly findByIds: (accountId: AccountId, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ContactList>, StoreError>
@@ -285,8 +294,10 @@ export interface TopicRepository {
   /** Replaces every field but id, accountId and createdAt. False when the topic is unknown in the account. Fails with
    *  DuplicateTopic when another topic of the account has the new name. */
   readonly update: (topic: Topic) => Effect.Effect<boolean, DuplicateTopic | StoreError>
-  /** The account's topic, or none (also for another account's id). */
-  readonly findById: (accountId: AccountId, id: string) => Effect.Effect<Option.Option<Topic>, StoreError>
+  /** The account's topic, or none (also for another account's id). Inside a transaction, `forUpdate` locks it until
+   *  commit, so that a writer that reads it, changes some fields and writes it back does not lose a concurrent
+   *  writer's change (Postgres: a FOR NO KEY UPDATE row lock). */
+  readonly findById: (accountId: AccountId, id: string, options?: { readonly forUpdate?: boolean }) => Effect.Effect<Option.Option<Topic>, StoreError>
   /** The account's topics among these ids (foreign and unknown ids left out), in one query. */
   readonly findByIds: (accountId: AccountId, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Topic>, StoreError>
   /** Every topic of the account, published or not, in display order (core's compareTopicsForDisplay). */
