@@ -1,5 +1,5 @@
 import { serve } from "@hono/node-server"
-import { adapterHostOf, adapterSuite, httpSuite, keepAliveSuite, targetOverHttp, withinOneSecond } from "@mailroom/testing"
+import { adapterHostOf, adapterSuite, httpSuite, keepAliveSuite, oversizedBodySuite, targetOverHttp, withinOneSecond } from "@mailroom/testing"
 import type { FetchHandler, StartAdapterHost } from "@mailroom/testing"
 import type { Server } from "node:http"
 import { Hono } from "hono"
@@ -21,6 +21,12 @@ adapterSuite("hono", startHost)
 
 keepAliveSuite("hono", startHost, async ({ rateLimits }) => {
   const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token", rateLimits })
+  await mailroom.ready()
+  return mailroom
+})
+
+oversizedBodySuite("hono", startHost, async () => {
+  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token" })
   await mailroom.ready()
   return mailroom
 })
