@@ -14,6 +14,8 @@ export { httpSuite, type HttpTarget, type HttpTargetConfig } from "./http-suite.
 export { withinOneSecond } from "./http-suite/public-limits.js"
 export { keepAliveSuite } from "./keep-alive-suite.js"
 export type { KeepAliveMailroom, MakeKeepAliveMailroom } from "./keep-alive-suite.js"
+export { oversizedBodySuite } from "./oversized-body-suite.js"
+export type { MakeOversizedBodyMailroom } from "./oversized-body-suite.js"
 export { listSuite } from "./list-suite.js"
 export { consentSuite } from "./consent-suite.js"
 export { formsSuite, formInputCases } from "./forms-suite.js"
