@@ -47,6 +47,17 @@ const parseUrl = (name: string, value: string | undefined, protocols: ReadonlyAr
   return value
 }
 
+/** MAILROOM_CONFIRMATION: `link` (the default: a person's browser confirms on following the link) or `button` (the
+ *  page's button confirms, for everyone). */
+const parseConfirmation = (value: string | undefined): "link" | "button" => {
+  if (value === undefined) return "link"
+  const mode = value.toLowerCase()
+  if (mode !== "link" && mode !== "button") {
+    throw new EnvironmentError(`MAILROOM_CONFIRMATION must be link or button, not "${value}"`)
+  }
+  return mode
+}
+
 const proxyNames = ["loopback", "linklocal", "uniquelocal"]
 
 /** TRUST_PROXY: unset or `false` trusts no proxy; `true` every hop; a number that many hops; otherwise a
@@ -93,8 +104,9 @@ const parseDns = (value: string | undefined): ReadonlyArray<string> | undefined 
 }
 
 /** Reads PORT, HOST, DATABASE_URL, APP_URL, TRACK_URL, MAILROOM_SECRET, ADMIN_TOKEN, SMTP_URL,
- *  MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS, LOG_LEVEL and DNS_SERVERS, with the defaults of the operator contract, and TRUST_PROXY
- *  (which proxies may report the client's address; see docs/embedding.md). */
+ *  MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS, LOG_LEVEL and DNS_SERVERS, with the defaults of the operator contract, TRUST_PROXY
+ *  (which proxies may report the client's address; see docs/embedding.md) and MAILROOM_CONFIRMATION (what following
+ *  a confirmation link does; see docs/consent.md). */
 export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
   const port = parsePort(valueOf(env, "PORT"))
   const appUrl = parseUrl("APP_URL", valueOf(env, "APP_URL"), ["http:", "https:"]) ?? `http://localhost:${port}`
@@ -121,6 +133,7 @@ export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
       logLevel: parseLogLevel(valueOf(env, "LOG_LEVEL")),
       // Unset asks the system's resolvers.
       ...(dnsServers === undefined ? {} : { dnsServers }),
+      confirmation: parseConfirmation(valueOf(env, "MAILROOM_CONFIRMATION")),
       // Unset believes no proxy: X-Forwarded-For is ignored.
       ...(trustProxy === undefined ? {} : { trustProxy }),
     },

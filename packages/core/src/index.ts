@@ -221,9 +221,12 @@ export {
 } from "./domain/subscription-input.js"
 export { Subscriptions, SubscriptionsConfig, defaultConfirmationFrom } from "./services/subscriptions.js"
 export type {
-  SignupForm, SubscribeContext, SubscribeResult, UnsubscribeContext, UnsubscribeResult, UpdateChannel, UpdateContext,
+  SubscriptionsSettings, SignupForm, SubscribeContext, SubscribeResult, UnsubscribeContext, UnsubscribeResult, UpdateChannel, UpdateContext,
   ConsentView, SubscriptionStatus, ResendResult, ConfirmationLink,
 } from "./services/subscriptions.js"
+export { confirmsOnVisit } from "./services/confirmation-links.js"
+export { automatedSignals, classifyLinkVisit, confirmationModes, confirmsOnFollow } from "./domain/link-visit.js"
+export type { AutomatedSignal, ConfirmationMode, LinkRequest, LinkVisit } from "./domain/link-visit.js"
 export { SendingPause } from "./services/sending-pause.js"
 export type { PauseScope } from "./services/sending-pause.js"
 export {

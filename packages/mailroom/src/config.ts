@@ -20,6 +20,11 @@ export interface MailroomSettings {
   /** Sender address of double opt-in confirmation mail (the display name is the account's name). Default:
    *  confirm@mailroom.localhost, which a real relay will likely refuse: set it when `smtpUrl` is set. */
   readonly confirmationFrom?: string
+  /** What following a double opt-in confirmation link does. `link` (default): a person's browser confirms at once;
+   *  HEAD requests, prefetches, crawlers, link previewers and headless browsers see a page whose button confirms.
+   *  `button`: everyone sees the button (no mail scanner can confirm, at the cost of a second click). See
+   *  docs/consent.md, "Link scanners". */
+  readonly confirmation?: "link" | "button"
   /** `smtp://user:pass@host:port` or `smtps://…` (query parameters in docs/mail-delivery.md); unset keeps mail in the
    *  dev outbox. createMailroom throws SmtpUrlError, without the password, when it cannot be used. */
   readonly smtpUrl?: string

@@ -100,7 +100,10 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
       UndiciTransport.layer({ maxInFlight: defaultDeliveryConcurrency }),
       Layer.succeed(LinksConfig, { appUrl: config.appUrl ?? "http://localhost:3000", trackUrl: config.trackUrl }),
       Layer.succeed(Tracing, tracing),
-      Layer.succeed(SubscriptionsConfig, { confirmationFrom: config.confirmationFrom ?? defaultConfirmationFrom }),
+      Layer.succeed(SubscriptionsConfig, {
+        confirmationFrom: config.confirmationFrom ?? defaultConfirmationFrom,
+        confirmation: config.confirmation ?? "link",
+      }),
       Layer.succeed(DeliveryConfig, config.delivery ?? {}),
       ...(config.botChallenge === undefined ? [] : [TurnstileChallenge.layer(config.botChallenge.turnstile)]),
     )))),
