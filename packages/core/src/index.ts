@@ -6,6 +6,9 @@ export {
   ContactBlocked, NoPendingConfirmation, InvalidToken, ImportRejected, WebhookEventUnknown, WebhookNotFound,
   PlanUpgradeRequired, WebhookLimitReached, QuotaExceeded, IdempotencyKeyReused, StoreError, OriginNotAllowed,
 } from "./errors.js"
+export {
+  DomainNotFound, DomainAlreadyExists, DnsVerificationFailed, DnsRecordMissing, DnsLookupFailed, DomainLimitReached,
+} from "./errors.js"
 export { importRejectionReasons } from "./errors.js"
 export type { MailroomError, ErrorCode, ImportRejectionReason } from "./errors.js"
 
@@ -238,3 +241,16 @@ export { Feedback } from "./services/feedback.js"
 export type { DeliveryReportInput, ComplaintReportInput, DsnRecipientReport, ReportOutcome } from "./services/feedback.js"
 export { BotChallenge, BotChallengeError } from "./ports/bot-challenge.js"
 export type { BotChallengeService, ChallengeWidgetSettings } from "./ports/bot-challenge.js"
+export {
+  DomainId, DomainStatus, domainStatuses, domainRecordNames, domainLimits, CreateDomainInput, compareDomains,
+  matchesDomainQuery, parseHostname, recordHost, ownershipValue, plainSpfValue, dkimValue, dmarcValue, recordValue,
+  decideVerification, domainFailurePolicy, failedByRecheck,
+} from "./domain/domain.js"
+export type {
+  Domain, DomainRecordName, RecordStatus, RecordProblem, RecordState, DomainRecordStates, DomainDkimKey, DomainQuery,
+  VerificationFindings,
+} from "./domain/domain.js"
+export { checkOwnership, checkSpf, checkDkim, checkDmarc, parseSpf, parseTags, withSpfInclude } from "./domain/dns-records.js"
+export { Domains, DomainsConfig, domainSettings } from "./services/domains.js"
+export type { DomainsOptions, DomainDetails, DomainRecordView } from "./services/domains.js"
+export type { DomainRepository } from "./ports/store.js"

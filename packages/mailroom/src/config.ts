@@ -2,6 +2,7 @@
  *  environment variables a starter maps onto these fields. The HTTP layer's own options (request rates, trusted
  *  proxies) join them in create-mailroom.ts, the one module of the facade that builds on @mailroom/http. */
 import type { DeliveryOptions, Ids, Mailer, Store } from "@mailroom/core"
+import type { NodeDnsOptions } from "@mailroom/net"
 import type { Layer } from "effect"
 
 export interface MailroomSettings {
@@ -35,6 +36,15 @@ export interface MailroomSettings {
    *  (IPv6 in brackets with a port). Default: the system's resolvers. createMailroom throws DnsServersError for an
    *  entry it cannot use. */
   readonly dnsServers?: ReadonlyArray<string>
+  /** How DNS lookups wait and cache: `{ timeoutMs, tries, cache }` as @mailroom/net's NodeDns takes them (cache false
+   *  turns the cache off). Default: 2 000 ms, 2 tries, the cache of docs/embedding.md, "DNS lookups". */
+  readonly dns?: Omit<NodeDnsOptions, "servers" | "now">
+  /** The host named in the `include:` of the SPF record a sending domain is asked to publish. Default `_spf.` + the
+   *  host of appUrl. */
+  readonly spfInclude?: string
+  /** The `rua=mailto:` address of the DMARC record a sending domain is asked to publish. Default `dmarc@` + the host of
+   *  appUrl. */
+  readonly dmarcReportAddress?: string
   /** Relaxes the webhook URL rules (http://, private addresses) for local development only. */
   readonly unsafeAllowPrivateUrls?: boolean
   readonly logLevel?: "debug" | "info" | "warn" | "error"

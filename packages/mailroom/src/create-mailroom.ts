@@ -1,7 +1,7 @@
 /** createMailroom: wires the chosen backend, ids, every service, one ManagedRuntime and the router, and hands the host
  *  a web-standard `fetch`, Promise methods and the layer for Effect code. */
 import {
-  AccountsConfig, Background, defaultConfirmationFrom, defaultDeliveryConcurrency, DeliveryConfig, IdsLive, type JobQueue, LinksConfig, servicesLayer,
+  AccountsConfig, Background, DomainsConfig, defaultConfirmationFrom, defaultDeliveryConcurrency, DeliveryConfig, IdsLive, type JobQueue, LinksConfig, servicesLayer,
   strictUrlRules, SubscriptionsConfig, Tracing, WebhooksConfig,
 } from "@mailroom/core"
 import {
@@ -96,7 +96,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
         // Each statement is a round trip on Postgres: runs beyond the POSTs in flight overlap their database work.
         deliveryRunsPerPost: database.kind === "postgres" ? 4 : 1,
       }),
-      NodeDns.layer(dnsServers === undefined ? {} : { servers: dnsServers }),
+      NodeDns.layer({ ...config.dns, ...(dnsServers === undefined ? {} : { servers: dnsServers }) }),
       UndiciTransport.layer({ maxInFlight: defaultDeliveryConcurrency }),
       Layer.succeed(LinksConfig, { appUrl: config.appUrl ?? "http://localhost:3000", trackUrl: config.trackUrl }),
       Layer.succeed(Tracing, tracing),
@@ -105,6 +105,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
         confirmation: config.confirmation ?? "link",
       }),
       Layer.succeed(DeliveryConfig, config.delivery ?? {}),
+      Layer.succeed(DomainsConfig, { spfInclude: config.spfInclude, dmarcReportAddress: config.dmarcReportAddress }),
       ...(config.botChallenge === undefined ? [] : [TurnstileChallenge.layer(config.botChallenge.turnstile)]),
     )))),
   )

@@ -1,5 +1,7 @@
-/** A DNS server on 127.0.0.1 (dns2) answering from a zone the test can change between lookups: A, AAAA, TXT (one or
+/** A DNS server on 127.0.0.1 (dns2), over UDP and TCP on one port (an answer larger than 512 bytes, such as two DKIM
+ *  keys, is truncated over UDP and asked again over TCP), answering from a zone the test can change between lookups: A, AAAA, TXT (one or
  *  several character strings per record) and MX records with a TTL, and names that answer SERVFAIL or never answer. */
+import { createServer } from "node:net"
 import dns2 from "dns2"
 
 export interface ZoneEntry {
@@ -35,6 +37,7 @@ export const startDnsServer = async (entries: Record<string, ZoneEntry> = {}): P
   const questions: Array<string> = []
   const server = dns2.createServer({
     udp: true,
+    tcp: true,
     handle: (request, send) => {
       const response = Packet.createResponseFromRequest(request)
       const question = request.questions[0]!
@@ -60,8 +63,8 @@ export const startDnsServer = async (entries: Record<string, ZoneEntry> = {}): P
       void send(response)
     },
   })
-  const addresses = await server.listen({ udp: { port: 0, address: "127.0.0.1" } })
-  const port = (addresses as unknown as { udp: { port: number } }).udp.port
+  const port = await freeTcpPort()
+  await server.listen({ udp: { port, address: "127.0.0.1" }, tcp: { port, address: "127.0.0.1" } })
   return {
     server: `127.0.0.1:${port}`,
     zone,
@@ -71,6 +74,17 @@ export const startDnsServer = async (entries: Record<string, ZoneEntry> = {}): P
     },
   }
 }
+
+/** A TCP port free on 127.0.0.1 at the time of asking (the UDP port of the same number is taken with it). */
+const freeTcpPort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      probe.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
+    })
+  })
 
 /** Splits a long TXT value into character strings of at most 255 bytes, as DNS panels publish a DKIM key. */
 export const txtChunks = (value: string, size = 255): ReadonlyArray<string> => {

@@ -23,6 +23,8 @@ import type {
   IdempotencyRecord, MessageEvent, MessageRecipient, RecipientStatus, RecipientUpdate, StoredMessage,
 } from "../domain/message-record.js"
 import type { QuotaReservation } from "../domain/quota.js"
+import type { Domain, DomainId, DomainQuery } from "../domain/domain.js"
+import type { DomainAlreadyExists } from "../errors.js"
 
 export interface AccountRepository {
   readonly insert: (account: Account) => Effect.Effect<void, StoreError>
@@ -483,6 +485,26 @@ export interface FormRepository {
   readonly delete: (accountId: AccountId, id: FormId) => Effect.Effect<boolean, StoreError>
 }
 
+export interface DomainRepository {
+  /** Inserts a new domain. Fails with DomainAlreadyExists when the account has a domain with this hostname; nothing
+   *  is written then. */
+  readonly insert: (domain: Domain) => Effect.Effect<void, DomainAlreadyExists | StoreError>
+  /** Replaces status, records, spfValue, verifiedAt, lastCheckedAt and failingSince of the account's domain. False
+   *  when the domain is unknown in the account (nothing is written then). */
+  readonly update: (domain: Domain) => Effect.Effect<boolean, StoreError>
+  /** The account's domain, or none (also for another account's id). */
+  readonly findById: (accountId: AccountId, id: string) => Effect.Effect<Option.Option<Domain>, StoreError>
+  /** The account's domain with this hostname (lower-case, punycode), or none. */
+  readonly findByHostname: (accountId: AccountId, hostname: string) => Effect.Effect<Option.Option<Domain>, StoreError>
+  /** One page of the account's domains matching the query (core's matchesDomainQuery), in core's compareDomains
+   *  order (newest first), with the total matching. */
+  readonly list: (accountId: AccountId, query: DomainQuery) => Effect.Effect<{ readonly domains: ReadonlyArray<Domain>; readonly total: number }, StoreError>
+  /** How many domains the account has, whatever their status. */
+  readonly count: (accountId: AccountId) => Effect.Effect<number, StoreError>
+  /** Deletes the account's domain with its key. False when it did not exist. */
+  readonly delete: (accountId: AccountId, id: DomainId) => Effect.Effect<boolean, StoreError>
+}
+
 /** How durable the commits of the transactions run under it are.
  *  - "full" (the default): on disk when the commit returns; an operating-system crash or a power failure keeps it.
  *  - "relaxed": survives a crash of the process, but an operating-system crash or a power failure may undo it (SQLite:
@@ -516,6 +538,7 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly quota: QuotaRepository
   readonly idempotency: IdempotencyRepository
   readonly forms: FormRepository
+  readonly domains: DomainRepository
   /** Runs `effect` atomically: all of its writes and events commit, or none do (on failure, defect or interruption).
    *  Nested calls join the outer transaction. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
