@@ -32,7 +32,7 @@ oversizedBodySuite("hono", startHost, async () => {
 })
 
 // @hono/node-server serving the facade's fetch itself, with no Hono app around it.
-oversizedBodySuite("mailroom.fetch on @hono/node-server", (mailroom) => listen({ fetch: mailroom.fetch }), async () => {
+oversizedBodySuite("mailroom.fetch on @hono/node-server", (mailroom) => listen({ fetch: (request) => mailroom.fetch(request) }), async () => {
   const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token" })
   await mailroom.ready()
   return mailroom
