@@ -11,22 +11,37 @@ describe("the starter's environment (CONTRACT.md)", () => {
       trackUrl: "http://localhost:3000",
       unsafeAllowPrivateUrls: false,
       logLevel: "info",
+      confirmation: "link",
     })
     expect(mailroom.adminToken).toBeUndefined()
     expect(mailroom.smtpUrl).toBeUndefined()
     expect(mailroom.secret).toBeUndefined()
+    expect(mailroom.dnsServers).toBeUndefined()
+  })
+
+  it("reads SPF_INCLUDE and DMARC_REPORT_ADDRESS; unset, Mailroom derives them from APP_URL", () => {
+    expect(readEnvironment({ SPF_INCLUDE: "_spf.Mail.example.com", DMARC_REPORT_ADDRESS: "reports@example.com" }).mailroom)
+      .toMatchObject({ spfInclude: "_spf.mail.example.com", dmarcReportAddress: "reports@example.com" })
+    const unset = readEnvironment({}).mailroom
+    expect([unset.spfInclude, unset.dmarcReportAddress]).toEqual([undefined, undefined])
+  })
+
+  it("reads DNS_SERVERS as a list of resolvers, IPv6 in brackets with a port", () => {
+    expect(readEnvironment({ DNS_SERVERS: "127.0.0.1:5353, [::1]:53,1.1.1.1" }).mailroom.dnsServers)
+      .toEqual(["127.0.0.1:5353", "[::1]:53", "1.1.1.1"])
   })
 
   it("maps every variable to its option; TRACK_URL defaults to APP_URL", () => {
     const { port, mailroom } = readEnvironment({
       PORT: "4000", DATABASE_URL: "memory:", APP_URL: "https://mail.example.com", MAILROOM_SECRET: "s3cret",
       ADMIN_TOKEN: "t", SMTP_URL: "smtps://u:p@relay.example.com:465", MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS: "1",
-      LOG_LEVEL: "WARN",
+      LOG_LEVEL: "WARN", MAILROOM_CONFIRMATION: "Button",
     })
     expect(port).toBe(4000)
     expect(mailroom).toMatchObject({
       database: "memory:", appUrl: "https://mail.example.com", trackUrl: "https://mail.example.com", secret: "s3cret",
       adminToken: "t", smtpUrl: "smtps://u:p@relay.example.com:465", unsafeAllowPrivateUrls: true, logLevel: "warn",
+      confirmation: "button",
     })
     expect(readEnvironment({ PORT: "4000" }).mailroom.appUrl).toBe("http://localhost:4000")
     expect(readEnvironment({ TRACK_URL: "https://t.example.com" }).mailroom.trackUrl).toBe("https://t.example.com")
@@ -36,11 +51,16 @@ describe("the starter's environment (CONTRACT.md)", () => {
     ["PORT", "eighty", "PORT"],
     ["PORT", "70000", "PORT"],
     ["LOG_LEVEL", "loud", "LOG_LEVEL"],
+    ["MAILROOM_CONFIRMATION", "click", "MAILROOM_CONFIRMATION"],
     ["APP_URL", "mail.example.com", "APP_URL"],
     ["TRACK_URL", "ftp://t.example.com", "TRACK_URL"],
     ["SMTP_URL", "relay.example.com:25", "SMTP_URL"],
     ["TRUST_PROXY", "10.0.0.0/33", "TRUST_PROXY"],
     ["TRUST_PROXY", "proxy.internal", "TRUST_PROXY"],
+    ["DNS_SERVERS", "dns.example.com", "DNS_SERVERS"],
+    ["DNS_SERVERS", "127.0.0.1:99999", "DNS_SERVERS"],
+    ["SPF_INCLUDE", "not a host", "SPF_INCLUDE"],
+    ["DMARC_REPORT_ADDRESS", "dmarc.example.com", "DMARC_REPORT_ADDRESS"],
   ])("refuses a malformed %s (%s) with a message naming it", (name, value, named) => {
     expect(() => readEnvironment({ [name]: value })).toThrow(EnvironmentError)
     expect(() => readEnvironment({ [name]: value })).toThrow(named)

@@ -228,7 +228,7 @@ export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>()("Webh
   override get message() { return `${this.resource} ${this.id} was not found` }
 }
 
-/** The account's plan is below the tier a feature needs: webhooks need the Starter plan or above. Spec: audience
+/** The account's plan is below the tier a feature needs: webhooks and custom domains need the Starter plan or above. Spec: audience
  *  "What the service does" (plan rules); sending "Authentication" 5 and "Errors": insufficient tier answers 403. */
 export class PlanUpgradeRequired extends Schema.TaggedError<PlanUpgradeRequired>()("PlanUpgradeRequired", {
   plan: Schema.String,
@@ -298,6 +298,61 @@ export class OriginNotAllowed extends Schema.TaggedError<OriginNotAllowed>()("Or
   }
 }
 
+/** A sending domain is unknown in this account (ids of other accounts included). */
+export class DomainNotFound extends Schema.TaggedError<DomainNotFound>()("DomainNotFound", {
+  id: Schema.String,
+}) {
+  readonly code = "DOMAIN_NOT_FOUND"
+  override get message() { return `domain ${this.id} was not found` }
+}
+
+/** The account has a sending domain with this hostname already. */
+export class DomainAlreadyExists extends Schema.TaggedError<DomainAlreadyExists>()("DomainAlreadyExists", {
+  hostname: Schema.String,
+}) {
+  readonly code = "DOMAIN_ALREADY_EXISTS"
+  override get message() { return `the domain ${this.hostname} was added to this account already` }
+}
+
+/** The ownership record (`mailroom-verify=<id>`) was not found: the state a verify reports on the verification record. */
+export class DnsVerificationFailed extends Schema.TaggedError<DnsVerificationFailed>()("DnsVerificationFailed", {
+  detail: Schema.String,
+}) {
+  readonly code = "DNS_VERIFICATION_FAILED"
+  override get message() { return this.detail }
+}
+
+/** An SPF, DKIM or DMARC record is missing, wrong or duplicated: the state a verify reports on that record. */
+export class DnsRecordMissing extends Schema.TaggedError<DnsRecordMissing>()("DnsRecordMissing", {
+  detail: Schema.String,
+}) {
+  readonly code = "DNS_RECORD_MISSING"
+  override get message() { return this.detail }
+}
+
+/** A DNS lookup failed (SERVFAIL, no answer in time, unreachable server): nothing can be said of the records, so a
+ *  verify changes nothing. */
+export class DnsLookupFailed extends Schema.TaggedError<DnsLookupFailed>()("DnsLookupFailed", {
+  hostname: Schema.String,
+  reason: Schema.String,
+}) {
+  readonly code = "DNS_LOOKUP_ERROR"
+  override get message() {
+    return `the DNS lookup of ${this.hostname} failed (${this.reason}); nothing was changed, try again in a moment`
+  }
+}
+
+/** The account's plan allows no more custom domains. Spec: "Errors", API_KEY_LIMIT_REACHED on POST /domains. */
+export class DomainLimitReached extends Schema.TaggedError<DomainLimitReached>()("DomainLimitReached", {
+  plan: Schema.String,
+  limit: Schema.Number,
+}) {
+  readonly code = "API_KEY_LIMIT_REACHED"
+  override get message() {
+    return `the ${this.plan} plan allows at most ${this.limit} custom ${this.limit === 1 ? "domain" : "domains"}; delete one or upgrade the plan`
+  }
+}
+
 /** Every error a Mailroom service or route can fail with. */
 export type MailroomError =
   | ValidationFailed | PayloadTooLarge | Unauthorized | InvalidCredentials | ScopeInsufficient | RateLimitExceeded
@@ -306,5 +361,6 @@ export type MailroomError =
   | RecipientUnsubscribed | RecipientSuppressed | ContactBlocked | NoPendingConfirmation | InvalidToken | ImportRejected
   | WebhookEventUnknown | WebhookNotFound | PlanUpgradeRequired | WebhookLimitReached | QuotaExceeded | IdempotencyKeyReused | StoreError
   | OriginNotAllowed
+  | DomainNotFound | DomainAlreadyExists | DnsVerificationFailed | DnsRecordMissing | DnsLookupFailed | DomainLimitReached
 
 export type ErrorCode = MailroomError["code"]

@@ -6,6 +6,9 @@ export {
   ContactBlocked, NoPendingConfirmation, InvalidToken, ImportRejected, WebhookEventUnknown, WebhookNotFound,
   PlanUpgradeRequired, WebhookLimitReached, QuotaExceeded, IdempotencyKeyReused, StoreError, OriginNotAllowed,
 } from "./errors.js"
+export {
+  DomainNotFound, DomainAlreadyExists, DnsVerificationFailed, DnsRecordMissing, DnsLookupFailed, DomainLimitReached,
+} from "./errors.js"
 export { importRejectionReasons } from "./errors.js"
 export type { MailroomError, ErrorCode, ImportRejectionReason } from "./errors.js"
 
@@ -41,7 +44,7 @@ export type { ContactFilterInput, ContactListInput } from "./domain/contact-quer
 export {
   WebhookId, DeliveryId, webhookLimits, retryEventType, subscribableEventTypes, ReceivedEventType, checkEventTypes,
   strictUrlRules, addressProblem, checkAddresses, parseWebhookUrl, webhookRetryDelays, webhookRetryPolicy,
-  retryDelayAfter, isSuccessStatus, defaultFailureSettings, afterAttempt, healthBadges, failingStreak, successRate,
+  isSuccessStatus, defaultFailureSettings, afterAttempt, healthBadges, failingStreak, successRate,
   healthBadge, secretPrefix, secretPrefixLength, makeSecret, displaySecret, signBody, standardSignature, signedHeaders, previousSecretValid,
   deliveryStatuses, DeliveryStatus, deliveryKinds, deliveryIdFor, fannedOutDelivery, subscribes,
   WebhookDescription, CreateWebhookInput, UpdateWebhookInput, FailureSettingsInput, TestWebhookInput,
@@ -74,11 +77,13 @@ export { emailEvent, emailEventStatus } from "./domain/email-event.js"
 export type { EmailEventType, EmailEventInput } from "./domain/email-event.js"
 export {
   messageStates, recipientStatuses, RecipientStatus, StoredContent, toStoredMessage, toAcceptedMessage, messageStatus,
-  quotaPeriod, quotaResetsAt, idempotencyWindowHours,
+  idempotencyWindowHours,
 } from "./domain/message-record.js"
 export type {
-  MessageState, MessageRecipient, StoredMessage, MessageEvent, RecipientUpdate, QuotaReservation, IdempotencyRecord,
+  MessageState, MessageRecipient, StoredMessage, MessageEvent, RecipientUpdate, IdempotencyRecord,
 } from "./domain/message-record.js"
+export { quotaPeriod, quotaResetsAt } from "./domain/quota.js"
+export type { QuotaReservation } from "./domain/quota.js"
 export { idPrefixes } from "./domain/ids.js"
 export type { IdKind } from "./domain/ids.js"
 export {
@@ -143,7 +148,7 @@ export type {
   UnsubscribeMethod,
 } from "./domain/subscription.js"
 
-export { confirmationTtlMs, confirmationSources } from "./domain/confirmation.js"
+export { confirmationSources } from "./domain/confirmation.js"
 export type { ConfirmationSource, PendingConfirmation } from "./domain/confirmation.js"
 export { CommitDurability, EventWindowTypeId, relayPassWindow, Store } from "./ports/store.js"
 export type {
@@ -158,7 +163,7 @@ export type { IdsService } from "./ports/ids.js"
 export { JobQueue, defineJob, enqueueEach, neverClaimed } from "./ports/job-queue.js"
 export type { ClaimedHere, JobDefinition, JobQueueService, JobRun, EnqueueOptions, RetryPolicy } from "./ports/job-queue.js"
 export { Mailer, MailerError } from "./ports/mailer.js"
-export { Dns, DnsError } from "./ports/dns.js"
+export { Dns, DnsError, DnsFailureKind, isNoSuchRecord, recordsOrNone } from "./ports/dns.js"
 export type { DnsService, MxRecord } from "./ports/dns.js"
 export { HttpTransport, HttpTransportError, postEachWith } from "./ports/http-transport.js"
 export type { BatchedPost, HttpTransportService, PinnedPost, PostAnswer, PostOutcome } from "./ports/http-transport.js"
@@ -219,9 +224,12 @@ export {
 } from "./domain/subscription-input.js"
 export { Subscriptions, SubscriptionsConfig, defaultConfirmationFrom } from "./services/subscriptions.js"
 export type {
-  SignupForm, SubscribeContext, SubscribeResult, UnsubscribeContext, UnsubscribeResult, UpdateChannel, UpdateContext,
+  SubscriptionsSettings, SignupForm, SubscribeContext, SubscribeResult, UnsubscribeContext, UnsubscribeResult, UpdateChannel, UpdateContext,
   ConsentView, SubscriptionStatus, ResendResult, ConfirmationLink,
 } from "./services/subscriptions.js"
+export { confirmsOnVisit } from "./services/confirmation-links.js"
+export { automatedSignals, classifyLinkVisit, confirmationModes, confirmsOnFollow } from "./domain/link-visit.js"
+export type { AutomatedSignal, ConfirmationMode, LinkRequest, LinkVisit } from "./domain/link-visit.js"
 export { SendingPause } from "./services/sending-pause.js"
 export type { PauseScope } from "./services/sending-pause.js"
 export {
@@ -233,3 +241,16 @@ export { Feedback } from "./services/feedback.js"
 export type { DeliveryReportInput, ComplaintReportInput, DsnRecipientReport, ReportOutcome } from "./services/feedback.js"
 export { BotChallenge, BotChallengeError } from "./ports/bot-challenge.js"
 export type { BotChallengeService, ChallengeWidgetSettings } from "./ports/bot-challenge.js"
+export {
+  DomainId, DomainStatus, domainStatuses, domainRecordNames, domainLimits, CreateDomainInput, compareDomains,
+  matchesDomainQuery, parseHostname, recordHost, ownershipValue, plainSpfValue, dkimValue, dmarcValue, recordValue,
+  decideVerification, domainFailurePolicy, failedByRecheck,
+} from "./domain/domain.js"
+export type {
+  Domain, DomainRecordName, RecordStatus, RecordProblem, RecordState, DomainRecordStates, DomainDkimKey, DomainQuery,
+  VerificationFindings,
+} from "./domain/domain.js"
+export { checkOwnership, checkSpf, checkDkim, checkDmarc, parseSpf, parseTags, withSpfInclude } from "./domain/dns-records.js"
+export { Domains, DomainsConfig, domainSettings } from "./services/domains.js"
+export type { DomainsOptions, DomainDetails, DomainRecordView } from "./services/domains.js"
+export type { DomainRepository } from "./ports/store.js"

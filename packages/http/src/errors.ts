@@ -35,6 +35,11 @@ export const statusByCode = {
   IDEMPOTENCY_KEY_REUSED: 409,
   INTERNAL_ERROR: 500,
   ORIGIN_NOT_ALLOWED: 403,
+  DOMAIN_NOT_FOUND: 404,
+  DOMAIN_ALREADY_EXISTS: 400,
+  DNS_VERIFICATION_FAILED: 400,
+  DNS_RECORD_MISSING: 400,
+  DNS_LOOKUP_ERROR: 400,
 } as const satisfies Record<ErrorCode, number>
 
 /** What the caller can do about each code, answered as `fix_action`. */
@@ -69,6 +74,11 @@ export const fixActionByCode = {
   IDEMPOTENCY_KEY_REUSED: "Send a new Idempotency-Key with a new request; repeat a key only with the same body.",
   INTERNAL_ERROR: "Retry later; if it persists, report the request id to the operator.",
   ORIGIN_NOT_ALLOWED: "Add the page's origin to the form's allowedOrigins, or submit from the hosted form page.",
+  DOMAIN_NOT_FOUND: "Check the domain id; domains of other accounts are not visible.",
+  DOMAIN_ALREADY_EXISTS: "Use the domain already added (GET /domains), or delete it before adding it again.",
+  DNS_VERIFICATION_FAILED: "Publish the verification TXT record shown in dnsRecords.verification, then verify again.",
+  DNS_RECORD_MISSING: "Publish the record as dnsRecords shows it (host and value), then verify again.",
+  DNS_LOOKUP_ERROR: "Retry in a moment; if it persists, check the DNS servers Mailroom uses (DNS_SERVERS).",
 } as const satisfies Record<ErrorCode, string>
 
 /** Who answers a 401: the API (an API key is asked for) or the operator API under /admin (the admin token is). */

@@ -2,6 +2,7 @@
  *  environment variables a starter maps onto these fields. The HTTP layer's own options (request rates, trusted
  *  proxies) join them in create-mailroom.ts, the one module of the facade that builds on @mailroom/http. */
 import type { DeliveryOptions, Ids, Mailer, Store } from "@mailroom/core"
+import type { NodeDnsOptions } from "@mailroom/net"
 import type { Layer } from "effect"
 
 export interface MailroomSettings {
@@ -20,12 +21,30 @@ export interface MailroomSettings {
   /** Sender address of double opt-in confirmation mail (the display name is the account's name). Default:
    *  confirm@mailroom.localhost, which a real relay will likely refuse: set it when `smtpUrl` is set. */
   readonly confirmationFrom?: string
+  /** What following a double opt-in confirmation link does. `link` (default): a person's browser confirms at once;
+   *  HEAD requests, prefetches, crawlers, link previewers and headless browsers see a page whose button confirms.
+   *  `button`: everyone sees the button (no mail scanner can confirm, at the cost of a second click). See
+   *  docs/consent.md, "Link scanners". */
+  readonly confirmation?: "link" | "button"
   /** `smtp://user:pass@host:port` or `smtps://…` (query parameters in docs/mail-delivery.md); unset keeps mail in the
    *  dev outbox. createMailroom throws SmtpUrlError, without the password, when it cannot be used. */
   readonly smtpUrl?: string
   /** The host's own Mailer instead of SMTP or the dev outbox (say `SmtpMailer.layer(options)`, or a provider's API).
    *  It may use Mailroom's Store and Ids. Not together with `smtpUrl`. */
   readonly mailer?: Layer.Layer<Mailer, unknown, Store | Ids>
+  /** The DNS servers every lookup asks (domain verification, MX hosts, webhook hosts), as `host` or `host:port`
+   *  (IPv6 in brackets with a port). Default: the system's resolvers. createMailroom throws DnsServersError for an
+   *  entry it cannot use. */
+  readonly dnsServers?: ReadonlyArray<string>
+  /** How DNS lookups wait and cache: `{ timeoutMs, tries, cache }` as @mailroom/net's NodeDns takes them (cache false
+   *  turns the cache off). Default: 2 000 ms, 2 tries, the cache of docs/embedding.md, "DNS lookups". */
+  readonly dns?: Omit<NodeDnsOptions, "servers" | "now">
+  /** The host named in the `include:` of the SPF record a sending domain is asked to publish. Default `_spf.` + the
+   *  host of appUrl. */
+  readonly spfInclude?: string
+  /** The `rua=mailto:` address of the DMARC record a sending domain is asked to publish. Default `dmarc@` + the host of
+   *  appUrl. */
+  readonly dmarcReportAddress?: string
   /** Relaxes the webhook URL rules (http://, private addresses) for local development only. */
   readonly unsafeAllowPrivateUrls?: boolean
   readonly logLevel?: "debug" | "info" | "warn" | "error"

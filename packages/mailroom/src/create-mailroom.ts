@@ -1,14 +1,15 @@
 /** createMailroom: wires the chosen backend, ids, every service, one ManagedRuntime and the router, and hands the host
  *  a web-standard `fetch`, Promise methods and the layer for Effect code. */
 import {
-  AccountsConfig, Background, defaultConfirmationFrom, defaultDeliveryConcurrency, DeliveryConfig, IdsLive, type JobQueue, LinksConfig, servicesLayer,
+  AccountsConfig, Background, DomainsConfig, defaultConfirmationFrom, defaultDeliveryConcurrency, DeliveryConfig, IdsLive, type JobQueue, LinksConfig, servicesLayer,
   strictUrlRules, SubscriptionsConfig, Tracing, WebhooksConfig,
 } from "@mailroom/core"
 import {
-  type FetchOptions, type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions, type TrustProxy,
+  closeLingering, type FetchOptions, type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions, type TrustProxy,
 } from "@mailroom/http"
-import { NodeDns, TurnstileChallenge, type TurnstileOptions, UndiciTransport } from "@mailroom/net"
+import { NodeDns, parseDnsServers, TurnstileChallenge, type TurnstileOptions, UndiciTransport } from "@mailroom/net"
 import type { PageTheme } from "@mailroom/http"
+import type { IncomingMessage } from "node:http"
 import { Cause, Duration, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime, Scope } from "effect"
 import { type AccountsApi, makeAccountsApi } from "./accounts-api.js"
 import { mailerLayer, sendsToDevOutbox } from "./mail.js"
@@ -75,10 +76,15 @@ const logLevels = {
   error: LogLevel.Error,
 } as const
 
+/** The Node request @hono/node-server passes beside the web Request when it serves `fetch` itself. */
+const isNodeRequest = (incoming: unknown): incoming is IncomingMessage =>
+  typeof incoming === "object" && incoming !== null && "httpVersionMajor" in incoming && "socket" in incoming
+
 export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
   const database = parseDatabase(config.database ?? defaultDatabase)
   const mailer = mailerLayer(config)
   const tracing = config.tracing ?? false
+  const dnsServers = config.dnsServers === undefined ? undefined : parseDnsServers(config.dnsServers)
   const shutdownGrace = config.shutdownGraceMillis === undefined ? defaultShutdownGrace : Duration.millis(config.shutdownGraceMillis)
   const services = servicesLayer.pipe(
     Layer.provideMerge(mailer.pipe(Layer.provideMerge(Layer.mergeAll(
@@ -90,12 +96,16 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
         // Each statement is a round trip on Postgres: runs beyond the POSTs in flight overlap their database work.
         deliveryRunsPerPost: database.kind === "postgres" ? 4 : 1,
       }),
-      NodeDns.layer(),
+      NodeDns.layer({ ...config.dns, ...(dnsServers === undefined ? {} : { servers: dnsServers }) }),
       UndiciTransport.layer({ maxInFlight: defaultDeliveryConcurrency }),
       Layer.succeed(LinksConfig, { appUrl: config.appUrl ?? "http://localhost:3000", trackUrl: config.trackUrl }),
       Layer.succeed(Tracing, tracing),
-      Layer.succeed(SubscriptionsConfig, { confirmationFrom: config.confirmationFrom ?? defaultConfirmationFrom }),
+      Layer.succeed(SubscriptionsConfig, {
+        confirmationFrom: config.confirmationFrom ?? defaultConfirmationFrom,
+        confirmation: config.confirmation ?? "link",
+      }),
       Layer.succeed(DeliveryConfig, config.delivery ?? {}),
+      Layer.succeed(DomainsConfig, { spfInclude: config.spfInclude, dmarcReportAddress: config.dmarcReportAddress }),
       ...(config.botChallenge === undefined ? [] : [TurnstileChallenge.layer(config.botChallenge.turnstile)]),
     )))),
   )
@@ -138,6 +148,8 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
         startBackground().catch((error: unknown) =>
           run(Effect.logError("Mailroom: the background work could not start", error)).catch(() => undefined))
       }
+      // Served by @hono/node-server directly (`serve({ fetch: mailroom.fetch })`): its Node request is passed beside.
+      if (isNodeRequest(options?.incoming)) closeLingering(options.incoming)
       return app.fetch(request, options)
     },
     accounts: makeAccountsApi(run),

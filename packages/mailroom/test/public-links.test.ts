@@ -2,22 +2,24 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { findTestPostgres, publicLinksSuite } from "@mailroom/testing"
+import { findTestPostgres, publicLinksSuite, type PublicLinksTargetConfig } from "@mailroom/testing"
 import { afterAll, describe } from "vitest"
 import { createMailroom, type MailroomConfig } from "../src/index.js"
 
-const linksTarget = (config: MailroomConfig) => async () => {
-  const mailroom = createMailroom({ ...config, adminToken: "test-admin-token" })
-  await mailroom.ready()
-  return { fetch: mailroom.fetch, run: mailroom.runtime.runPromise, close: mailroom.close }
-}
+/** A Mailroom for the suite in the `confirmation` mode it asks for; `config` picks the database for that mode. */
+const linksTarget = (config: (mode: PublicLinksTargetConfig["confirmation"]) => MailroomConfig) =>
+  async ({ confirmation }: PublicLinksTargetConfig) => {
+    const mailroom = createMailroom({ ...config(confirmation), confirmation, adminToken: "test-admin-token" })
+    await mailroom.ready()
+    return { fetch: mailroom.fetch, run: mailroom.runtime.runPromise, close: mailroom.close }
+  }
 
 const directory = mkdtempSync(join(tmpdir(), "mailroom-public-links-"))
 afterAll(() => rmSync(directory, { recursive: true, force: true }))
 
-publicLinksSuite("memory", linksTarget({ database: "memory:" }))
-publicLinksSuite("sqlite", linksTarget({ database: `sqlite:${join(directory, "links.sqlite")}` }))
+publicLinksSuite("memory", linksTarget(() => ({ database: "memory:" })))
+publicLinksSuite("sqlite", linksTarget((mode) => ({ database: `sqlite:${join(directory, `links-${mode}.sqlite`)}` })))
 const postgresUrl = await findTestPostgres()
 describe.skipIf(postgresUrl === undefined)("postgres", () => {
-  publicLinksSuite("postgres", linksTarget({ database: postgresUrl! }))
+  publicLinksSuite("postgres", linksTarget(() => ({ database: postgresUrl! })))
 })

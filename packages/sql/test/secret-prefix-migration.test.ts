@@ -1,4 +1,4 @@
-/** Migration 14 on a database that already holds webhook endpoints: a prefix stored with an ellipsis becomes the
+/** Migration 15 on a database that already holds webhook endpoints: a prefix stored with an ellipsis becomes the
  *  literal start of its secret, and one already literal is left as it is. SQLite in memory, and Postgres on a scratch
  *  database of its own when the test server answers. */
 import { SqlClient } from "@effect/sql"
@@ -9,7 +9,7 @@ import { postgresUrl, scratchPostgres, sqliteClient } from "./support.js"
 
 const scenario = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  yield* applyMigrations(migrations.filter((migration) => migration.id < 14))
+  yield* applyMigrations(migrations.filter((migration) => migration.id < 15))
   const accountId = `acc_prefix_${Date.now()}`
   yield* sql`INSERT INTO accounts (id, name, plan, owner_email, created_at) VALUES (${accountId}, 'a', 'pro', NULL, 0)`
   const endpoint = (id: string, secretPrefix: string) => ({
@@ -32,7 +32,7 @@ const scenario = Effect.gen(function* () {
   ])
 })
 
-describe("migration 14 (literal secret prefix) on existing endpoints", () => {
+describe("migration 15 (literal secret prefix) on existing endpoints", () => {
   it.effect("SQLite: drops the ellipsis after a stored prefix and keeps a literal one", () =>
     scenario.pipe(Effect.provide(sqliteClient())), 60_000)
 

@@ -2,8 +2,9 @@
  *  mail"): POST /v1/unsubscribe, the one-click routes, the unsubscribe page `/u/<token>` and the confirmation page
  *  `/c/<token>`, with every bad token (forged, truncated, expired under TestClock, of another purpose, of an account
  *  that does not exist, of another account's list) and every request that must change nothing (a GET that tries to
- *  unsubscribe, a HEAD or GET of a confirmation link). Each path's events are read from the outbox. Runs against a
- *  Mailroom on each backend; each test makes its own accounts. */
+ *  unsubscribe, a HEAD, a prefetch or a robot's GET of a confirmation link), a person's browser confirming in one step,
+ *  and the host's `confirmation: "button"` mode. Each path's events are read from the outbox. Runs against a Mailroom
+ *  on each backend; each test makes its own accounts. */
 import { type EmailAddress, type LinkSubject, type Mailer, Store, Subscriptions, type TokenPurpose, Tokens } from "@mailroom/core"
 import { Effect, Option, TestClock, TestContext } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -17,11 +18,46 @@ export interface PublicLinksTarget {
   readonly close: () => Promise<void>
 }
 
-export const publicLinksSuite = (name: string, makeTarget: () => Promise<PublicLinksTarget>) =>
+/** What the suite asks of the Mailroom behind a target: createMailroom's `confirmation` option, passed on as it is. */
+export interface PublicLinksTargetConfig {
+  readonly confirmation: "link" | "button"
+}
+
+/** The headers a desktop browser sends when a person follows a link (Chromium's, with an ordinary User-Agent). */
+export const browserNavigation: Readonly<Record<string, string>> = {
+  "user-agent": "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+  "accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+  "sec-fetch-site": "cross-site",
+  "sec-fetch-mode": "navigate",
+  "sec-fetch-user": "?1",
+  "sec-fetch-dest": "document",
+  "upgrade-insecure-requests": "1",
+}
+
+/** Requests for a confirmation link that must confirm nobody, one per signal of docs/consent.md "Link scanners". */
+const automatedFetches: ReadonlyArray<readonly [string, string, Readonly<Record<string, string>>]> = [
+  ["a HEAD from a browser", "HEAD", browserNavigation],
+  ["a prefetch (Sec-Purpose)", "GET", { ...browserNavigation, "sec-purpose": "prefetch" }],
+  ["a prerender (Sec-Purpose prefetch;prerender)", "GET", { ...browserNavigation, "sec-purpose": "prefetch;prerender" }],
+  ["a prefetch (Purpose)", "GET", { ...browserNavigation, "purpose": "prefetch" }],
+  ["headless Chromium", "GET", {
+    ...browserNavigation,
+    "user-agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36",
+  }],
+  ["a link previewer (Slackbot)", "GET", { ...browserNavigation, "user-agent": "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)" }],
+  ["a crawler (Googlebot)", "GET", { ...browserNavigation, "user-agent": "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" }],
+  ["an HTTP library (curl)", "GET", { "user-agent": "curl/8.5.0", "accept": "*/*" }],
+  ["no User-Agent", "GET", Object.fromEntries(Object.entries(browserNavigation).filter(([header]) => header !== "user-agent"))],
+  ["a browser's User-Agent without navigation headers", "GET", { "user-agent": browserNavigation["user-agent"]!, "accept": "text/html" }],
+  ["a fetch() from a page (Sec-Fetch-Mode cors)", "GET", { ...browserNavigation, "sec-fetch-mode": "cors", "sec-fetch-dest": "empty" }],
+  ["a page in a frame (Sec-Fetch-Dest iframe)", "GET", { ...browserNavigation, "sec-fetch-dest": "iframe" }],
+]
+
+export const publicLinksSuite = (name: string, makeTarget: (config: PublicLinksTargetConfig) => Promise<PublicLinksTarget>) =>
   describe(`Public consent links (${name})`, () => {
     let target: PublicLinksTarget | undefined
     beforeAll(async () => {
-      target = await makeTarget()
+      target = await makeTarget({ confirmation: "link" })
     })
     afterAll(async () => {
       await target?.close()
@@ -422,6 +458,70 @@ export const publicLinksSuite = (name: string, makeTarget: () => Promise<PublicL
         expect((await statusOf(account.id, email)).contact?.status).toBe("ACTIVE")
       })
 
+      it.each(automatedFetches)("%s confirms nothing: the contact stays PENDING and gets the page with the button", async (_, method, headers) => {
+        const account = await client.account()
+        const { email, path } = await subscribePending(account.id)
+        const answer = await client.call(method, path, { headers })
+        expectHtml(answer, 200)
+        if (method === "GET") {
+          expect(answer.text).toContain("Confirm your subscription")
+          expect(answer.text).toMatch(/<form method="post"[^>]*>[\s\S]*<button type="submit">Confirm subscription<\/button>/)
+        } else {
+          expect(answer.text).toBe("")
+        }
+        const status = await statusOf(account.id, email)
+        expect(status.contact?.status).toBe("PENDING")
+        expect(status.pendingConfirmation).not.toBeNull()
+        expect(await eventsOf(account.id, "contact.confirmed")).toEqual([])
+      })
+
+      it("a person's browser following the link confirms at once (contact.confirmed), with no button; the link then says it was used", async () => {
+        const account = await client.account()
+        const list = (await client.call("POST", "/v1/contacts/lists", { key: account.key, body: { name: "Weekly" } })).json.data
+        const { email, contactId, path } = await subscribePending(account.id, { listIds: [list.id] })
+        const followed = await client.call("GET", path, { headers: browserNavigation })
+        expectHtml(followed, 200)
+        expect(followed.text).toContain("Subscription confirmed")
+        expect(followed.text).not.toContain("<button")
+        const after = await statusOf(account.id, email)
+        expect(after.contact?.status).toBe("ACTIVE")
+        expect(after.contact?.confirmedAt).not.toBeNull()
+        expect(after.pendingConfirmation).toBeNull()
+        expect(await eventsOf(account.id, "contact.confirmed")).toEqual([expect.objectContaining({
+          contactId, email, formId: null, listIds: [list.id], confirmedAt: expect.any(String),
+        })])
+        const again = await client.call("GET", path, { headers: browserNavigation })
+        expectHtml(again, 200)
+        expect(again.text).toContain("Already confirmed")
+        expect(await eventsOf(account.id, "contact.confirmed")).toHaveLength(1)
+      })
+
+      it("a person's browser following the link with an https redirectUrl confirms and answers 303 to it", async () => {
+        const account = await client.account()
+        const { email, path } = await subscribePending(account.id, { redirectUrl: "https://example.com/welcome?x=1" })
+        const followed = await client.call("GET", path, { headers: browserNavigation })
+        expect(followed.status).toBe(303)
+        expect(followed.headers.get("location")).toBe("https://example.com/welcome?x=1")
+        expect((await statusOf(account.id, email)).contact?.status).toBe("ACTIVE")
+        expect(await eventsOf(account.id, "contact.confirmed")).toHaveLength(1)
+      })
+
+      it("a person's browser following an expired or replaced link confirms nothing and is offered a new link", async () => {
+        const account = await client.account()
+        const { email, path } = await subscribePending(account.id)
+        const claims = JSON.parse(Buffer.from(path.split("/c/")[1]!.split(".")[0]!, "base64url").toString())
+        const expired = await expiredToken("confirm", { accountId: account.id, recipient: email, nonce: claims.n })
+        const stale = await client.call("GET", `/c/${expired}`, { headers: browserNavigation })
+        expectHtml(stale, 410)
+        expect(stale.text).toContain("Send me a new link")
+        await subscriptions(account.id, (service, account) => service.resendConfirmation(account, email))
+        const replaced = await client.call("GET", path, { headers: browserNavigation })
+        expectHtml(replaced, 410)
+        expect(replaced.text).toContain("replaced")
+        expect((await statusOf(account.id, email)).contact?.status).toBe("PENDING")
+        expect(await eventsOf(account.id, "contact.confirmed")).toEqual([])
+      })
+
       it("a link replaced by a resend explains itself, confirms nothing, and offers a new link that works", async () => {
         const account = await client.account()
         const { email, path } = await subscribePending(account.id)
@@ -453,6 +553,44 @@ export const publicLinksSuite = (name: string, makeTarget: () => Promise<PublicL
         expectHtml(offered, 200)
         expect(offered.text).toContain("Check your inbox")
         await linkPath(email, 2)
+      })
+    })
+
+    describe("with confirmation: \"button\", the button confirms for everyone", () => {
+      let buttonTarget: PublicLinksTarget | undefined
+      beforeAll(async () => {
+        buttonTarget = await makeTarget({ confirmation: "button" })
+      })
+      afterAll(async () => {
+        await buttonTarget?.close()
+      })
+      const buttons = makeClient(() => {
+        if (buttonTarget === undefined) throw new Error("the button-mode target is not ready")
+        return buttonTarget
+      })
+
+      it("a person's browser following the link sees the button and confirms nothing; the button confirms", async () => {
+        const account = await buttons.account()
+        const email = freshEmail("button")
+        const subscribed = await buttons.call("POST", "/v1/subscriptions", {
+          key: account.key, body: { email, doubleOptIn: true, redirectUrl: "https://example.com/welcome" },
+        })
+        expect(subscribed.json.data, subscribed.text).toMatchObject({ status: "PENDING", confirmationSent: true })
+        const outbox = await buttons.call("GET", `/admin/outbox?to=${encodeURIComponent(email)}`, { key: "test-admin-token" })
+        const mail = outbox.json.data[0]
+        const path = new URL(/https?:\/\/[^\s"'<>]+\/c\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/.exec(`${mail.text} ${mail.html}`)![0]).pathname
+        const contactStatus = async () =>
+          (await buttons.call("GET", `/v1/subscriptions/${encodeURIComponent(email)}`, { key: account.key })).json.data.contact.status
+        for (const [method, headers] of [["GET", browserNavigation], ...automatedFetches.map(([, m, h]) => [m, h] as const)] as const) {
+          const answer = await buttons.call(method, path, { headers })
+          expectHtml(answer, 200)
+          if (method === "GET") expect(answer.text).toMatch(/<button type="submit">Confirm subscription<\/button>/)
+        }
+        expect(await contactStatus()).toBe("PENDING")
+        const pressed = await buttons.call("POST", path, form)
+        expect(pressed.status).toBe(303)
+        expect(pressed.headers.get("location")).toBe("https://example.com/welcome")
+        expect(await contactStatus()).toBe("ACTIVE")
       })
     })
 

@@ -1,10 +1,16 @@
 /** The confirmation page in a real browser on the starter: a double opt-in confirmed from the link of the mail in the
- *  dev outbox (GET /admin/outbox), where opening the link (or a HEAD of it) confirms nothing and the button does;
- *  the used link, an expired link with its "Send me a new link" button, a link replaced by a newer mail, and links
- *  that are not valid. axe-core and the screenshots on every state. */
+ *  dev outbox (GET /admin/outbox). Headless Chromium (its User-Agent says HeadlessChrome, as a mail scanner's does)
+ *  opening the link, or a HEAD of it, confirms nothing and sees the button, which confirms; a person's click on the
+ *  link in a browser with an ordinary User-Agent confirms in one step. The used link, an expired link with its "Send me
+ *  a new link" button, a link replaced by a newer mail, and links that are not valid. axe-core and the screenshots on
+ *  every state. */
 import type { Browser } from "playwright-core"
 import { beforeAll, expect, it } from "vitest"
 import { checkPage, describeBrowser, linkIn, type Starter, useBrowserStarter } from "./harness.js"
+
+/** An ordinary desktop Chrome's User-Agent: what a person's browser says. */
+const desktopUserAgent =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
 
 describeBrowser("the confirmation page in Chromium", () => {
   let browser: Browser
@@ -30,13 +36,15 @@ describeBrowser("the confirmation page in Chromium", () => {
     listId = (await starter.api("POST", "/v1/contacts/lists", key, { name: "Weekly digest" })).body.data.id
   }, 120_000)
 
-  it("confirms from the link in the dev outbox only when the button is pressed; the used link says so", async () => {
+  it("headless Chromium opening the link confirms nothing and sees the button, which confirms; the used link says so", async () => {
     const email = "ada@example.com"
     const link = await subscribePending(email)
     expect(new URL(link).origin).toBe(starter.origin)
 
-    // A link scanner: a HEAD and a GET of the link, as a mail gateway makes them, confirm nothing.
+    // A link scanner: a HEAD and a GET of the link, as a mail gateway makes them, and a headless browser opening it
+    // with its own User-Agent, confirm nothing.
     const page = await browser.newPage()
+    expect(await page.evaluate(() => navigator.userAgent)).toContain("HeadlessChrome")
     expect((await page.request.head(link)).status()).toBe(200)
     expect((await page.request.get(link)).status()).toBe(200)
     const response = await page.goto(link)
@@ -61,6 +69,53 @@ describeBrowser("the confirmation page in Chromium", () => {
     await checkPage(page, "confirm-already")
     expect(await starter.events(accountId, "contact.confirmed")).toHaveLength(1)
     await page.close()
+  })
+
+  it("a person's click on the link, in a browser with an ordinary User-Agent, confirms in one step with no second button", async () => {
+    const email = "katherine@example.com"
+    const link = await subscribePending(email)
+    const context = await browser.newContext({ userAgent: desktopUserAgent })
+    const page = await context.newPage()
+    // The mail as a webmail shows it: a page with the link, which the person clicks.
+    await page.setContent(`<main><p>Confirm your subscription:</p><p><a href="${link}">Yes, subscribe me</a></p></main>`)
+    await Promise.all([page.waitForURL(link), page.getByRole("link", { name: "Yes, subscribe me" }).click()])
+    expect(await page.locator("h1").textContent()).toBe("Subscription confirmed")
+    expect(await page.locator("main").textContent()).toContain(email)
+    expect(await page.getByRole("button").count()).toBe(0)
+    await checkPage(page, "confirm-one-step")
+    expect(await statusOf(email)).toBe("ACTIVE")
+    const confirmedOf = async () =>
+      (await starter.events(accountId, "contact.confirmed")).map((event) => event.details).filter((details) => details.email === email)
+    expect(await confirmedOf()).toEqual([expect.objectContaining({ email, listIds: [listId], formId: null })])
+
+    // Reloaded, the page says the link was used, and confirms nothing more.
+    await page.reload()
+    expect(await page.locator("h1").textContent()).toBe("Already confirmed")
+    expect(await confirmedOf()).toHaveLength(1)
+    await context.close()
+  })
+
+  it("a person's click on a link with a redirectUrl confirms and sends the browser to that page", async () => {
+    const email = "mary@example.com"
+    const subscribed = await starter.api("POST", "/v1/subscriptions", key, {
+      email, doubleOptIn: true, redirectUrl: "https://welcome.example.com/thanks",
+    })
+    expect(subscribed.body.data).toMatchObject({ status: "PENDING", confirmationSent: true })
+    const link = linkIn((await starter.mailTo(email))[0]!, "c")
+    const context = await browser.newContext({ userAgent: desktopUserAgent })
+    const page = await context.newPage()
+    await page.setContent(`<a href="${link}">Yes, subscribe me</a>`)
+    // The host's page is not reachable from here (redirectUrl is https only): the browser's attempt to open it shows
+    // that it was sent there.
+    const [followed, redirected] = await Promise.all([
+      page.waitForResponse(link),
+      page.waitForEvent("request", (request) => request.url() === "https://welcome.example.com/thanks"),
+      page.getByRole("link", { name: "Yes, subscribe me" }).click(),
+    ])
+    expect(followed.status()).toBe(303)
+    expect(redirected.isNavigationRequest()).toBe(true)
+    expect(await statusOf(email)).toBe("ACTIVE")
+    await context.close()
   })
 
   it("an expired link confirms nothing and its button sends a new link; the older link then says it was replaced", async () => {

@@ -2,7 +2,7 @@
  *  schedule, failure streaks, the health badge and request signing. Spec: audience "Webhook endpoint", "Webhooks",
  *  "Events" (Signature, Delivery and retry), "Limits"; the Standard Webhooks headers come beside the spec's own. */
 import { createHmac } from "node:crypto"
-import { Duration, Either, Option, Schema } from "effect"
+import { Duration, Either, Schema } from "effect"
 import ipaddr from "ipaddr.js"
 import { PlanUpgradeRequired, ValidationFailed, WebhookEventUnknown, WebhookLimitReached } from "../errors.js"
 import type { RetryPolicy } from "../ports/job-queue.js"
@@ -152,10 +152,6 @@ export const webhookRetryDelays: ReadonlyArray<Duration.Duration> = [
   Duration.seconds(30), Duration.minutes(2), Duration.minutes(15), Duration.hours(1), Duration.hours(4),
 ]
 export const webhookRetryPolicy: RetryPolicy = { delays: webhookRetryDelays }
-
-/** The wait after a failure of attempt `attempt` (1-based), or none when the delivery is failed for good. */
-export const retryDelayAfter = (attempt: number): Option.Option<Duration.Duration> =>
-  Option.fromNullable(webhookRetryDelays[attempt - 1])
 
 /** Success is any 2xx (within the deadline, which the transport enforces). */
 export const isSuccessStatus = (status: number): boolean => status >= 200 && status <= 299

@@ -19,11 +19,13 @@ import { Subscriptions } from "./subscriptions.js"
 import { Sending } from "./sending.js"
 import { MessageDelivery } from "./message-delivery.js"
 import { Feedback } from "./feedback.js"
+import { Domains } from "./domains.js"
 
 // Webhooks and Tokens read the platform secret through Accounts, so they are built over the same Accounts instance.
 // MessageDelivery renders with Tokens' links, so it is built over them.
 export const servicesLayer = MessageDelivery.Default.pipe(Layer.provideMerge(Layer.mergeAll(
   Webhooks.Default, Subscriptions.DefaultWithoutDependencies, Sending.Default,
+  Domains.Default,
 ).pipe(
   Layer.provideMerge(Tokens.DefaultWithoutDependencies),
   Layer.provideMerge(Layer.mergeAll(
@@ -35,3 +37,4 @@ export const servicesLayer = MessageDelivery.Default.pipe(Layer.provideMerge(Lay
 export type MailroomServices =
   | Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens | Webhooks | Background | Quota | Idempotency
   | Messages | Subscriptions | SendingPause | Sending | MessageDelivery | Feedback | Forms
+  | Domains

@@ -87,8 +87,8 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
             onSome: ({ id, name, publicLabel }) => ({ id, name, publicLabel }),
           }))
 
-    const find = (account: Account, id: string) =>
-      store.lists.findById(account.id, id).pipe(orFailWith(() => new ListNotFound({ listId: id })))
+    const find = (account: Account, id: string, options?: { readonly forUpdate?: boolean }) =>
+      store.lists.findById(account.id, id, options).pipe(orFailWith(() => new ListNotFound({ listId: id })))
 
     /** The list, refusing a DYNAMIC one: its members follow its rules and are never added or removed by hand. */
     const findStatic = (account: Account, id: string) =>
@@ -141,10 +141,14 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
       return yield* details(account, created, at)
     }, store.transaction)
 
+    /** The list, locked until the transaction ends: its writers read it, change some fields and write it back whole, so
+     *  a second writer must read it only once the first one's change is in. */
+    const findForUpdate = (account: Account, id: string) => find(account, id, { forUpdate: true })
+
     /** PATCH: only sent fields change. A DYNAMIC list keeps rules (null is refused) and a STATIC one takes none. */
     const update = method("Lists.update")(function* (account: Account, id: string, fields: typeof UpdateListInput.Encoded) {
       const input = yield* decodeInput(UpdateListInput, fields)
-      const current = yield* find(account, id)
+      const current = yield* findForUpdate(account, id)
       const segmentRules = input.segmentRules === undefined
         ? current.segmentRules
         : yield* checkSegmentRules(current.type, input.segmentRules)
@@ -162,7 +166,7 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
 
     /** DELETE archives: the list and its memberships stay, with isArchived true. Archiving twice is no error. */
     const archive = method("Lists.archive")(function* (account: Account, id: string) {
-      const current = yield* find(account, id)
+      const current = yield* findForUpdate(account, id)
       if (current.isArchived) return
       yield* store.lists.update({ ...current, isArchived: true, updatedAt: yield* now })
     }, store.transaction)

@@ -276,7 +276,12 @@ export const deliverMessage = (
         const { dropped } = yield* store.suppressions.eligibility(accountId, scope, [...addresses])
         reasonsByScope.set(key, new Map(dropped.map((d) => [d.email, d.reason])))
       }
-      const taken: Array<{ readonly message: StoredMessage; readonly recipients: ReadonlyArray<MessageRecipient> }> = []
+      const taken: Array<{
+        readonly message: StoredMessage
+        readonly recipients: ReadonlyArray<MessageRecipient>
+        /** Recipients the message no longer goes to: dropped at acceptance, or by this run's filtering. */
+        readonly dropped: ReadonlySet<string>
+      }> = []
       const droppedEvents: Array<ReturnType<typeof eventsOf>> = []
       for (const { message, candidates } of loaded) {
         const reasons = reasonsByScope.get(`${message.content.stream}\u0000${message.content.topicId ?? ""}`)!
@@ -290,7 +295,10 @@ export const deliverMessage = (
         ])
         droppedEvents.push(...blocked.map((r) =>
           eventsOf(ids, message, r.email, message.content.subject, "email.dropped", undefined, at, { reason: reasons.get(r.email)! })))
-        if (recipients.length > 0) taken.push({ message, recipients })
+        if (recipients.length > 0) {
+          const dropped = new Set([...message.recipients.filter((r) => r.status === "dropped"), ...blocked].map((r) => r.email))
+          taken.push({ message, recipients, dropped })
+        }
       }
       if (droppedEvents.length > 0) {
         yield* store.messages.appendEvents(droppedEvents.map((m) => m.record))
@@ -302,7 +310,7 @@ export const deliverMessage = (
     const lastAttempt = run.lastAttempt
 
     /** The submissions of one message, one per recipient. */
-    const submissions = ({ message, recipients }: (typeof taken)[number]) => {
+    const submissions = ({ message, recipients, dropped }: (typeof taken)[number]) => {
       const accepted = toAcceptedMessage(message)
       const from = message.content.from.email
       const compiled = compileContent(accepted, "content.", { checked: true })
@@ -325,6 +333,7 @@ export const deliverMessage = (
           envelopeFrom: config.envelopeFrom ?? from,
           unsubscribe,
           compiled: compiled.right,
+          dropped,
         })
         if (built._tag === "Left") {
           return { ...base, result: { kind: "dropped", detail: built.left.message } } satisfies Outcome

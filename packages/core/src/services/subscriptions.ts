@@ -10,6 +10,7 @@ import { type Account, type AccountId, planLimits } from "../domain/account.js"
 import type { PendingConfirmation } from "../domain/confirmation.js"
 import { type Contact, type ContactId, type ContactSource, type ContactStatus, mergeTags, newContact } from "../domain/contact.js"
 import { EmailAddress } from "../domain/email.js"
+import type { ConfirmationMode } from "../domain/link-visit.js"
 import type { DomainEvent } from "../domain/event.js"
 import type { ListId } from "../domain/list.js"
 import { type MemberEventSource, memberEvent, newListMemberships } from "../domain/member.js"
@@ -40,9 +41,17 @@ import { currentDate } from "../internal/time.js"
 /** The sender of confirmation mail unless the host names one. */
 export const defaultConfirmationFrom = "confirm@mailroom.localhost"
 
-/** Who the confirmation mail comes from; the display name is the account's name. */
+/** The host's settings of double opt-in. */
+export interface SubscriptionsSettings {
+  /** Who the confirmation mail comes from; the display name is the account's name. */
+  readonly confirmationFrom: string
+  /** What following the confirmation link does: `link` (default) confirms at once in a person's browser and shows the
+   *  button to automated fetches; `button` shows the button to everyone (docs/consent.md). */
+  readonly confirmation?: ConfirmationMode | undefined
+}
+
 export class SubscriptionsConfig extends Context.Reference<SubscriptionsConfig>()("@mailroom/core/SubscriptionsConfig", {
-  defaultValue: (): { readonly confirmationFrom: string } => ({ confirmationFrom: defaultConfirmationFrom }),
+  defaultValue: (): SubscriptionsSettings => ({ confirmationFrom: defaultConfirmationFrom }),
 }) {}
 
 /** A hosted signup form subscribing an address (the hosted pages pass it): contact source FORM, consent source form

@@ -7,14 +7,16 @@
  *  - GET /v1/unsubscribe/one-click?token=: never unsubscribes; 303 to the unsubscribe page.
  *  - GET /u/<token>: the unsubscribe page; POST /u/<token> (its button, or a mailbox provider's one-click POST to the
  *    List-Unsubscribe URL) unsubscribes from what the token names (method `one_click`).
- *  - GET /c/<token>: the confirmation page; POST /c/<token> (its button) confirms the double opt-in and redirects to
- *    the subscription's redirectUrl or shows the confirmed page; POST /c/<token>/resend sends a new link.
+ *  - GET /c/<token>: a person's browser confirms the double opt-in at once and is redirected to the subscription's
+ *    redirectUrl or shown the confirmed page; HEAD, prefetches and automated clients (and everyone when the host
+ *    chose `confirmation: "button"`) get the page whose button, POST /c/<token>, confirms. POST /c/<token>/resend
+ *    sends a new link.
  *
- *  A GET or HEAD never changes anything, so link scanners that fetch links ahead of the recipient neither unsubscribe
- *  nor confirm anyone (docs/consent.md, "Link scanners"). */
+ *  Apart from a person's GET of a confirmation link, a GET or HEAD never changes anything, so link scanners that
+ *  fetch links ahead of the recipient neither unsubscribe nor confirm anyone (docs/consent.md, "Link scanners"). */
 import {
-  Accounts, type Account, type EmailAddress, InvalidToken, LinksConfig, Lists, parseEmail, type TokenClaims, Tokens,
-  Topics, type UnsubscribeScope, UnsubscribeScopeInput, ValidationFailed,
+  Accounts, type Account, confirmsOnVisit, type EmailAddress, InvalidToken, LinksConfig, Lists, parseEmail, type TokenClaims,
+  Tokens, Topics, type UnsubscribeScope, UnsubscribeScopeInput, ValidationFailed,
 } from "@mailroom/core"
 import { Effect, Schema } from "effect"
 import { type Context, Hono } from "hono"
@@ -252,8 +254,14 @@ export const publicRoutes = ({ theme }: PublicRouteOptions) => {
         Effect.map((answer) => answer instanceof Response ? answer : pageResponse(answer)),
       )))
     .get("/c/:token", (c) =>
-      c.get("run")(Effect.map(confirmationLink(c.req.param("token"), false), (state) =>
-        pageResponse(confirmationPage(state, c.req.param("token"))))))
+      c.get("run")(Effect.gen(function* () {
+        // A person's browser confirms on following the link; HEAD, prefetches and robots get the page with the button.
+        const apply = yield* confirmsOnVisit(c.req.raw)
+        const state = yield* confirmationLink(c.req.param("token"), apply)
+        return state.kind === "confirmed" && state.redirectUrl !== null
+          ? c.redirect(state.redirectUrl, 303)
+          : pageResponse(confirmationPage(state, c.req.param("token")))
+      })))
     .post("/c/:token", (c) =>
       c.get("run")(Effect.gen(function* () {
         yield* readOneClickBody(c.req.raw)

@@ -148,6 +148,25 @@ export const serviceTests = (it: ListTester) => {
         expect((yield* lists.get(account, created.list.id)).list.name).toBe("Renamed")
       }))
 
+    it.effect("concurrent PATCHes and archives of one list all take effect: no write is lost", () =>
+      Effect.gen(function* () {
+        const lists = yield* Lists
+        const account = yield* freshAccount()
+        // Several rounds, each on a list of its own: the calls of one round may happen to run one by one.
+        for (let round = 0; round < 5; round++) {
+          const created = yield* lists.create(account, { name: `List ${round}` })
+          const id = created.list.id
+          const calls = [
+            lists.update(account, id, { name: `Renamed ${round}` }), lists.update(account, id, { description: "About" }),
+            lists.update(account, id, { trackingEnabled: false }), lists.archive(account, id),
+          ]
+          yield* Effect.all([...calls, ...calls, ...calls, ...calls], { concurrency: "unbounded", discard: true })
+          expect((yield* lists.get(account, id)).list, `round ${round}`).toMatchObject({
+            name: `Renamed ${round}`, description: "About", trackingEnabled: false, isArchived: true,
+          })
+        }
+      }))
+
     it.effect("DELETE archives: the list leaves the default listing, keeps its memberships, and can come back", () =>
       Effect.gen(function* () {
         const lists = yield* Lists

@@ -8,7 +8,7 @@ const dropEllipsis = `UPDATE webhook_endpoints SET secret_prefix = substr(secret
   WHERE secret_prefix LIKE '%…'`
 
 export const literalSecretPrefix: Migration = {
-  id: 14,
+  id: 15,
   name: "literal_secret_prefix",
   sqlite: [dropEllipsis],
   pg: [dropEllipsis],
