@@ -46,5 +46,14 @@ describe.skipIf(serverUrl === undefined)("postgresRateLimitStore", () => {
     expect(await allowed(limiters[0]!.consume("key-2"))).toBe(true)
     expect((await limiters[1]!.get("key-1"))?.consumedPoints).toBe(16)
     expect((await limiters[1]!.get("key-2"))?.consumedPoints).toBe(1)
+    // Counts need no durability: the table writes no WAL.
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      const table = await client.query("SELECT relpersistence FROM pg_class WHERE relname = $1", [rateLimitTable])
+      expect(table.rows).toEqual([{ relpersistence: "u" }])
+    } finally {
+      await client.end()
+    }
   })
 })
