@@ -8,6 +8,7 @@ import {
   closeLingering, type FetchOptions, type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions, type TrustProxy,
 } from "@mailroom/http"
 import { NodeDns, parseDnsServers, TurnstileChallenge, type TurnstileOptions, UndiciTransport } from "@mailroom/net"
+import { postgresRateLimitStore } from "@mailroom/postgres/rate-limits"
 import type { PageTheme } from "@mailroom/http"
 import type { IncomingMessage } from "node:http"
 import { Cause, Duration, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime, Scope } from "effect"
@@ -29,7 +30,9 @@ export type MailroomContext = HttpServices | JobQueue
 /** The configuration of createMailroom: the settings of config.ts and the HTTP layer's own options (request rates,
  *  trusted proxies). */
 export interface MailroomConfig extends MailroomSettings {
-  /** Request rates per API key; the defaults follow the spec (60 POST /contacts per minute, 200 requests per second). */
+  /** Request rates per API key; the defaults follow the spec (60 POST /contacts per minute, 200 requests per second).
+   *  On Postgres they are counted in the database (table mailroom_rate_limits), so that every instance on it shares
+   *  them; on memory and SQLite, in the process. A `store` given here replaces either. */
   readonly rateLimits?: RateLimitOptions
   /** Which proxies in front of Mailroom are believed when they report the client's address in X-Forwarded-For: a
    *  number of hops, or a list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal. Default: none,
@@ -117,12 +120,17 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
     // Spans made below the services (@effect/sql makes one per statement) follow the same switch.
     Layer.setTracerEnabled(tracing),
   ))
+  // On Postgres, each instance counting a key's requests in its own memory would let N instances make N times the
+  // spec's rate: the counts live in the database they share.
+  const sharedRates = database.kind === "postgres" && config.rateLimits?.store === undefined
+    ? postgresRateLimitStore({ url: database.url })
+    : undefined
   const app = makeHttpApp({
     runtime,
     adminToken: config.adminToken,
     devOutbox: sendsToDevOutbox(config),
     bodyLimitBytes: config.bodyLimitBytes,
-    rateLimits: config.rateLimits,
+    rateLimits: sharedRates === undefined ? config.rateLimits : { ...config.rateLimits, store: sharedRates.limiter },
     trustProxy: config.trustProxy,
     pageTheme: config.pageTheme,
   })
@@ -169,6 +177,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
         const scope = await background?.catch(() => undefined)
         if (scope !== undefined) await runtime.runPromise(Scope.close(scope, Exit.void))
         await runtime.dispose()
+        await sharedRates?.close()
       })()
       return closing
     },
