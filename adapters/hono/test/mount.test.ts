@@ -7,7 +7,7 @@ import { createMailroom } from "mailroom"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { mountMailroom } from "../src/index.js"
 
-const listen = (app: Hono) =>
+const listen = (app: Pick<Hono, "fetch">) =>
   adapterHostOf(serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server)
 
 const startHost: StartAdapterHost = (mailroom, basePath) => {
@@ -30,6 +30,17 @@ oversizedBodySuite("hono", startHost, async () => {
   await mailroom.ready()
   return mailroom
 })
+
+// @hono/node-server serving the facade's fetch itself, with no Hono app around it.
+// The handler is the Mailroom made below, whose fetch takes @hono/node-server's `{ incoming }` as its options.
+const serveFetch: StartAdapterHost = (mailroom) =>
+  listen({ fetch: (request: Request, env: unknown) => mailroom.fetch(request, env as { readonly clientAddress?: string | null }) })
+
+oversizedBodySuite("mailroom.fetch on @hono/node-server", serveFetch, async () => {
+  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token" })
+  await mailroom.ready()
+  return mailroom
+}, "")
 
 httpSuite("hono", async ({ rateLimits }) => {
   const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token", rateLimits })

@@ -5,10 +5,11 @@ import {
   strictUrlRules, SubscriptionsConfig, Tracing, WebhooksConfig,
 } from "@mailroom/core"
 import {
-  type FetchOptions, type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions, type TrustProxy,
+  closeLingering, type FetchOptions, type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions, type TrustProxy,
 } from "@mailroom/http"
 import { NodeDns, TurnstileChallenge, type TurnstileOptions, UndiciTransport } from "@mailroom/net"
 import type { PageTheme } from "@mailroom/http"
+import type { IncomingMessage } from "node:http"
 import { Cause, Duration, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime, Scope } from "effect"
 import { type AccountsApi, makeAccountsApi } from "./accounts-api.js"
 import { mailerLayer, sendsToDevOutbox } from "./mail.js"
@@ -75,6 +76,10 @@ const logLevels = {
   error: LogLevel.Error,
 } as const
 
+/** The Node request @hono/node-server passes beside the web Request when it serves `fetch` itself. */
+const isNodeRequest = (incoming: unknown): incoming is IncomingMessage =>
+  typeof incoming === "object" && incoming !== null && "httpVersionMajor" in incoming && "socket" in incoming
+
 export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
   const database = parseDatabase(config.database ?? defaultDatabase)
   const mailer = mailerLayer(config)
@@ -138,6 +143,8 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
         startBackground().catch((error: unknown) =>
           run(Effect.logError("Mailroom: the background work could not start", error)).catch(() => undefined))
       }
+      // Served by @hono/node-server directly (`serve({ fetch: mailroom.fetch })`): its Node request is passed beside.
+      if (isNodeRequest(options?.incoming)) closeLingering(options.incoming)
       return app.fetch(request, options)
     },
     accounts: makeAccountsApi(run),

@@ -198,8 +198,14 @@ const sendWithoutEnd = (port: number, head: string, chunk: Buffer, stopAfterByte
     })
   })
 
-/** Runs the oversized-body contract against one framework adapter, mounted under /mailroom. */
-export const oversizedBodySuite = (framework: string, start: StartAdapterHost, makeMailroom: MakeOversizedBodyMailroom) =>
+/** Runs the oversized-body contract against one framework adapter, mounted under `basePath` (default /mailroom; ""
+ *  for a host that serves Mailroom's handler itself). */
+export const oversizedBodySuite = (
+  framework: string,
+  start: StartAdapterHost,
+  makeMailroom: MakeOversizedBodyMailroom,
+  basePath = "/mailroom",
+) =>
   describe(`${framework} adapter: oversized bodies are answered 413`, () => {
     let mailroom: KeepAliveMailroom
     let host: AdapterHost
@@ -208,9 +214,9 @@ export const oversizedBodySuite = (framework: string, start: StartAdapterHost, m
 
     beforeAll(async () => {
       mailroom = await makeMailroom()
-      host = await start(mailroom, "/mailroom")
+      host = await start(mailroom, basePath)
       port = Number(new URL(host.origin).port)
-      const response = await fetch(`${host.origin}/mailroom/admin/accounts`, {
+      const response = await fetch(`${host.origin}${basePath}/admin/accounts`, {
         method: "POST",
         headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
         body: '{"plan":"pro"}',
@@ -224,7 +230,7 @@ export const oversizedBodySuite = (framework: string, start: StartAdapterHost, m
 
     describe.each(["write-first", "read-first"] as const)("to a client that %s", (mode) => {
       it.each(cases)("$name", async (testCase) => {
-        const { head, body } = wire(testCase, "/mailroom", key)
+        const { head, body } = wire(testCase, basePath, key)
         const outcomes: Array<Outcome> = []
         for (let round = 0; round < rounds; round++) outcomes.push(await exchange(port, head, body, mode))
         const failed = outcomes.filter((outcome) => outcome.kind === "failed")
@@ -240,7 +246,7 @@ export const oversizedBodySuite = (framework: string, start: StartAdapterHost, m
     })
 
     const declaring = (bytes: number) =>
-      `POST /mailroom/v1/contacts HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n` +
+      `POST ${basePath}/v1/contacts HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n` +
       `Content-Type: application/json\r\nContent-Length: ${bytes}\r\n\r\n`
 
     it("stops reading a client that keeps sending, past some tens of MiB", async () => {
