@@ -32,7 +32,11 @@ oversizedBodySuite("hono", startHost, async () => {
 })
 
 // @hono/node-server serving the facade's fetch itself, with no Hono app around it.
-oversizedBodySuite("mailroom.fetch on @hono/node-server", (mailroom) => listen({ fetch: (request) => mailroom.fetch(request) }), async () => {
+// The handler is the Mailroom made below, whose fetch takes @hono/node-server's `{ incoming }` as its options.
+const serveFetch: StartAdapterHost = (mailroom) =>
+  listen({ fetch: (request: Request, env: unknown) => mailroom.fetch(request, env as { readonly clientAddress?: string | null }) })
+
+oversizedBodySuite("mailroom.fetch on @hono/node-server", serveFetch, async () => {
   const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token" })
   await mailroom.ready()
   return mailroom
