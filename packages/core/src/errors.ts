@@ -352,6 +352,17 @@ export class PlanUpgradeRequired extends Schema.TaggedError<PlanUpgradeRequired>
   override get message() { return `${this.feature} need the ${this.requiredPlan} plan or above; this account is on the ${this.plan} plan` }
 }
 
+/** A send from a domain that is not a verified sending domain of the account, while the host allows verified senders
+ *  only (DomainsConfig's senderPolicy). */
+export class SenderDomainNotVerified extends Schema.TaggedError<SenderDomainNotVerified>()("SenderDomainNotVerified", {
+  domain: Schema.String,
+}) {
+  readonly code = "SENDER_DOMAIN_NOT_VERIFIED"
+  override get message() {
+    return `the sender domain ${this.domain} is not a verified domain of this account; add it with POST /domains and verify it`
+  }
+}
+
 /** Every error a Mailroom service or route can fail with. */
 export type MailroomError =
   | ValidationFailed | PayloadTooLarge | Unauthorized | InvalidCredentials | ScopeInsufficient | RateLimitExceeded
@@ -361,6 +372,6 @@ export type MailroomError =
   | WebhookEventUnknown | WebhookNotFound | WebhookLimitReached | QuotaExceeded | IdempotencyKeyReused | StoreError
   | OriginNotAllowed
   | DomainNotFound | DomainAlreadyExists | DnsVerificationFailed | DnsRecordMissing | DnsLookupFailed | DomainLimitReached
-  | PlanUpgradeRequired
+  | PlanUpgradeRequired | SenderDomainNotVerified
 
 export type ErrorCode = MailroomError["code"]

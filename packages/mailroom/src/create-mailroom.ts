@@ -97,7 +97,9 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
       Layer.succeed(Tracing, tracing),
       Layer.succeed(SubscriptionsConfig, { confirmationFrom: config.confirmationFrom ?? defaultConfirmationFrom }),
       Layer.succeed(DeliveryConfig, config.delivery ?? {}),
-      Layer.succeed(DomainsConfig, { spfInclude: config.spfInclude, dmarcReportAddress: config.dmarcReportAddress }),
+      Layer.succeed(DomainsConfig, {
+        spfInclude: config.spfInclude, dmarcReportAddress: config.dmarcReportAddress, senderPolicy: config.senderPolicy,
+      }),
       ...(config.botChallenge === undefined ? [] : [TurnstileChallenge.layer(config.botChallenge.turnstile)]),
     )))),
   )
