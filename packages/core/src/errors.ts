@@ -353,6 +353,17 @@ export class DomainLimitReached extends Schema.TaggedError<DomainLimitReached>()
   }
 }
 
+/** A send from a domain that is not a verified sending domain of the account, while the host allows verified senders
+ *  only (DomainsConfig's senderPolicy). */
+export class SenderDomainNotVerified extends Schema.TaggedError<SenderDomainNotVerified>()("SenderDomainNotVerified", {
+  domain: Schema.String,
+}) {
+  readonly code = "SENDER_DOMAIN_NOT_VERIFIED"
+  override get message() {
+    return `the sender domain ${this.domain} is not a verified domain of this account; add it with POST /domains and verify it`
+  }
+}
+
 /** Every error a Mailroom service or route can fail with. */
 export type MailroomError =
   | ValidationFailed | PayloadTooLarge | Unauthorized | InvalidCredentials | ScopeInsufficient | RateLimitExceeded
@@ -362,5 +373,6 @@ export type MailroomError =
   | WebhookEventUnknown | WebhookNotFound | PlanUpgradeRequired | WebhookLimitReached | QuotaExceeded | IdempotencyKeyReused | StoreError
   | OriginNotAllowed
   | DomainNotFound | DomainAlreadyExists | DnsVerificationFailed | DnsRecordMissing | DnsLookupFailed | DomainLimitReached
+  | SenderDomainNotVerified
 
 export type ErrorCode = MailroomError["code"]

@@ -8,6 +8,7 @@ export {
 } from "./errors.js"
 export {
   DomainNotFound, DomainAlreadyExists, DnsVerificationFailed, DnsRecordMissing, DnsLookupFailed, DomainLimitReached,
+  SenderDomainNotVerified,
 } from "./errors.js"
 export { importRejectionReasons } from "./errors.js"
 export type { MailroomError, ErrorCode, ImportRejectionReason } from "./errors.js"
@@ -251,6 +252,6 @@ export type {
   VerificationFindings,
 } from "./domain/domain.js"
 export { checkOwnership, checkSpf, checkDkim, checkDmarc, parseSpf, parseTags, withSpfInclude } from "./domain/dns-records.js"
-export { Domains, DomainsConfig, domainSettings } from "./services/domains.js"
-export type { DomainsOptions, DomainDetails, DomainRecordView } from "./services/domains.js"
+export { Domains, DomainsConfig, domainSettings, checkSender } from "./services/domains.js"
+export type { DomainsOptions, DomainDetails, DomainRecordView, SenderPolicy } from "./services/domains.js"
 export type { DomainRepository } from "./ports/store.js"

@@ -40,6 +40,7 @@ export const statusByCode = {
   DNS_VERIFICATION_FAILED: 400,
   DNS_RECORD_MISSING: 400,
   DNS_LOOKUP_ERROR: 400,
+  SENDER_DOMAIN_NOT_VERIFIED: 403,
 } as const satisfies Record<ErrorCode, number>
 
 /** What the caller can do about each code, answered as `fix_action`. */
@@ -79,6 +80,7 @@ export const fixActionByCode = {
   DNS_VERIFICATION_FAILED: "Publish the verification TXT record shown in dnsRecords.verification, then verify again.",
   DNS_RECORD_MISSING: "Publish the record as dnsRecords shows it (host and value), then verify again.",
   DNS_LOOKUP_ERROR: "Retry in a moment; if it persists, check the DNS servers Mailroom uses (DNS_SERVERS).",
+  SENDER_DOMAIN_NOT_VERIFIED: "Add the domain named in the message with POST /domains, publish its records and verify it, or send from a verified domain.",
 } as const satisfies Record<ErrorCode, string>
 
 /** Who answers a 401: the API (an API key is asked for) or the operator API under /admin (the admin token is). */

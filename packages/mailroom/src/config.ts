@@ -45,6 +45,10 @@ export interface MailroomSettings {
   /** The `rua=mailto:` address of the DMARC record a sending domain is asked to publish. Default `dmarc@` + the host of
    *  appUrl. */
   readonly dmarcReportAddress?: string
+  /** Who may send: `"allow-unverified"` (the default: any From domain; only verified domains' mail is signed) or
+   *  `"verified-only"` (a send from a domain that is not a verified domain of the account answers 403
+   *  SENDER_DOMAIN_NOT_VERIFIED). See docs/domains.md. */
+  readonly senderPolicy?: "allow-unverified" | "verified-only"
   /** Relaxes the webhook URL rules (http://, private addresses) for local development only. */
   readonly unsafeAllowPrivateUrls?: boolean
   readonly logLevel?: "debug" | "info" | "warn" | "error"

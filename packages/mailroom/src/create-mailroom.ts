@@ -108,7 +108,9 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
         confirmation: config.confirmation ?? "link",
       }),
       Layer.succeed(DeliveryConfig, config.delivery ?? {}),
-      Layer.succeed(DomainsConfig, { spfInclude: config.spfInclude, dmarcReportAddress: config.dmarcReportAddress }),
+      Layer.succeed(DomainsConfig, {
+        spfInclude: config.spfInclude, dmarcReportAddress: config.dmarcReportAddress, senderPolicy: config.senderPolicy,
+      }),
       ...(config.botChallenge === undefined ? [] : [TurnstileChallenge.layer(config.botChallenge.turnstile)]),
     )))),
   )

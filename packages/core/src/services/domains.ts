@@ -11,7 +11,10 @@ import {
   plainSpfValue, type RecordProblem, type RecordState, recordHost, recordValue, type VerificationFindings,
 } from "../domain/domain.js"
 import { checkDkim, checkDmarc, checkOwnership, checkSpf, doubledName, doubledNameProblem } from "../domain/dns-records.js"
-import { DnsLookupFailed, DomainLimitReached, DomainNotFound, PlanUpgradeRequired, ValidationFailed } from "../errors.js"
+import {
+  DnsLookupFailed, DomainLimitReached, DomainNotFound, PlanUpgradeRequired, SenderDomainNotVerified, type StoreError,
+  ValidationFailed,
+} from "../errors.js"
 import { orFailWith } from "../internal/found.js"
 import { deriveKey, seal, unseal } from "../internal/secret-box.js"
 import { currentDate } from "../internal/time.js"
@@ -23,7 +26,14 @@ import { Accounts } from "./accounts.js"
 import { LinksConfig } from "./tokens.js"
 import { serviceMethod } from "./tracing.js"
 
+/** Who may send: `allow-unverified` (the default) sends from any domain, signing only mail from verified domains, since
+ *  a host may relay through a service that signs; `verified-only` refuses a send whose From domain is not a verified
+ *  domain of the account (403 SENDER_DOMAIN_NOT_VERIFIED). */
+export type SenderPolicy = "allow-unverified" | "verified-only"
+
 export interface DomainsOptions {
+  /** Who may send (docs/domains.md, "Signing and the sender policy"). Default `allow-unverified`. */
+  readonly senderPolicy?: SenderPolicy | undefined
   /** The host of the `include:` in the SPF record domains publish (SPF_INCLUDE). Default `_spf.` + APP_URL's host. */
   readonly spfInclude?: string | undefined
   /** The `rua=mailto:` address of the DMARC record (DMARC_REPORT_ADDRESS). Default `dmarc@` + APP_URL's host. */
@@ -67,6 +77,24 @@ const makeKeyPair = Effect.promise(() =>
     publicKeyEncoding: { type: "spki", format: "der" },
     privateKeyEncoding: { type: "pkcs8", format: "pem" },
   }))
+
+const domainOf = (address: string) => address.slice(address.lastIndexOf("@") + 1).toLowerCase()
+
+/** The sender policy at acceptance: under `verified-only`, a From address whose domain is not a verified domain of the
+ *  account is refused. Under `allow-unverified`, nothing is read. */
+export const checkSender = (
+  store: Store["Type"],
+  accountId: AccountId,
+  from: string,
+): Effect.Effect<void, SenderDomainNotVerified | StoreError> =>
+  Effect.gen(function* () {
+    if ((yield* DomainsConfig).senderPolicy !== "verified-only") return
+    const domain = domainOf(from)
+    const found = yield* store.domains.findByHostname(accountId, domain)
+    if (Option.isNone(found) || found.value.status !== "verified") {
+      return yield* Effect.fail(new SenderDomainNotVerified({ domain }))
+    }
+  })
 
 export class Domains extends Effect.Service<Domains>()("@mailroom/core/Domains", {
   effect: Effect.gen(function* () {
