@@ -392,11 +392,9 @@ export interface WebhookRepository {
    *  transaction they stay locked until commit, taken in the order of their ids (Postgres: FOR NO KEY UPDATE, as
    *  findEndpoint's `forUpdate`), so that two groups locking overlapping endpoints cannot deadlock. */
   readonly lockEndpoints: (refs: ReadonlyArray<{ readonly accountId: AccountId; readonly endpointId: string }>) => Effect.Effect<ReadonlyArray<WebhookEndpoint>, StoreError>
-  /** Records one attempt and what it did to its delivery (status, last status code and error, attempts counted,
-   *  completedAt set when the status is no longer pending). */
-  readonly recordAttempt: (attempt: WebhookAttempt, outcome: DeliveryOutcome) => Effect.Effect<void, StoreError>
-  /** recordAttempt for many attempts at once, set-based (one insert of the attempts, one update of their deliveries,
-   *  split only at the parameter limit), atomically. Each delivery appears at most once in one call. With `streaks`,
+  /** Records attempts and what each did to its delivery (status, last status code and error, attempts counted,
+   *  completedAt set when the status is no longer pending), set-based (one insert of the attempts, one update of their
+   *  deliveries, split only at the parameter limit), atomically. Each delivery appears at most once in one call. With `streaks`,
    *  the same atomic write sets those endpoints' failure streaks (writing only those that differ; an endpoint of
    *  another account, or gone, is left alone): on Postgres the whole record is one statement. */
   readonly recordAttempts: (
