@@ -151,7 +151,7 @@ export type {
 
 export { confirmationSources } from "./domain/confirmation.js"
 export type { ConfirmationSource, PendingConfirmation } from "./domain/confirmation.js"
-export { CommitDurability, EventWindowTypeId, relayPassWindow, Store } from "./ports/store.js"
+export { afterCommit, CommitDurability, EventWindowTypeId, relayPassWindow, Store, withCommitHooks } from "./ports/store.js"
 export type {
   Durability,
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage, AddressRecord,
@@ -161,8 +161,8 @@ export type {
 } from "./ports/store.js"
 export { Ids, IdsLive, IdsSequential, idTime, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
 export type { IdsService } from "./ports/ids.js"
-export { JobQueue, defineJob, enqueueEach, neverClaimed } from "./ports/job-queue.js"
-export type { ClaimedHere, JobDefinition, JobQueueService, JobRun, EnqueueOptions, RetryPolicy } from "./ports/job-queue.js"
+export { JobQueue, defineJob, enqueueEach } from "./ports/job-queue.js"
+export type { JobDefinition, JobQueueService, JobRun, EnqueueOptions, RetryPolicy } from "./ports/job-queue.js"
 export { Mailer, MailerError } from "./ports/mailer.js"
 export { Dns, DnsError, DnsFailureKind, isNoSuchRecord, recordsOrNone } from "./ports/dns.js"
 export type { DnsService, MxRecord } from "./ports/dns.js"
@@ -188,7 +188,7 @@ export type { AttemptOptions, PendingRecord, RecordedAttempt } from "./services/
 export type { AttemptResult } from "./services/webhook-sender.js"
 export {
   webhookDeliveryJob, webhookPurgeJob, DeliveryAttemptFailed, enqueueDelivery, fanOutEvents, runDeliveryJob,
-  webhookFirstAttemptsJob, runFirstAttempts, firstAttemptsPerRun, firstAttemptsRecordedPer, lastAnswersGrace, type FreshDeliveries, freshDeliveryLimits, makeFreshDeliveries,
+  webhookFirstAttemptsJob, runFirstAttempts, firstAttemptsPerRun, firstAttemptsRecordedPer, lastAnswersGrace,
   purgeWebhookHistory, defaultNotificationFrom, requeuePendingDeliveries, schedulePurge, makeDeliveries, webhookConsumer,
 } from "./services/webhook-queue.js"
 export { Suppressions } from "./services/suppressions.js"
@@ -209,8 +209,8 @@ export type { CancelResult, SendOptions } from "./services/sending.js"
 export { servicesLayer } from "./services/layer.js"
 export { Background, BackgroundConfig } from "./services/background.js"
 export type { EventConsumer, BackgroundContext } from "./services/background.js"
-export { makeWorkerHandoffs, runJobWorker, retryDelay } from "./services/job-runner.js"
-export type { ClaimedJob, JobSource, JobWorkerOptions, WorkerHandoff } from "./services/job-runner.js"
+export { runJobWorker, retryDelay } from "./services/job-runner.js"
+export type { ClaimedJob, JobSource, JobWorkerOptions } from "./services/job-runner.js"
 export { Tracing } from "./services/tracing.js"
 export type { MailroomServices } from "./services/layer.js"
 export {

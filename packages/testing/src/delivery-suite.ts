@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
   Accounts, type AccountId, DeliveryConfig, DeliveryDeferred, deliverMessage, dispatchQueuedMessages, deferralDelays,
-  enqueueEach, Feedback, IdsLive, JobQueue, neverClaimed, type JobQueueService, type JobRun, Mailer, MailerError, MessageDelivery,
+  enqueueEach, Feedback, IdsLive, JobQueue, type JobQueueService, type JobRun, Mailer, MailerError, MessageDelivery,
   Messages, messageDeliveryJob, type OutgoingMessage, Quota, recipientMessageId, Sending, servicesLayer, Store,
   type StoredMessage, StoreError, Suppressions, Tokens,
 } from "@mailroom/core"
@@ -31,7 +31,7 @@ export const deliverySuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
         enqueued.push({ name: job.name, payload, dedupeKey: options?.dedupeKey })
         return `job_${enqueued.length}`
       })
-    const queue = Layer.succeed(JobQueue, { enqueue, enqueueAll: enqueueEach(enqueue), enqueueClaimed: neverClaimed, work: () => Effect.void })
+    const queue = Layer.succeed(JobQueue, { enqueue, enqueueAll: enqueueEach(enqueue), work: () => Effect.void })
     const mailer = makeCaptureMailer()
     /** While true, the Store fails every contact update: a fault in the middle of recording a bounce. */
     let contactUpdatesFail = false

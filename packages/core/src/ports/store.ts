@@ -1,5 +1,5 @@
 /** The Store port: repositories scoped by account, plus `transaction`. Every backend passes @mailroom/testing's storeSuite. */
-import { Context, type Effect, type Option } from "effect"
+import { Context, Effect, FiberRef, type Option } from "effect"
 import type { Account, AccountId, ApiKey, ApiKeyId, AppCredential } from "../domain/account.js"
 import type { Contact, ContactFilter, ContactId, ContactQuery, ContactStatus, ContactTag, CustomField } from "../domain/contact.js"
 import type { EmailAddress } from "../domain/email.js"
@@ -406,11 +406,9 @@ export interface WebhookRepository {
    *  transaction they stay locked until commit, taken in the order of their ids (Postgres: FOR NO KEY UPDATE, as
    *  findEndpoint's `forUpdate`), so that two groups locking overlapping endpoints cannot deadlock. */
   readonly lockEndpoints: (refs: ReadonlyArray<{ readonly accountId: AccountId; readonly endpointId: string }>) => Effect.Effect<ReadonlyArray<WebhookEndpoint>, StoreError>
-  /** Records one attempt and what it did to its delivery (status, last status code and error, attempts counted,
-   *  completedAt set when the status is no longer pending). */
-  readonly recordAttempt: (attempt: WebhookAttempt, outcome: DeliveryOutcome) => Effect.Effect<void, StoreError>
-  /** recordAttempt for many attempts at once, set-based (one insert of the attempts, one update of their deliveries,
-   *  split only at the parameter limit), atomically. Each delivery appears at most once in one call. With `streaks`,
+  /** Records attempts and what each did to its delivery (status, last status code and error, attempts counted,
+   *  completedAt set when the status is no longer pending), set-based (one insert of the attempts, one update of their
+   *  deliveries, split only at the parameter limit), atomically. Each delivery appears at most once in one call. With `streaks`,
    *  the same atomic write sets those endpoints' failure streaks (writing only those that differ; an endpoint of
    *  another account, or gone, is left alone): on Postgres the whole record is one statement. */
   readonly recordAttempts: (
@@ -519,6 +517,25 @@ export class CommitDurability extends Context.Reference<CommitDurability>()("@ma
   defaultValue: (): Durability => "full",
 }) {}
 
+/** The effects registered with `afterCommit` in the outermost Store transaction running in this fiber; undefined
+ *  outside one. */
+const commitHooks = FiberRef.unsafeMake<Array<Effect.Effect<void>> | undefined>(undefined)
+
+/** Runs `effect` once the Store transaction in progress in this fiber commits (its outermost one), or at once outside
+ *  a transaction; dropped when the transaction rolls back. For work that must not see uncommitted rows: the wake of a
+ *  job worker for jobs enqueued in the transaction, say. */
+export const afterCommit = (effect: Effect.Effect<void>): Effect.Effect<void> =>
+  Effect.flatMap(FiberRef.get(commitHooks), (hooks) => hooks === undefined ? effect : Effect.sync(() => { hooks.push(effect) }))
+
+/** For Store implementations: runs `transaction` and, when it is the outermost Store transaction of the fiber, the
+ *  effects registered in it with `afterCommit` once it committed. */
+export const withCommitHooks = <A, E, R>(transaction: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(FiberRef.get(commitHooks), (hooks) => {
+    if (hooks !== undefined) return transaction
+    const own: Array<Effect.Effect<void>> = []
+    return Effect.tap(Effect.locally(transaction, commitHooks, own), () => Effect.forEach(own, (hook) => hook, { discard: true }))
+  })
+
 /** Persistence for every resource. An id that belongs to another account is "not found". */
 export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly accounts: AccountRepository
@@ -540,7 +557,8 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly forms: FormRepository
   readonly domains: DomainRepository
   /** Runs `effect` atomically: all of its writes and events commit, or none do (on failure, defect or interruption).
-   *  Nested calls join the outer transaction. */
+   *  Nested calls join the outer transaction. The outermost one runs the effects given to `afterCommit` once it
+   *  committed (withCommitHooks). */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
   /** Succeeds when the database answers a trivial query. */
   readonly ping: Effect.Effect<void, StoreError>

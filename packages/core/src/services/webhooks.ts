@@ -21,7 +21,7 @@ import { attemptDelivery, recordAttempts, sealSecret } from "./webhook-sender.js
 import { checkWebhookTarget, WebhooksConfig } from "./webhook-target.js"
 import { Background } from "./background.js"
 import {
-  enqueueDelivery, loadDeliveryPairs, makeFreshDeliveries, purgeWebhookHistory, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts,
+  enqueueDelivery, loadDeliveryPairs, purgeWebhookHistory, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts,
   schedulePurge, webhookConsumer, webhookDeliveryJob, webhookFirstAttemptsJob, webhookPurgeJob,
 } from "./webhook-queue.js"
 import { currentDate } from "../internal/time.js"
@@ -64,9 +64,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
     const background = yield* Background
     const withServices = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(Effect.provideService(Accounts, accounts), Effect.provideService(Ids, ids))
-    // The deliveries fan-out commits in this process, for the first-attempts runs this process makes of them.
-    const fresh = makeFreshDeliveries()
-    yield* background.consume(webhookConsumer(fresh))
+    yield* background.consume(webhookConsumer)
     // A run of first attempts makes up to deliveryConcurrency POSTs at once, and the worker runs two runs (on Postgres,
     // where each statement is a round trip, deliveryRunsPerPost of them: 4), so that the reads and records of some
     // overlap the POSTs of others. The transport bounds the POSTs under way in the process, whichever job makes them
@@ -74,8 +72,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
     const webhooksConfig = yield* WebhooksConfig
     const posts = Math.max(1, Math.floor(webhooksConfig.deliveryConcurrency ?? defaultDeliveryConcurrency))
     const runsPerPost = Math.max(1, Math.floor(webhooksConfig.deliveryRunsPerPost ?? 1))
-    yield* background.work(webhookFirstAttemptsJob, (payload, run) =>
-      withServices(runFirstAttempts(payload, { concurrency: posts, fresh }, run)), { concurrency: Math.max(2, runsPerPost) })
+    yield* background.work(webhookFirstAttemptsJob, (payload) =>
+      withServices(runFirstAttempts(payload, { concurrency: posts })), { concurrency: Math.max(2, runsPerPost) })
     // Retries: one attempt per run. Runs that start together read their deliveries in one query, and attempts that
     // finish together are recorded in one transaction (one commit for many deliveries); the worker may run more
     // retries than POSTs (deliveryRunsPerPost), so that the reads and records of some overlap the POSTs of others.
