@@ -4,7 +4,8 @@ import {
   NoPendingConfirmation, NotAMember, OriginNotAllowed, PayloadTooLarge, QuotaExceeded, RateLimitExceeded,
   RecipientSuppressed, RecipientUnsubscribed, ResourceNotFound, RouteNotFound, ScopeInsufficient, StoreError,
   TagLimitExceeded, TopicNotFound, Unauthorized, ValidationFailed, WebhookEventUnknown, WebhookLimitReached,
-  WebhookNotFound, type MailroomError,
+  WebhookNotFound, type MailroomError, PlanUpgradeRequired, DomainNotFound, DomainAlreadyExists, DnsVerificationFailed,
+  DnsRecordMissing, DnsLookupFailed, DomainLimitReached, SenderDomainNotVerified,
 } from "@mailroom/core"
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
@@ -64,7 +65,14 @@ const everyError = {
   INVALID_TOKEN: [new InvalidToken({ detail: "expired" })],
   IMPORT_REJECTED: [new ImportRejected({ reason: "INVALID_REQUEST", detail: "no email column" })],
   WEBHOOK_EVENT_UNKNOWN: [new WebhookEventUnknown({ eventType: "contact.exploded" })],
-  API_KEY_LIMIT_REACHED: [new WebhookLimitReached({ plan: "starter", limit: 1 })],
+  API_KEY_LIMIT_REACHED: [new WebhookLimitReached({ plan: "starter", limit: 1 }), new DomainLimitReached({ plan: "starter", limit: 1 })],
+  PLAN_UPGRADE_REQUIRED: [new PlanUpgradeRequired({ plan: "free", feature: "webhooks", requiredPlan: "starter" })],
+  DOMAIN_NOT_FOUND: [new DomainNotFound({ id: "dom_1" })],
+  DOMAIN_ALREADY_EXISTS: [new DomainAlreadyExists({ hostname: "mail.example.com" })],
+  DNS_VERIFICATION_FAILED: [new DnsVerificationFailed({ detail: "no mailroom-verify record" })],
+  DNS_RECORD_MISSING: [new DnsRecordMissing({ detail: "no SPF record" })],
+  DNS_LOOKUP_ERROR: [new DnsLookupFailed({ hostname: "mail.example.com", reason: "ETIMEOUT" })],
+  SENDER_DOMAIN_NOT_VERIFIED: [new SenderDomainNotVerified({ domain: "example.com" })],
   QUOTA_EXCEEDED: [new QuotaExceeded({ limit: 100, used: 100, requested: 1, resetsAt: new Date("2026-12-01T00:00:00Z") })],
   IDEMPOTENCY_KEY_REUSED: [new IdempotencyKeyReused({ key: "order-1" })],
   INTERNAL_ERROR: [],
