@@ -1,11 +1,8 @@
 import { Either, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import {
-  type ContactStatus, contactStatuses, decideSubscribe, decideTopic, decideUnsubscribeAll, eligibilityChecks,
-  ineligibility, type RecipientFacts, splitEligibility, type SubscribeFacts, type SuppressionReason,
-  suppressionReasons, unsubscribedEvent, type EmailAddress, UnsubscribeScopeInput, decodeInputEither,
-} from "../../src/index.js"
+import { type ContactStatus, contactStatuses, decideSubscribe, decideTopic, decideUnsubscribeAll, eligibilityChecks, ineligibility, type RecipientFacts, splitEligibility, type SubscribeFacts, type SuppressionReason, suppressionReasons, unsubscribedEvent, type EmailAddress, UnsubscribeScopeInput } from "../../src/index.js"
+import { decodeInputEither } from "../../src/validation.js"
 
 const at = new Date("2024-06-01T00:00:00.000Z")
 const request = { doubleOptIn: false, resubscribe: false, consent: undefined, requestIp: "203.0.113.9", consentSource: "api" }

@@ -1,7 +1,8 @@
 import { Either, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { allowedMoves, contactStatuses, CreateContactInput, mergeTags, moveStatus, type ContactStatus } from "../../src/index.js"
+import { allowedMoves, contactStatuses, CreateContactInput, type ContactStatus } from "../../src/index.js"
+import { mergeTags, moveStatus } from "../../src/domain/contact.js"
 
 // The spec's table, audience "Contact status changed with PATCH /contacts/{id}", copied row by row.
 const specTable: Array<[ContactStatus, Array<ContactStatus>]> = [

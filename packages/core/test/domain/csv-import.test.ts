@@ -1,10 +1,9 @@
 import { Effect, Either } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import {
-  type ColumnMapping, type CsvFile, type CsvSource, decodeImportRequest, decodeImportTags, decodeMappings,
-  type EmailAddress, type ImportRejected, importLimits, type ImportRow, planImport, readCsvFile,
-} from "../../src/index.js"
+import { type ColumnMapping, type CsvFile, type CsvSource, type EmailAddress, type ImportRejected, importLimits, type ImportRow } from "../../src/index.js"
+import { decodeImportRequest, decodeImportTags, decodeMappings, planImport } from "../../src/domain/csv-import.js"
+import { readCsvFile } from "../../src/internal/csv-reader.js"
 
 const standard: ReadonlyArray<ColumnMapping> = [
   { csvColumn: "email", field: "email" },

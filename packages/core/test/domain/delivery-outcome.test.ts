@@ -1,9 +1,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import {
-  type AccountId, classifyDsnRecipient, classifyOutcome, deferralDelays, emailEvent, enhancedCodeIn, gaveUp, isComplaint,
-  parseRecipientMessageId, recipientMessageId, type RecipientOutcome, resolveRecipient,
-} from "../../src/index.js"
+import { type AccountId, classifyDsnRecipient, deferralDelays, emailEvent, gaveUp, isComplaint, parseRecipientMessageId, recipientMessageId, type RecipientOutcome } from "../../src/index.js"
+import { classifyOutcome, enhancedCodeIn, resolveRecipient } from "../../src/domain/delivery-outcome.js"
 
 const outcome = (status: RecipientOutcome["status"], code: number | undefined, reply: string, enhancedCode?: string): RecipientOutcome =>
   ({ recipient: "ada@example.org", status, code, reply, enhancedCode })

@@ -1,9 +1,8 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
-import {
-  checkDkim, checkDmarc, checkOwnership, checkSpf, decideVerification, type Domain, type DomainId, failedByRecheck,
-  parseHostname, parseSpf, parseTags, withSpfInclude,
-} from "../../src/index.js"
+import { type Domain, type DomainId } from "../../src/index.js"
+import { checkDkim, checkDmarc, checkOwnership, checkSpf, parseSpf, parseTags, withSpfInclude } from "../../src/domain/dns-records.js"
+import { decideVerification, failedByRecheck, parseHostname } from "../../src/domain/domain.js"
 import { doubledNameProblem } from "../../src/domain/dns-records.js"
 
 describe("parseHostname (sending spec, Domains)", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { classifyLinkVisit, confirmsOnFollow, type LinkVisit } from "../../src/index.js"
+import { type LinkVisit } from "../../src/index.js"
+import { classifyLinkVisit, confirmsOnFollow } from "../../src/domain/link-visit.js"
 
 const chrome = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
 const firefox = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0"

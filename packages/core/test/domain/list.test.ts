@@ -1,13 +1,10 @@
 import { Either, ParseResult, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import {
-  type AccountId, AddMembersInput, checkSegmentRules, compareLists, compareMembers, type ContactId, type ContactList,
-  type ContactStatus, contactStatuses, createMissingBlock, CreateListInput, type EmailAddress, type ListId,
-  matchesListQuery, memberEvent, type MemberRecord, memberSuppressionStatuses, RemoveMembersInput, SegmentRules,
-  isSuppressedMember, memberSuppressionRules, suppressionStatuses, UpdateListInput, checkSubscribe, eligibilityChecks,
-  suppressionBehind, suppressionReasons,
-} from "../../src/index.js"
+import { type AccountId, AddMembersInput, compareLists, compareMembers, type ContactId, type ContactList, type ContactStatus, contactStatuses, CreateListInput, type EmailAddress, type ListId, matchesListQuery, type MemberRecord, memberSuppressionStatuses, RemoveMembersInput, SegmentRules, isSuppressedMember, memberSuppressionRules, suppressionStatuses, UpdateListInput, checkSubscribe, eligibilityChecks, suppressionReasons } from "../../src/index.js"
+import { checkSegmentRules } from "../../src/domain/list.js"
+import { createMissingBlock, memberEvent } from "../../src/domain/member.js"
+import { suppressionBehind } from "../../src/domain/suppression.js"
 
 const problemOf = <A, I>(schema: Schema.Schema<A, I>, input: unknown) => {
   const result = Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })(input)

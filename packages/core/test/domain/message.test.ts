@@ -1,10 +1,8 @@
 import { Either, ParseResult, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import {
-  acceptBatch, acceptSchedule, acceptSend, BatchInput, checkScheduledFor, resolveStream, ScheduleInput, SendInput,
-  sendingLimits,
-} from "../../src/index.js"
+import { acceptSend, BatchInput, ScheduleInput, SendInput } from "../../src/index.js"
+import { acceptBatch, acceptSchedule, checkScheduledFor, resolveStream, sendingLimits } from "../../src/domain/message.js"
 
 const decode = <A, I>(schema: Schema.Schema<A, I>, input: unknown) =>
   Schema.decodeUnknownEither(schema, { onExcessProperty: "error", errors: "first" })(input)

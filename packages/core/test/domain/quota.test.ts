@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { quotaPeriod, quotaResetsAt } from "../../src/index.js"
+import { quotaPeriod, quotaResetsAt } from "../../src/domain/quota.js"
 
 describe("the monthly quota period", () => {
   it("is the calendar month in UTC, whatever the local time zone says", () => {

@@ -1,7 +1,9 @@
 import { Either, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { acceptSend, buildOutgoing, compileContent, renderContent, SendInput, type AcceptedMessage } from "../../src/index.js"
+import { acceptSend, SendInput, type AcceptedMessage } from "../../src/index.js"
+import { buildOutgoing } from "../../src/domain/outgoing.js"
+import { compileContent, renderContent } from "../../src/domain/render.js"
 
 const render = (source: { subject: string; html?: string; text?: string }, variables: Record<string, string>) =>
   Either.getOrThrow(renderContent(Either.getOrThrow(compileContent(source)), variables))

@@ -1,10 +1,8 @@
 import { Either, ParseResult, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import {
-  type AccountId, type Contact, type ContactId, contactSources, contactStatuses, countConditions, type EmailAddress,
-  matchesSegment, type SegmentCondition, type SegmentNode, SegmentRules, segmentLimits,
-} from "../../src/index.js"
+import { type AccountId, type Contact, type ContactId, contactSources, contactStatuses, type EmailAddress, matchesSegment, type SegmentCondition, type SegmentNode, SegmentRules } from "../../src/index.js"
+import { countConditions, segmentLimits } from "../../src/domain/segment.js"
 
 const now = new Date("2024-06-01T00:00:00.000Z")
 const day = 86_400_000

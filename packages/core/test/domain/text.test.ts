@@ -1,9 +1,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import {
-  escapeLike, foldText, isWellFormedText, type LikeShape, likePattern, matchesLike, parseEmail, textProblem,
-  textProblemIn,
-} from "../../src/index.js"
+import { foldText, type LikeShape, likePattern, parseEmail } from "../../src/index.js"
+import { escapeLike, isWellFormedText, matchesLike, textProblem, textProblemIn } from "../../src/domain/text.js"
 
 describe("foldText", () => {
   // The table of docs/contacts.md: what each case folds to.

@@ -1,6 +1,7 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { deriveTokenKey, signToken, type TokenClaims, verifyToken } from "../../src/index.js"
+import { type TokenClaims } from "../../src/index.js"
+import { deriveTokenKey, signToken, verifyToken } from "../../src/domain/token.js"
 
 const key = deriveTokenKey("secret-one", "unsubscribe")
 const claims: TokenClaims = { p: "unsubscribe", a: "acc_1", r: "ada@example.com", l: "lst_1", e: 2_000 }

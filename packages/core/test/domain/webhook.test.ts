@@ -2,12 +2,8 @@ import { createHmac } from "node:crypto"
 import { Duration, Either, Option } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import {
-  addressProblem, afterAttempt, checkAddresses, checkEventTypes, defaultFailureSettings, displaySecret, eventTypes,
-  healthBadge, isSuccessStatus, makeSecret, maxAttempts, parseWebhookUrl, signBody, signedHeaders,
-  standardSignature, successRate, webhookEnvelope, webhookRetryPolicy, secretPrefixLength, checkWebhookPlan,
-  checkEndpointRoom, type Plan,
-} from "../../src/index.js"
+import { defaultFailureSettings, eventTypes, makeSecret, maxAttempts, signedHeaders, successRate, webhookEnvelope, webhookRetryPolicy, type Plan } from "../../src/index.js"
+import { addressProblem, afterAttempt, checkAddresses, checkEventTypes, displaySecret, healthBadge, isSuccessStatus, parseWebhookUrl, signBody, standardSignature, secretPrefixLength, checkWebhookPlan, checkEndpointRoom } from "../../src/domain/webhook.js"
 
 const relaxed = { allowPrivate: true }
 
