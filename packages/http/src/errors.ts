@@ -45,7 +45,7 @@ export const fixActionByCode = {
   SCOPE_INSUFFICIENT: "Use an API key that has the scope named in the message.",
   RATE_LIMIT_EXCEEDED: "Wait error.context.retry_after seconds (the Retry-After header) before retrying.",
   RESOURCE_NOT_FOUND: "Check the id; ids of other accounts are not visible.",
-  NOT_FOUND: "Check the method and path against the API reference.",
+  NOT_FOUND: "Check the method, the path and any id in it against the API reference; ids of other accounts are not visible.",
   DUPLICATE_CONTACT: "Update the existing contact instead, or use another address.",
   INVALID_STATUS_TRANSITION: "Move the contact only along the allowed status transitions.",
   TAG_LIMIT_EXCEEDED: "Remove tags from the contact before adding new ones.",
@@ -78,10 +78,15 @@ export const adminFixActionByCode = {
   INVALID_CREDENTIALS: "Check the ADMIN_TOKEN the server was started with; API keys do not open /admin.",
 } as const satisfies Partial<Record<ErrorCode, string>>
 
-const fixActionOf = (code: ErrorCode, realm: Realm): string =>
-  realm === "admin" && code in adminFixActionByCode
-    ? adminFixActionByCode[code as keyof typeof adminFixActionByCode]
-    : fixActionByCode[code]
+/** fix_action of a VALIDATION_ERROR that names no field (a body that is not JSON, or could not be read): the table's
+ *  own sends the caller to error.context.field, which such an error does not carry. */
+export const fixActionWithoutField = "Correct the request as error.message describes and send it again."
+
+const fixActionOf = (code: ErrorCode, realm: Realm, context: Record<string, string | number> | undefined): string => {
+  if (realm === "admin" && code in adminFixActionByCode) return adminFixActionByCode[code as keyof typeof adminFixActionByCode]
+  if (code === "VALIDATION_ERROR" && context?.field === undefined) return fixActionWithoutField
+  return fixActionByCode[code]
+}
 
 export const docsBaseUrl = "https://mailroom.dev/docs/errors"
 
@@ -129,7 +134,7 @@ const body = (code: ErrorCode, message: string, context?: Record<string, string 
   error: {
     code,
     message,
-    fix_action: fixActionOf(code, realm),
+    fix_action: fixActionOf(code, realm, context),
     docs_url: `${docsBaseUrl}#${code.toLowerCase()}`,
     ...(context === undefined ? {} : { context }),
   },

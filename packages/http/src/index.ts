@@ -6,7 +6,7 @@ export type { TrustProxy } from "./client-address.js"
 export type { MailroomEnv, HttpServices, Run, RunExit, RunOptions, AnswerFailure } from "./env.js"
 export type { HttpRuntime } from "./run.js"
 export {
-  statusByCode, importStatusByReason, fixActionByCode, adminFixActionByCode, docsBaseUrl, statusOf, errorBody,
+  statusByCode, importStatusByReason, fixActionByCode, fixActionWithoutField, adminFixActionByCode, docsBaseUrl, statusOf, errorBody,
   errorResponse, internalErrorResponse, isDomainError,
 } from "./errors.js"
 export type { ErrorBody, ErrorShape, Realm } from "./errors.js"
