@@ -5,8 +5,8 @@
  *  API. Answers: JSON for fetch callers (Accept: application/json, or a JSON body), a 303 redirect for plain form
  *  posts; every accepted submission gets the same answer, whether or not the address was known. */
 import {
-  Accounts, BotChallenge, consentTextOf, type Form, Forms, LinksConfig, type MailroomError, OriginNotAllowed, parseSubmission,
-  ResourceNotFound, Subscriptions, ValidationFailed,
+  Accounts, BotChallenge, consentTextOf, Forms, LinksConfig, type MailroomError, originAllowed, OriginNotAllowed,
+  parseSubmission, ResourceNotFound, Subscriptions, ValidationFailed,
 } from "@mailroom/core"
 import { Cause, Effect, Exit, Option } from "effect"
 import { Hono, type Context } from "hono"
@@ -37,9 +37,6 @@ const requestOrigin = (c: Ctx): string | null => {
     return null
   }
 }
-
-const allows = (form: Form, origin: string | null, ownOrigin: string) =>
-  origin !== null && (origin === ownOrigin || form.allowedOrigins.includes(origin))
 
 const corsHeaders = (origin: string): Record<string, string> => ({
   "access-control-allow-origin": origin,
@@ -116,7 +113,7 @@ export const publicFormRoutes = (options: PublicFormOptions) => {
     Effect.gen(function* () {
       const { form, links, ownOrigin } = yield* loadForm(id)
       const origin = requestOrigin(c)
-      if (!allows(form, origin, ownOrigin)) return yield* Effect.fail(new OriginNotAllowed({ origin }))
+      if (!originAllowed(form, origin, ownOrigin)) return yield* Effect.fail(new OriginNotAllowed({ origin }))
       const limiters = c.get("limiters")
       const ip = c.get("clientAddress")
       yield* consumeLimit(limiters.formSubmissionsPerIp, ip ?? "unknown")
@@ -220,7 +217,7 @@ export const publicFormRoutes = (options: PublicFormOptions) => {
     .options("/v1/forms/:id/submit", async (c) => {
       const exit = await c.get("runExit")(loadForm(c.req.param("id")))
       const origin = requestOrigin(c)
-      if (Exit.isSuccess(exit) && allows(exit.value.form, origin, exit.value.ownOrigin)) {
+      if (Exit.isSuccess(exit) && originAllowed(exit.value.form, origin, exit.value.ownOrigin)) {
         return new Response(null, {
           status: 204,
           headers: {
