@@ -37,7 +37,12 @@ const logInternal = (runtime: HttpRuntime, requestId: string, cause: Cause.Cause
 export const makeRunner = (runtime: HttpRuntime, requestId: string, signal: AbortSignal | undefined): Runner => {
   // Every log line of the request carries its id. Each run is a fiber of its own, so the annotation is set on that
   // fiber rather than scoped with Effect.annotateLogs, which also restores it afterwards at several µs per run.
-  const annotate = FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("requestId", requestId))
+  // A failed run is answered here: a client error (4xx) is not logged at all, a server fault once by answerFailure.
+  // Without this, the runtime would also log each failure as "Fiber terminated with an unhandled error", with a trace.
+  const annotate = Effect.zipRight(
+    FiberRef.set(FiberRef.unhandledErrorLogLevel, Option.none()),
+    FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("requestId", requestId)),
+  )
   const runExit: RunExit = (effect) =>
     runtime.runPromiseExit(Effect.zipRight(annotate, effect), signal ? { signal } : undefined)
 
