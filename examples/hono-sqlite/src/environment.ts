@@ -1,7 +1,9 @@
 // The starter's configuration: every environment variable of the operator contract, mapped to createMailroom's
 // options. Unset variables keep Mailroom's defaults; malformed ones stop the process with a message.
 import { isIP } from "node:net"
-import { DnsServersError, type MailroomConfig, parseDnsServers, parseSmtpUrl, SmtpUrlError, type TrustProxy } from "mailroom"
+import {
+  DnsServersError, type MailroomConfig, parseDatabase, parseDnsServers, parseSmtpUrl, SmtpUrlError, type TrustProxy,
+} from "mailroom"
 
 export interface StarterEnvironment {
   readonly port: number
@@ -80,6 +82,24 @@ const parseTrustProxy = (value: string | undefined): TrustProxy | undefined => {
   return entries
 }
 
+/** DATABASE_URL as given, once Mailroom can tell which backend it names; the refusal never repeats a password. */
+const parseDatabaseUrl = (value: string | undefined): string | undefined => {
+  if (value === undefined) return undefined
+  try {
+    const choice = parseDatabase(value)
+    if (choice.kind === "postgres" && !URL.canParse(choice.url)) {
+      throw new EnvironmentError(
+        "DATABASE_URL is not a valid postgres:// URL: write it as postgres://user:password@host:5432/database, " +
+          "with any special character of the password percent-encoded",
+      )
+    }
+    return value
+  } catch (error) {
+    if (error instanceof EnvironmentError) throw error
+    throw new EnvironmentError(`DATABASE_URL: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
 /** SMTP_URL as given, once Mailroom can use it; the refusal never repeats the URL's password. */
 const parseSmtp = (value: string | undefined): string | undefined => {
   if (value === undefined) return undefined
@@ -136,11 +156,12 @@ export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
   const dnsServers = parseDns(valueOf(env, "DNS_SERVERS"))
   const spfInclude = parseSpfInclude(valueOf(env, "SPF_INCLUDE"))
   const dmarcReportAddress = parseReportAddress(valueOf(env, "DMARC_REPORT_ADDRESS"))
+  const database = parseDatabaseUrl(valueOf(env, "DATABASE_URL")) ?? "sqlite:.data/mailroom.sqlite"
   return {
     port,
     host: valueOf(env, "HOST") ?? "127.0.0.1",
     mailroom: {
-      database: valueOf(env, "DATABASE_URL") ?? "sqlite:.data/mailroom.sqlite",
+      database,
       appUrl,
       trackUrl,
       // Unset means Mailroom generates a secret once and keeps it in the database.

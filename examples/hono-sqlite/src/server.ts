@@ -7,7 +7,8 @@ import { Hono } from "hono"
 import { createMailroom, type Mailroom, type MailroomConfig } from "mailroom"
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { displayDatabase, readEnvironmentOrExit } from "./environment.js"
+import { readEnvironmentOrExit } from "./environment.js"
+import { startupFailureLine } from "./startup-failure.js"
 
 /** How long in-flight requests get to finish after a stop signal before their connections are closed. */
 const shutdownGraceMs = 10_000
@@ -27,17 +28,33 @@ const openMailroom = async (config: MailroomConfig): Promise<Mailroom> => {
 }
 
 const mailroom = await openMailroom(environment.mailroom).catch((error: unknown) => {
-  console.error(`Mailroom could not open ${displayDatabase(environment.mailroom.database)}:`, error)
+  console.error(startupFailureLine(environment.mailroom.database, error))
+  if (environment.mailroom.logLevel === "debug") console.error(error)
   return process.exit(1)
 })
 
 const app = new Hono()
 mountMailroom(app, "/", mailroom)
 
-const urlOf = ({ address, port }: AddressInfo) => `http://${address.includes(":") ? `[${address}]` : address}:${port}`
+const isLoopback = (hostname: string) => hostname === "localhost" || hostname === "[::1]" || hostname === "::1" ||
+  /^127(\.\d{1,3}){3}$/.test(hostname)
+
+/** The URL to print: the address listened on, spelled as APP_URL spells it when both are this machine on the same
+ *  port (by default APP_URL is http://localhost:PORT), so that pages opened at the printed URL are on APP_URL's origin. */
+const urlOf = ({ address, port }: AddressInfo) => {
+  const appUrl = new URL(environment.mailroom.appUrl ?? "")
+  if (appUrl.protocol === "http:" && isLoopback(appUrl.hostname) && isLoopback(address) && Number(appUrl.port || 80) === port) {
+    return appUrl.origin
+  }
+  return `http://${address.includes(":") ? `[${address}]` : address}:${port}`
+}
 
 const server = serve({ fetch: app.fetch, port: environment.port, hostname: environment.host }, (address) => {
   console.log(`Mailroom listening on ${urlOf(address)}`)
+  if (environment.mailroom.adminToken === undefined) {
+    console.error("The operator API (/admin) is off: set ADMIN_TOKEN to a secret of your choice to turn it on, " +
+      "then create accounts with POST /admin/accounts and Authorization: Bearer $ADMIN_TOKEN")
+  }
 }) as Server
 server.once("error", async (error) => {
   console.error(`Mailroom could not listen on ${environment.host}:${environment.port}: ${error.message}`)

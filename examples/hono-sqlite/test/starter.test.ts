@@ -177,7 +177,7 @@ const createAccount = async (starter: Starter, body: Record<string, unknown> = {
 }
 
 /** Whether a new TCP connection to the starter's port is refused (it no longer accepts). */
-const refusesConnections = (starter: Starter): Promise<boolean> =>
+const refusesConnections = (starter: Pick<Starter, "port">): Promise<boolean> =>
   new Promise((resolve) => {
     const socket = connect(starter.port, "127.0.0.1")
     socket.once("connect", () => {
@@ -205,9 +205,13 @@ describe("the starter, started as `npm start` does, with ADMIN_TOKEN set", () =>
     starter = await bootStarter({ DATABASE_URL: freshDatabaseUrl(), ADMIN_TOKEN: adminToken })
   }, bootTimeoutMs)
 
-  it("prints one line on stdout, with the URL it listens on at HOST and PORT", () => {
-    expect(starter.url).toBe(`http://127.0.0.1:${starter.port}`)
+  it("prints one line on stdout, with the URL it listens on at PORT, spelled as APP_URL's default spells it", () => {
+    expect(starter.url).toBe(`http://localhost:${starter.port}`)
     expect(starter.stdout().trimEnd().split("\n")).toHaveLength(1)
+  })
+
+  it("says nothing of the operator API, which ADMIN_TOKEN turned on", () => {
+    expect(starter.stderr()).not.toMatch(/operator API/)
   })
 
   it("answers GET /api/health: ok, database connected", async () => {
@@ -387,6 +391,123 @@ describe("the starter, started as `npm start` does, with ADMIN_TOKEN set", () =>
     expect(read.body.data).toEqual(created.body.data)
     const listed = await call(starter, "GET", "/v1/contacts", { token })
     expect(listed.body.data.map((contact: { id: string }) => contact.id)).toEqual([created.body.data.id])
+  })
+})
+
+/** Output lines of `child` on stderr that the build step did not print. */
+const ownStderrLines = (child: Child) =>
+  child.stderr().split("\n").filter((line) => line.trim() !== "" && !/^Building|^built |^> /.test(line))
+
+/** Resolves once `child` has printed the line with its URL on stdout, among npm's own lines. */
+const listening = async (child: Child): Promise<void> => {
+  const started = Date.now()
+  while (!child.stdout().includes("Mailroom listening on")) {
+    if (!isRunning(child)) throw new Error(`exited before listening\nstdout:\n${child.stdout()}\nstderr:\n${child.stderr()}`)
+    if (Date.now() - started > bootTimeoutMs) throw new Error("never printed its URL")
+    await sleep(50)
+  }
+}
+
+describe("first contact, as a new user tries it", () => {
+  it("a signup form opened at the printed URL, or at another loopback spelling of it, accepts its own submission", booting, async () => {
+    const starter = await bootStarter({ DATABASE_URL: freshDatabaseUrl(), ADMIN_TOKEN: adminToken })
+    const { apiKey: token } = await createAccount(starter)
+    const created = await call(starter, "POST", "/v1/forms", { token, body: { name: "Newsletter" } })
+    expect(created.status).toBe(201)
+    const form = created.body.data as { hostedUrl: string; submitUrl: string }
+    expect(new URL(form.hostedUrl).origin).toBe(starter.url)
+    const submitFrom = (origin: string, email: string) =>
+      fetch(form.submitUrl, {
+        method: "POST",
+        headers: { origin, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ email }).toString(),
+        redirect: "manual",
+      })
+    const loopbacks = [starter.url, `http://127.0.0.1:${starter.port}`, `http://[::1]:${starter.port}`]
+    for (const [index, origin] of loopbacks.entries()) {
+      const answer = await submitFrom(origin, `first-${index}@example.com`)
+      expect({ origin, status: answer.status }).toEqual({ origin, status: 303 })
+    }
+    for (const origin of ["http://evil.example", `http://127.0.0.1:${starter.port + 1}`]) {
+      const answer = await submitFrom(origin, "refused@example.com")
+      expect({ origin, status: answer.status }).toEqual({ origin, status: 403 })
+    }
+    expect(await stopStarter(starter)).toEqual({ code: 0, signal: null })
+  })
+
+  it("without ADMIN_TOKEN, says at startup that the operator API is off and how to turn it on", booting, async () => {
+    const starter = await bootStarter({ DATABASE_URL: freshDatabaseUrl() })
+    const started = Date.now()
+    while (!starter.stderr().includes("operator API") && Date.now() - started < 5_000) await sleep(25)
+    expect(ownStderrLines(starter)).toEqual([expect.stringMatching(/operator API \(\/admin\) is off: set ADMIN_TOKEN/)])
+    expect(starter.stdout().trimEnd().split("\n")).toHaveLength(1)
+    expect(await stopStarter(starter)).toEqual({ code: 0, signal: null })
+  })
+
+  it.each([
+    ["an unknown Postgres database", `postgres://postgres@127.0.0.1:5432/mailroom_missing_${process.pid}`, /database "mailroom_missing_\d+" does not exist on 127\.0\.0\.1:5432: create it \(createdb mailroom_missing_\d+\)/],
+    ["an unreachable host", "postgres://postgres@127.0.0.1:1/mailroom", /nothing accepts connections at 127\.0\.0\.1:1: start PostgreSQL there/],
+    ["a DATABASE_URL that is not a URL", "postgres://postgres:pa ss@127.0.0.1:port/mailroom", /DATABASE_URL is not a valid postgres:\/\/ URL/],
+    ["a DATABASE_URL of an unsupported kind", "mysql://root@127.0.0.1/mailroom", /DATABASE_URL: database scheme mysql: is not supported/],
+  ])("on %s, prints one line naming the cause and DATABASE_URL, and exits non-zero", booting, async (_case, url, line) => {
+    const starter = start(process.execPath, ["scripts/start.mjs"], { DATABASE_URL: url, PORT: String(await freePort()) })
+    const exit = await exitWithin(starter, 60_000)
+    expect(exit?.code).not.toBe(0)
+    expect(exit?.code).not.toBeNull()
+    const lines = ownStderrLines(starter)
+    expect(lines, starter.stderr()).toHaveLength(1)
+    expect(lines[0]).toMatch(line)
+    expect(lines[0]).toContain("DATABASE_URL")
+    expect(lines[0]).not.toContain("pa ss")
+    expect(starter.stdout()).toBe("")
+  })
+
+  it("logs no 4xx, not even at LOG_LEVEL=debug", booting, async () => {
+    const starter = await bootStarter({ DATABASE_URL: freshDatabaseUrl(), ADMIN_TOKEN: adminToken, LOG_LEVEL: "debug" })
+    const { apiKey: token } = await createAccount(starter)
+    const before = { stdout: starter.stdout().length, stderr: starter.stderr().length }
+    expect((await call(starter, "POST", "/v1/contacts", { token, body: { email: "not an address" } })).status).toBe(400)
+    expect((await call(starter, "GET", "/v1/contacts?limit=many", { token })).status).toBe(400)
+    expect((await call(starter, "GET", "/v1/no-such-route", { token })).status).toBe(404)
+    await sleep(200)
+    const output = starter.stdout().slice(before.stdout) + starter.stderr().slice(before.stderr)
+    expect(output).not.toMatch(/unhandled|ValidationFailed|\n\s+at /i)
+    expect(await stopStarter(starter)).toEqual({ code: 0, signal: null })
+  })
+
+  it.each([
+    ["npm start -w @mailroom/example-hono-sqlite", "SIGTERM", ["start", "-w", "@mailroom/example-hono-sqlite"]],
+    ["npm start -w @mailroom/example-hono-sqlite", "SIGINT", ["start", "-w", "@mailroom/example-hono-sqlite"]],
+    ["npm start", "SIGTERM", ["start"]],
+    ["npm start", "SIGINT", ["start"]],
+  ] as const)("`%s` frees the port when npm gets %s", booting, async (_name, signal, args) => {
+    const port = await freePort()
+    const wrapper = start("npm", args, { DATABASE_URL: "memory:", PORT: String(port), HOST: "127.0.0.1" })
+    await listening(wrapper)
+    expect(await refusesConnections({ port })).toBe(false)
+    const tree = processTree(wrapper.process.pid!)
+    const alive = () => tree.filter((pid) => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    })
+    try {
+      wrapper.process.kill(signal)
+      const signalled = Date.now()
+      while (!(await refusesConnections({ port }))) {
+        expect(Date.now() - signalled, `port ${port} still open after ${signal} to npm`).toBeLessThan(exitTimeoutMs * 2)
+        await sleep(50)
+      }
+      expect(await exitWithin(wrapper, exitTimeoutMs)).toBeDefined()
+      await sleep(100)
+      expect(alive()).toEqual([])
+    } finally {
+      // A server that outlived its wrapper is no child of this test any more: stopAll would not find it.
+      for (const pid of alive()) process.kill(pid, "SIGKILL")
+    }
   })
 })
 
