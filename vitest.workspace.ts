@@ -11,11 +11,20 @@ const testDatabase = `mailroom_test_${digest.digest("hex").slice(0, 12)}`
 
 // One vitest project per workspace package. Packages import each other's sources (not their builds) in tests.
 // Examples are left out, except the main starter, whose tests run it as a process (and so use the builds).
+// A package's other entries (`exports` subpaths, such as @mailroom/postgres/rate-limits) come before its name, which
+// would otherwise match them as a prefix.
 const order: Array<string> = JSON.parse(readFileSync(new URL("./scripts/build-order.json", import.meta.url), "utf8"))
-const alias = Object.fromEntries(order.map((dir) => {
-  const { name } = JSON.parse(readFileSync(new URL(`./${dir}/package.json`, import.meta.url), "utf8"))
-  return [name, new URL(`./${dir}/src/index.ts`, import.meta.url).pathname]
-}))
+const alias = order.flatMap((dir) => {
+  const { name, exports } = JSON.parse(readFileSync(new URL(`./${dir}/package.json`, import.meta.url), "utf8")) as {
+    name: string
+    exports?: Record<string, { source?: string }>
+  }
+  const subpaths = Object.entries(exports ?? {}).flatMap(([subpath, entry]) =>
+    subpath === "." || entry.source === undefined
+      ? []
+      : [{ find: `${name}${subpath.slice(1)}`, replacement: new URL(`./${dir}/${entry.source}`, import.meta.url).pathname }])
+  return [...subpaths, { find: name, replacement: new URL(`./${dir}/src/index.ts`, import.meta.url).pathname }]
+})
 
 export default defineWorkspace(order.filter((dir) => !dir.startsWith("examples/") || dir === "examples/hono-sqlite").map((dir) => ({
   resolve: { alias },

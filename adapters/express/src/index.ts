@@ -2,16 +2,10 @@
 // web Response back. No route logic lives here. @hono/node-server does the conversion: streamed bodies both
 // ways, backpressure, every Set-Cookie, client aborts.
 import { getRequestListener, RequestError } from "@hono/node-server"
+import { closeLingering, type MailroomHandler } from "@mailroom/http"
 import type { NextFunction, Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express"
 
-/** What an adapter needs from a Mailroom: the handler that `createMailroom(…)` returns as `fetch`, which takes the
- *  peer address of the connection beside the request. */
-export interface MailroomHandler {
-  readonly fetch: (
-    request: Request,
-    options: { readonly clientAddress: string | null; readonly httpVersion: string },
-  ) => Promise<Response>
-}
+export type { MailroomHandler } from "@mailroom/http"
 
 /**
  * Express middleware that hands every request it sees to `mailroom`. Mount it with `app.use(basePath, …)`:
@@ -23,6 +17,7 @@ export interface MailroomHandler {
  */
 export const mailroomMiddleware = (mailroom: MailroomHandler): RequestHandler =>
   (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
+    closeLingering(req)
     const small = readSmallBody(req)
     if (small === undefined) return serve(mailroom, req, res, next, bodyReadByParser(req))
     small.then(

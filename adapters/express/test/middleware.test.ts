@@ -1,4 +1,4 @@
-import { abandonBody, adapterHostOf, adapterSuite, httpSuite, keepAliveSuite, targetOverHttp } from "@mailroom/testing"
+import { abandonBody, adapterHostOf, adapterSuite, httpSuite, keepAliveSuite, oversizedBodySuite, targetOverHttp } from "@mailroom/testing"
 import type { FetchHandler, StartAdapterHost } from "@mailroom/testing"
 import express from "express"
 import type { ErrorRequestHandler } from "express"
@@ -19,6 +19,12 @@ adapterSuite("express", startHost)
 
 keepAliveSuite("express", startHost, async ({ rateLimits }) => {
   const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token", rateLimits })
+  await mailroom.ready()
+  return mailroom
+})
+
+oversizedBodySuite("express", startHost, async () => {
+  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token" })
   await mailroom.ready()
   return mailroom
 })

@@ -3,16 +3,10 @@
 // streamed back on the hijacked reply. @hono/node-server converts between Node and web requests.
 import type { IncomingMessage } from "node:http"
 import { getRequestListener, RequestError } from "@hono/node-server"
+import { closeLingering, type MailroomHandler } from "@mailroom/http"
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify"
 
-/** What an adapter needs from a Mailroom: the handler that `createMailroom(…)` returns as `fetch`, which takes the
- *  peer address of the connection beside the request. */
-export interface MailroomHandler {
-  readonly fetch: (
-    request: Request,
-    options: { readonly clientAddress: string | null; readonly httpVersion: string },
-  ) => Promise<Response>
-}
+export type { MailroomHandler } from "@mailroom/http"
 
 export interface MailroomPluginOptions {
   readonly mailroom: MailroomHandler
@@ -57,6 +51,7 @@ export const mailroomPlugin: FastifyPluginCallback<MailroomPluginOptions> = (fas
     // case-folded ones); those have no unambiguous path below the prefix.
     if (!(request.raw.url ?? "").startsWith(prefix)) return reply.callNotFound()
     reply.hijack()
+    closeLingering(request.raw)
     const small = readSmallBody(request.raw)
     if (small === undefined) return streaming(request.raw, reply.raw)
     let body: Buffer

@@ -1,4 +1,4 @@
-import { abandonBody, adapterHostOf, adapterSuite, httpSuite, keepAliveSuite, targetOverHttp } from "@mailroom/testing"
+import { abandonBody, adapterHostOf, adapterSuite, httpSuite, keepAliveSuite, oversizedBodySuite, targetOverHttp } from "@mailroom/testing"
 import type { FetchHandler, StartAdapterHost } from "@mailroom/testing"
 import Fastify from "fastify"
 import type { FastifyInstance } from "fastify"
@@ -22,6 +22,12 @@ adapterSuite("fastify", startHost)
 
 keepAliveSuite("fastify", startHost, async ({ rateLimits }) => {
   const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token", rateLimits })
+  await mailroom.ready()
+  return mailroom
+})
+
+oversizedBodySuite("fastify", startHost, async () => {
+  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token" })
   await mailroom.ready()
   return mailroom
 })

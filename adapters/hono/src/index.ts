@@ -1,16 +1,11 @@
 // Mounts Mailroom's web-standard handler on a Hono app. No route logic lives here: Mailroom answers
 // everything under the base path, the host answers everything else.
+import { closeLingering, type MailroomHandler } from "@mailroom/http"
+import type { IncomingMessage } from "node:http"
 import type { Context, Env, Hono, Next, Schema } from "hono"
 import { routePath } from "hono/route"
 
-/** What an adapter needs from a Mailroom: the handler that `createMailroom(…)` returns as `fetch`, which takes the
- *  peer address of the connection beside the request. */
-export interface MailroomHandler {
-  readonly fetch: (
-    request: Request,
-    options: { readonly clientAddress: string | null; readonly httpVersion?: string | undefined },
-  ) => Promise<Response>
-}
+export type { MailroomHandler } from "@mailroom/http"
 
 export interface MountOptions {
   /** The peer address of the connection a request came on. Default: the socket's remote address when
@@ -22,6 +17,12 @@ export interface MountOptions {
 const nodeHttpVersion = (c: Context): string | undefined => {
   const version = (c.env as { incoming?: { httpVersion?: unknown } } | undefined)?.incoming?.httpVersion
   return typeof version === "string" ? version : undefined
+}
+
+/** @hono/node-server's request, when it serves the app: its connection closes lingering (see `closeLingering`). */
+const lingerOnNode = (c: Context): void => {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming
+  if (incoming?.socket !== undefined) closeLingering(incoming)
 }
 
 /** The remote address of @hono/node-server's socket, when it serves the app. */
@@ -52,10 +53,11 @@ export const mountMailroom = <E extends Env, S extends Schema, B extends string>
     // With no prefix anywhere above it there is nothing to strip, so the request goes over as it came: `app.mount`
     // would copy it (a second Request, and the body stream piped into it). The app's own basePath or a parent's
     // `route()` shows in the matched route, and such requests fall through to the mount below.
-    app.all(rootRoute, (c: Context, next: Next) =>
-      routePath(c) === rootRoute
-        ? mailroom.fetch(c.req.raw, { clientAddress: clientAddress(c), httpVersion: nodeHttpVersion(c) })
-        : next())
+    app.all(rootRoute, (c: Context, next: Next) => {
+      if (routePath(c) !== rootRoute) return next()
+      lingerOnNode(c)
+      return mailroom.fetch(c.req.raw, { clientAddress: clientAddress(c), httpVersion: nodeHttpVersion(c) })
+    })
   }
   // `app.mount` strips the base path (the app's own basePath included). It is deprecated from hono 4.13.13
   // in favour of `hono/mount`, which the supported range (^4.10) does not have yet. It would mount "" on
@@ -65,6 +67,11 @@ export const mountMailroom = <E extends Env, S extends Schema, B extends string>
     path,
     (request: Request, address: string | null, httpVersion: string | undefined) =>
       mailroom.fetch(request, { clientAddress: address, httpVersion }),
-    { optionHandler: (c) => [clientAddress(c), nodeHttpVersion(c)] },
+    {
+      optionHandler: (c) => {
+        lingerOnNode(c)
+        return [clientAddress(c), nodeHttpVersion(c)]
+      },
+    },
   )
 }

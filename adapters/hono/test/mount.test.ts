@@ -1,5 +1,5 @@
 import { serve } from "@hono/node-server"
-import { adapterHostOf, adapterSuite, httpSuite, keepAliveSuite, targetOverHttp, withinOneSecond } from "@mailroom/testing"
+import { adapterHostOf, adapterSuite, httpSuite, keepAliveSuite, oversizedBodySuite, targetOverHttp, withinOneSecond } from "@mailroom/testing"
 import type { FetchHandler, StartAdapterHost } from "@mailroom/testing"
 import type { Server } from "node:http"
 import { Hono } from "hono"
@@ -7,7 +7,7 @@ import { createMailroom } from "mailroom"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { mountMailroom } from "../src/index.js"
 
-const listen = (app: Hono) =>
+const listen = (app: Pick<Hono, "fetch">) =>
   adapterHostOf(serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server)
 
 const startHost: StartAdapterHost = (mailroom, basePath) => {
@@ -24,6 +24,23 @@ keepAliveSuite("hono", startHost, async ({ rateLimits }) => {
   await mailroom.ready()
   return mailroom
 })
+
+oversizedBodySuite("hono", startHost, async () => {
+  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token" })
+  await mailroom.ready()
+  return mailroom
+})
+
+// @hono/node-server serving the facade's fetch itself, with no Hono app around it.
+// The handler is the Mailroom made below, whose fetch takes @hono/node-server's `{ incoming }` as its options.
+const serveFetch: StartAdapterHost = (mailroom) =>
+  listen({ fetch: (request: Request, env: unknown) => mailroom.fetch(request, env as { readonly clientAddress?: string | null }) })
+
+oversizedBodySuite("mailroom.fetch on @hono/node-server", serveFetch, async () => {
+  const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token" })
+  await mailroom.ready()
+  return mailroom
+}, "")
 
 httpSuite("hono", async ({ rateLimits }) => {
   const mailroom = createMailroom({ database: "memory:", adminToken: "test-admin-token", rateLimits })

@@ -31,15 +31,17 @@ export const makeContactRepository = (
       return Either.right(inserted)
     }),
 
-  update: (contact) =>
-    db.atomicEither((): Either.Either<void, DuplicateContact> => {
-      if (table.find(contact.accountId, contact.id) === undefined) return Either.void
+  update: (contact, options) =>
+    db.atomicEither((): Either.Either<boolean, DuplicateContact> => {
+      const stored = table.find(contact.accountId, contact.id)
+      if (stored === undefined) return Either.right(false)
+      if (options?.expectedStatus !== undefined && stored.status !== options.expectedStatus) return Either.right(false)
       const holder = table.findByEmail(contact.accountId, contact.email)
       if (holder !== undefined && holder.id !== contact.id) return Either.left(new DuplicateContact({ email: contact.email }))
       table.change(contact.accountId, contact.id, (current) => ({
         ...copyContact(contact), tags: current.tags, customFields: current.customFields, createdAt: current.createdAt,
       }))
-      return Either.void
+      return Either.right(true)
     }),
 
   replaceCustomFields: (accountId, contactId, fields) =>

@@ -1,6 +1,6 @@
 /** The memory backend's tables and transactions. Repositories keep their rows in tables made here; one writer at a
  *  time, and a failed transaction puts every table back as it was when the transaction began. */
-import type { AccountId } from "@mailroom/core"
+import { type AccountId, withCommitHooks } from "@mailroom/core"
 import { Effect, Either, Exit, FiberRef, type Scope } from "effect"
 
 /** Undo steps of the running transaction, newest last; undefined while no transaction runs. */
@@ -102,13 +102,14 @@ export const makeMemoryDb: Effect.Effect<MemoryDb, never, Scope.Scope> = Effect.
     if (Exit.isSuccess(exit)) for (const f of committed) f()
   })
 
+  // The outermost transaction runs the effects given to core's afterCommit once it committed.
   const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.flatMap(FiberRef.get(inside), (joined) =>
       joined
         ? effect
-        : writer.withPermits(1)(
+        : withCommitHooks(writer.withPermits(1)(
           Effect.acquireUseRelease(begin, () => Effect.locally(effect, inside, true), (_, exit) => end(exit)),
-        ))
+        )))
 
   return {
     table: <K, V>() => new MemoryTable<K, V>(journal),

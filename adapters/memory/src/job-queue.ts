@@ -1,10 +1,9 @@
 /** The in-process JobQueue: jobs in a map, due times read from Effect's Clock, so that a test under TestClock walks a
  *  retry schedule of hours in milliseconds. Nothing survives the layer: for unit tests, demos and the memory backend.
- *  Jobs claimed at creation (enqueueClaimed) enter the map when they are started: the memory Store's transactions
- *  keep nothing either, so there is nothing to commit them with. */
+ *  An enqueue inside a memory Store transaction is held until the transaction commits (core's afterCommit): it runs
+ *  only then, and never when the transaction rolls back. */
 import {
-  type ClaimedJob, type EnqueueOptions, enqueueEach, Ids, type JobDefinition, JobQueue, type JobQueueService, makeWorkerHandoffs,
-  runJobWorker, StoreError,
+  afterCommit, type ClaimedJob, type EnqueueOptions, enqueueEach, Ids, type JobDefinition, JobQueue, type JobQueueService, runJobWorker, StoreError,
 } from "@mailroom/core"
 import { Clock, Deferred, Duration, Effect, Layer, Schema } from "effect"
 
@@ -13,7 +12,8 @@ export interface MemoryJobQueueOptions {
   readonly shutdownGrace?: Duration.DurationInput
 }
 
-type JobState = "pending" | "running" | "completed" | "failed"
+/** "held": enqueued in a Store transaction that has not committed yet (its dedupe key is taken). */
+type JobState = "held" | "pending" | "running" | "completed" | "failed"
 
 interface MemoryJob {
   readonly id: string
@@ -36,7 +36,7 @@ export interface MemoryJobView {
   readonly lastError: string | undefined
 }
 
-const unfinished = (job: MemoryJob) => job.state === "pending" || job.state === "running"
+const unfinished = (job: MemoryJob) => job.state === "held" || job.state === "pending" || job.state === "running"
 
 export const makeMemoryJobQueue = (options: MemoryJobQueueOptions = {}) =>
   Effect.gen(function* () {
@@ -62,38 +62,23 @@ export const makeMemoryJobQueue = (options: MemoryJobQueueOptions = {}) =>
         }
         const now = yield* Clock.currentTimeMillis
         const id = ids.make("job", new Date(now))
-        jobs.set(id, {
-          id, name: job.name, payload: structuredClone(encoded), dedupeKey: key, state: "pending", attempts: 0,
+        const stored: MemoryJob = {
+          id, name: job.name, payload: structuredClone(encoded), dedupeKey: key, state: "held", attempts: 0,
           runAt: enqueueOptions.runAt?.getTime() ?? now, lastError: undefined,
-        })
-        yield* wake
+        }
+        jobs.set(id, stored)
+        yield* afterCommit(Effect.zipRight(Effect.sync(() => { stored.state = "pending" }), wake))
         return id
       })
 
     const enqueueAll = enqueueEach(enqueue)
-
-    const handoffs = makeWorkerHandoffs()
-
-    const enqueueClaimed: JobQueueService["enqueueClaimed"] = (job, payloads) =>
-      handoffs.claim(job, payloads, (encoded) =>
-        Effect.map(Clock.currentTimeMillis, (now) => {
-          const made = encoded.map((payload) => ({ id: ids.make("job", new Date(now)), payload: structuredClone(payload) }))
-          return {
-            ids: made.map((one) => one.id),
-            beforeStart: Effect.sync(() => {
-              for (const { id, payload } of made) {
-                jobs.set(id, { id, name: job.name, payload, dedupeKey: undefined, state: "running", attempts: 1, runAt: now, lastError: undefined })
-              }
-            }),
-          }
-        })).pipe(Effect.mapError((cause) => new StoreError({ operation: "jobs.enqueue", cause })))
 
     const due = (name: string, now: number) =>
       [...jobs.values()].filter((job) => job.name === name && job.state === "pending" && job.runAt <= now)
         .sort((a, b) => a.runAt - b.runAt)
 
     const work: JobQueueService["work"] = (job, handler, workOptions) =>
-      handoffs.keep(job.name, runJobWorker(job, handler, {
+      runJobWorker(job, handler, {
         claim: (max) =>
           Effect.map(Clock.currentTimeMillis, (now) =>
             due(job.name, now).slice(0, max).map((claimed): ClaimedJob => {
@@ -125,7 +110,7 @@ export const makeMemoryJobQueue = (options: MemoryJobQueueOptions = {}) =>
           if (next <= now) return
           yield* next === Infinity ? Deferred.await(signal) : Effect.race(Deferred.await(signal), Effect.sleep(Duration.millis(next - now)))
         }),
-      }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds" }))
+      }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds" })
 
     /** Every job this queue holds, finished ones included, oldest first. */
     const inspect = Effect.sync((): ReadonlyArray<MemoryJobView> =>
@@ -133,7 +118,7 @@ export const makeMemoryJobQueue = (options: MemoryJobQueueOptions = {}) =>
         id: job.id, name: job.name, state: job.state, attempts: job.attempts, runAt: new Date(job.runAt), lastError: job.lastError,
       })))
 
-    return { queue: JobQueue.of({ enqueue, enqueueAll, enqueueClaimed, work }), inspect }
+    return { queue: JobQueue.of({ enqueue, enqueueAll, work }), inspect }
   })
 
 export const MemoryJobQueue = {

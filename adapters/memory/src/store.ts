@@ -20,6 +20,7 @@ import { makeMessageRepository } from "./messages.js"
 import { makeQuotaRepository } from "./quota.js"
 import { makeIdempotencyRepository } from "./idempotency.js"
 import { makeFormRepository } from "./forms.js"
+import { makeDomainRepository } from "./domains.js"
 
 export const makeMemoryStore = Effect.gen(function* () {
   const db = yield* makeMemoryDb
@@ -52,6 +53,7 @@ export const makeMemoryStore = Effect.gen(function* () {
     quota: makeQuotaRepository(db),
     idempotency: makeIdempotencyRepository(db),
     forms: makeFormRepository(db),
+    domains: makeDomainRepository(db),
     transaction: db.transaction,
     ping: Effect.void,
   })

@@ -137,8 +137,6 @@ export const makeWebhookRepository = (db: MemoryDb): WebhookRepository => {
     // One writer at a time: reading inside the transaction is the lock.
     lockEndpoints: (refs) => db.atomic(() => endpointsOf(refs)),
 
-    recordAttempt: (attempt, outcome) => db.atomic(() => record(attempt, outcome)),
-
     recordAttempts: (records, streaks = []) =>
       db.atomic(() => {
         records.forEach(({ attempt, outcome }) => record(attempt, outcome))

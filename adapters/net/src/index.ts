@@ -1,6 +1,9 @@
 // The public surface of @mailroom/net, listed by name.
-export { NodeDns, makeNodeDns } from "./dns.js"
+export { NodeDns, makeNodeDns, defaultDnsTimeoutMs, defaultDnsTries, defaultRecordTtlSeconds } from "./dns.js"
 export type { NodeDnsOptions } from "./dns.js"
+export { maxNegativeTtlSeconds } from "./dns-cache.js"
+export type { DnsCacheOptions } from "./dns-cache.js"
+export { DnsServersError, parseDnsServers } from "./dns-servers.js"
 export { UndiciTransport, makeUndiciTransport } from "./transport.js"
 export type { UndiciTransportOptions } from "./transport.js"
 export { TurnstileChallenge, makeTurnstile, turnstileVerifyUrl } from "./turnstile.js"

@@ -1,11 +1,10 @@
 /** The webhook URL rules through the Dns port, answered by a real DNS server, and the check-then-connect path: the
  *  address that was checked is the address connected to, whatever the DNS answers afterwards. */
 import { checkWebhookTarget, Dns, strictUrlRules } from "@mailroom/core"
-import { startWebhookReceiver } from "@mailroom/testing"
+import { startDnsServer, startWebhookReceiver, type TestDnsServer } from "@mailroom/testing"
 import { Effect, Either, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeUndiciTransport, NodeDns } from "../src/index.js"
-import { startDnsServer, type TestDnsServer } from "./dns-server.js"
 
 let dns: TestDnsServer
 beforeAll(async () => {

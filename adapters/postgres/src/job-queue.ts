@@ -1,25 +1,29 @@
-/** The JobQueue over pg-boss 10, for one or many instances of the host service on one Postgres database: pg-boss
- *  claims each job for one worker (FOR UPDATE SKIP LOCKED), and a job whose worker died is failed by pg-boss's
- *  maintenance once it has been active longer than its expiry, then retried.
+/** The JobQueue over pg-boss 10, for one or many instances of the host service on one Postgres database, through
+ *  pg-boss's public API only (createQueue, insert, fetch, complete, fail, deleteJob, getJobById, each given a `db` when
+ *  it must run in a transaction of Mailroom's). pg-boss claims each job for one worker (FOR UPDATE SKIP LOCKED), and a
+ *  job whose worker died is failed by pg-boss's maintenance once it has been active longer than its expiry, then
+ *  retried.
  *
- *  How the port maps onto pg-boss: attempt = retry_count + 1 (pg-boss counts a retry whenever it hands out a job that
- *  was started before). retry_limit = the policy's number of delays. pg-boss waits one fixed retry_delay (seconds)
- *  after a failure, so each claim (pg-boss's fetch, as one statement of our own) sets the job's retry_delay to the
- *  delay that follows *this* attempt; the failure,
- *  whether reported by the worker or found by maintenance after a crash, then waits exactly the policy's delay
- *  (rounded up to whole seconds). expire_in = the job's timeout plus `expiryMargin`. Dedupe keys are pg-boss
- *  singleton keys, checked under an advisory lock against the job's unfinished states.
- *
- *  Jobs claimed at creation (enqueueClaimed) are inserted active, through the Store's SqlClient in the caller's
- *  transaction, when the Store is on the queue's database; their expiry allows for one run of waiting before theirs
- *  starts (twice the timeout, plus the margin), and past it pg-boss's maintenance retries them as any job whose worker
- *  died. */
+ *  How the port maps onto pg-boss (docs/jobs.md, "pg-boss: what Mailroom adds"):
+ *  - Retries follow the policy's schedule, delay by delay. pg-boss waits one fixed `retryDelay` after every failure of
+ *    a job, so a failed run is not handed to pg-boss's `fail`: in one transaction the job is deleted and inserted
+ *    again under the same id, due after the policy's next delay, with its next attempt number in its data. Each job
+ *    is inserted with `retryLimit` = the attempts it has left and `retryDelay` = the delay after its own attempt, so
+ *    that a run cut short (its process died), which only pg-boss's maintenance sees, is retried after that delay too.
+ *    attempt = the attempt in the job's data + pg-boss's retryCount (the runs of that row cut short).
+ *  - Dedupe keys: pg-boss's singletonKey drops a second job only under the "short", "singleton" and "stately"
+ *    policies, each of which lets a second job in while the first is active (or while it is queued); the port drops it
+ *    while the first is waiting, retrying or running. The queue keeps its keys in a table of its own
+ *    (`mailroom_job_keys`, beside the `pgboss` schema): a key's row names its job until the job finishes.
+ *  - Enqueues made inside a transaction of the Store, when the Store is on the queue's database, run in that
+ *    transaction (pg-boss's `db` option over the Store's connection): the jobs commit with its changes, or not at all,
+ *    and the workers of this process are woken once it committed. */
 import { SqlClient } from "@effect/sql"
 import {
-  type ClaimedJob, CommitDurability, type Durability, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService, makeClaimWakeup, makeKeyedWakeSignals,
-  makeWorkerHandoffs, runJobWorker, StoreError,
+  afterCommit, type ClaimedJob, CommitDurability, type Durability, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService,
+  makeClaimWakeup, makeKeyedWakeSignals, runJobWorker, StoreError,
 } from "@mailroom/core"
-import { Duration, Effect, Layer, Schema } from "effect"
+import { Duration, Effect, Layer, Option, Runtime, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import pg from "pg"
 import PgBoss from "pg-boss"
@@ -44,55 +48,42 @@ const wholeSeconds = (duration: Duration.DurationInput) => Math.ceil(Duration.to
 
 const failure = (operation: string) => (cause: unknown) => new StoreError({ operation, cause })
 
-const ClaimedRow = Schema.Struct({ id: Schema.String, retry_count: Schema.Number, data: Schema.Struct({ payload: Schema.Unknown }) })
-const decodeClaimed = Schema.decodeUnknown(Schema.Array(ClaimedRow))
+/** What the queue stores in a pg-boss job's data: the payload (encoded), the attempt its row was inserted for (1 when
+ *  absent), and its dedupe key. */
+const JobData = Schema.Struct({ payload: Schema.Unknown, attempt: Schema.optional(Schema.Number), key: Schema.optional(Schema.String) })
+type JobData = typeof JobData.Type
+const FetchedJob = Schema.Struct({ id: Schema.String, retryCount: Schema.Number, data: JobData })
+const decodeFetched = Schema.decodeUnknown(Schema.Array(FetchedJob))
 
-/** The queue's own index on pg-boss's job table (Postgres adds it to every queue's partition): finds the unfinished
- *  job of a dedupe key without scanning the queue. */
-const dedupeIndex = `CREATE INDEX IF NOT EXISTS job_mailroom_dedupe ON pgboss.job (name, singleton_key)
-  WHERE singleton_key IS NOT NULL AND state < 'completed'`
+/** A job claimed by this process, with what its settlement needs. */
+interface Claimed extends ClaimedJob {
+  readonly data: JobData
+}
 
-// The queue's own statements below have constant texts and run as named prepared statements: Postgres parses and
-// analyses each once per connection instead of on every claim.
+/** The queue's own table of dedupe keys, created when the queue starts (instances starting at once take turns on an
+ *  advisory lock). The index Mailroom once added to pg-boss's job table is dropped: the keys live here now. */
+const createKeyTable = `CREATE TABLE IF NOT EXISTS mailroom_job_keys (
+    name text NOT NULL,
+    key text NOT NULL,
+    job_id uuid NOT NULL,
+    PRIMARY KEY (name, key)
+  );
+  DROP INDEX IF EXISTS pgboss.job_mailroom_dedupe`
 
-/** pg-boss's fetch of a standard queue (its `fetchNextJob`: the oldest due jobs, highest priority first, skipping
- *  those another worker holds; a job started before counts a retry), which also sets each job's retry_delay to the
- *  delay that follows this attempt ($3, whole seconds; a job past the schedule keeps its own), in one statement. */
-const claimJobs = `WITH next AS (
-    SELECT id FROM pgboss.job
-    WHERE name = $1 AND state < 'active' AND start_after < now()
-    ORDER BY priority DESC, created_on, id
-    LIMIT $2
-    FOR UPDATE SKIP LOCKED
-  )
-  UPDATE pgboss.job j SET
-    state = 'active',
-    started_on = now(),
-    retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END,
-    retry_delay = COALESCE(($3::int[])[CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 2 ELSE j.retry_count + 1 END], j.retry_delay)
-  FROM next
-  WHERE j.name = $1 AND j.id = next.id
-  RETURNING j.id, j.retry_count, j.data`
+/** Takes the keys not taken yet (in key order, so that two enqueues cannot deadlock); answers those it took. */
+const takeKeys = `INSERT INTO mailroom_job_keys (name, key, job_id)
+  SELECT $1, key, job_id FROM unnest($2::text[], $3::uuid[]) AS t (key, job_id) ORDER BY key
+  ON CONFLICT (name, key) DO NOTHING
+  RETURNING key`
+const findKeys = "SELECT key, job_id FROM mailroom_job_keys WHERE name = $1 AND key = ANY($2::text[])"
+const moveKey = "UPDATE mailroom_job_keys SET job_id = $3 WHERE name = $1 AND key = $2"
+const freeKeys = "DELETE FROM mailroom_job_keys WHERE name = $1 AND job_id = ANY($2::uuid[])"
 
-/** The dedupe keys of a batch, locked in order (so that two batches cannot deadlock), then their unfinished jobs. */
-const lockDedupeKeys = "SELECT pg_advisory_xact_lock(hashtext($1), hashtext(key)) FROM unnest($2::text[]) AS key ORDER BY key"
-const findUnfinished = "SELECT id, singleton_key FROM pgboss.job WHERE name = $1 AND singleton_key = ANY($2::text[]) AND state < 'completed'"
+/** A pg-boss job that is still to run, or running. */
+const unfinished = (state: string | undefined) => state === "created" || state === "retry" || state === "active"
 
-/** Jobs claimed at creation: active from now, attempt 1 (retry_count 0), waiting the policy's first delay after a
- *  failure. The queue's partition exists: its worker created it before it started. */
-const insertClaimed = `INSERT INTO pgboss.job (id, name, data, state, retry_limit, retry_delay, retry_backoff, expire_in, started_on, policy)
-  SELECT j.id, $1, j.data, 'active', $2::int, $3::int, false, $4::int * interval '1 second', now(), 'standard'
-  FROM jsonb_to_recordset($5::jsonb) AS j (id uuid, data jsonb)`
-
-/** What tells two connections they are on one database: its name, its server's start, and the queue's table. */
-const databaseIdentity = "SELECT current_database() || ' ' || pg_postmaster_start_time()::text || ' ' || 'pgboss.job'::regclass::oid::text AS identity"
-
-/** pg-boss's `complete` of jobs by id. */
-const completeJobs = `UPDATE pgboss.job SET completed_on = now(), state = 'completed'
-  WHERE name = $1 AND id = ANY($2::uuid[]) AND state = 'active'`
-
-/** The queue; with `store` (the Store's SqlClient), jobs claimed at creation are written in the Store's transactions
- *  when it is on the queue's database. */
+/** The queue; with `store` (the Store's SqlClient), enqueues made inside the Store's transactions run in them when the
+ *  Store is on the queue's database. */
 export const makePgBossJobQueue = (options: PgBossJobQueueOptions, store?: SqlClient.SqlClient) =>
   Effect.gen(function* () {
     const pool = yield* Effect.acquireRelease(
@@ -103,9 +94,8 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions, store?: SqlCl
       }),
       (opened) => Effect.promise(() => opened.end()),
     )
-    const db = { executeSql: (text: string, values?: Array<unknown>) => pool.query(text, values) }
     const boss = new PgBoss({
-      db,
+      db: { executeSql: (text: string, values?: Array<unknown>) => pool.query(text, values) },
       schedule: false,
       supervise: true,
       maintenanceIntervalSeconds: wholeSeconds(options.maintenanceInterval ?? "30 seconds"),
@@ -115,28 +105,37 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions, store?: SqlCl
       Effect.tryPromise({ try: () => boss.start(), catch: failure("pgboss.start") }),
       () => Effect.promise(() => boss.stop({ graceful: false, close: false, wait: true })),
     )
+
+    /** Runs `use` in a transaction on a connection of the queue's pool, begun with `durability`. */
+    const inPoolTransaction = async <A>(durability: Durability, use: (db: PgBoss.Db) => Promise<A>): Promise<A> => {
+      const client = await pool.connect()
+      try {
+        await client.query(beginTransaction(durability))
+        const answer = await use({ executeSql: (text, values) => client.query(text, values) })
+        await client.query("COMMIT")
+        return answer
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined)
+        throw error
+      } finally {
+        client.release()
+      }
+    }
+
     yield* Effect.tryPromise({
-      try: async () => {
-        const client = await pool.connect()
-        try {
-          await client.query("BEGIN")
-          await client.query("SELECT pg_advisory_xact_lock(hashtext('mailroom_pgboss_index'))")
-          await client.query(dedupeIndex)
-          await client.query("COMMIT")
-        } catch (error) {
-          await client.query("ROLLBACK").catch(() => undefined)
-          throw error
-        } finally {
-          client.release()
-        }
-      },
-      catch: failure("pgboss.index"),
+      try: () => inPoolTransaction("full", async (db) => {
+        await db.executeSql("SELECT pg_advisory_xact_lock(hashtext('mailroom_job_keys'))", [])
+        for (const statement of createKeyTable.split(";")) await db.executeSql(statement, [])
+      }),
+      catch: failure("pgboss.keys"),
     })
 
-    // The Store's connections write jobs only when they reach the queue's own table.
+    // The Store's connections join enqueues only when they reach the queue's database (pg-boss's version table is
+    // the same relation on both sides).
+    const identity = "SELECT current_database() || ' ' || pg_postmaster_start_time()::text || ' ' || to_regclass('pgboss.version')::oid::text AS identity"
     const sameDatabase = store === undefined ? Effect.succeed(false) : Effect.gen(function* () {
-      const ours = yield* Effect.tryPromise({ try: () => pool.query<{ identity: string }>(databaseIdentity), catch: failure("pgboss.identity") })
-      const theirs = yield* Effect.either(store.unsafe<{ readonly identity: string }>(databaseIdentity))
+      const ours = yield* Effect.tryPromise({ try: () => pool.query<{ identity: string }>(identity), catch: failure("pgboss.identity") })
+      const theirs = yield* Effect.either(store.unsafe<{ readonly identity: string }>(identity))
       return theirs._tag === "Right" && theirs.right[0]?.identity === ours.rows[0]?.identity
     })
     const storeSql = (yield* sameDatabase) ? store : undefined
@@ -154,7 +153,6 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions, store?: SqlCl
         }
       }
     }
-
     const ensureQueue = (name: string) => {
       let created = queues.get(name)
       if (created === undefined) {
@@ -170,142 +168,173 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions, store?: SqlCl
     const signals = makeKeyedWakeSignals()
     const wake = signals.wake
 
-    /** A job's retry limit, its first retry delay and its expiry (the timeout plus the margin), in pg-boss's terms. */
-    const retryAndExpiry = (job: JobDefinition<unknown, unknown>) => ({
-      retryLimit: job.retry.delays.length,
-      retryDelay: job.retry.delays.length === 0 ? 0 : wholeSeconds(job.retry.delays[0]!),
-      expireInSeconds: wholeSeconds(job.timeout) + wholeSeconds(options.expiryMargin ?? "30 seconds"),
-    })
-
-    const sendOptions = (job: JobDefinition<unknown, unknown>, enqueueOptions: EnqueueOptions): PgBoss.SendOptions => ({
-      ...retryAndExpiry(job),
-      retryBackoff: false,
-      ...(enqueueOptions.runAt === undefined ? {} : { startAfter: enqueueOptions.runAt }),
-    })
-
-    /** Stores jobs of one queue in one transaction. A job with a dedupe key whose unfinished job exists answers that
-     *  job's id; the keys are checked under advisory locks (taken in order, so that two batches cannot deadlock). */
-    const sendAll = async (
-      name: string,
-      jobs: ReadonlyArray<{ readonly data: object; readonly options: PgBoss.SendOptions; readonly key: string | undefined }>,
-      durability: Durability,
-    ): Promise<ReadonlyArray<string>> => {
-      await ensureQueue(name)
-      const client = await pool.connect()
-      try {
-        // A relaxed enqueue (background work, see CommitDurability) begins as a relaxed transaction of the Store does.
-        await client.query(beginTransaction(durability))
-        const keys = [...new Set(jobs.flatMap((job) => job.key === undefined ? [] : [job.key]))].sort()
-        const existing = new Map<string, string>()
-        if (keys.length > 0) {
-          await client.query({ name: "mailroom_lock_dedupe_keys", text: lockDedupeKeys, values: [name, keys] })
-          const found = await client.query<{ id: string; singleton_key: string }>({ name: "mailroom_find_unfinished", text: findUnfinished, values: [name, keys] })
-          for (const row of found.rows) existing.set(row.singleton_key, row.id)
-        }
-        const answered: Array<string> = []
-        const inserts: Array<PgBoss.JobInsert> = []
-        for (const job of jobs) {
-          const taken = job.key === undefined ? undefined : existing.get(job.key)
-          if (taken !== undefined) {
-            answered.push(taken)
-            continue
-          }
-          const id = randomUUID()
-          if (job.key !== undefined) existing.set(job.key, id)
-          answered.push(id)
-          inserts.push({
-            id, name, data: job.data, retryLimit: job.options.retryLimit, retryDelay: job.options.retryDelay, retryBackoff: false,
-            expireInSeconds: job.options.expireInSeconds,
-            ...(job.options.startAfter === undefined ? {} : { startAfter: job.options.startAfter }),
-            ...(job.key === undefined ? {} : { singletonKey: job.key }),
-          } as PgBoss.JobInsert)
-        }
-        // pg-boss's insert text is the same every time: prepared once per connection, it is not planned again.
-        if (inserts.length > 0) await boss.insert(inserts, { db: { executeSql: (text, values) => client.query({ name: "mailroom_insert_jobs", text, values }) } })
-        await client.query("COMMIT")
-        return answered
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined)
-        throw error
-      } finally {
-        client.release()
+    /** The pg-boss job of attempt `attempt` of `job`: it may be retried by pg-boss (after its run was cut short) as
+     *  many times as the policy has attempts left, each after the delay that follows its own attempt. */
+    const jobInsert = (
+      job: JobDefinition<unknown, unknown>,
+      row: { readonly id: string; readonly data: JobData; readonly startAfter?: Date | string },
+    ): PgBoss.JobInsert => {
+      const attempt = row.data.attempt ?? 1
+      const delay = job.retry.delays[attempt - 1]
+      return {
+        id: row.id,
+        name: job.name,
+        data: row.data,
+        retryLimit: job.retry.delays.length + 1 - attempt,
+        retryDelay: delay === undefined ? 0 : wholeSeconds(delay),
+        retryBackoff: false,
+        expireInSeconds: wholeSeconds(job.timeout) + wholeSeconds(options.expiryMargin ?? "30 seconds"),
+        ...(row.startAfter === undefined ? {} : { startAfter: row.startAfter }),
       }
     }
+
+    /** Stores jobs of one queue within the transaction of `db`. A job whose dedupe key names an unfinished job
+     *  answers that job's id; a key whose job finished is taken over. */
+    const insertJobs = async (
+      db: PgBoss.Db,
+      job: JobDefinition<unknown, unknown>,
+      jobs: ReadonlyArray<{ readonly data: JobData; readonly runAt: Date | undefined }>,
+    ): Promise<ReadonlyArray<string>> => {
+      const proposed = new Map<string, string>()
+      for (const one of jobs) if (one.data.key !== undefined && !proposed.has(one.data.key)) proposed.set(one.data.key, randomUUID())
+      const owner = new Map(proposed)
+      const skipped = new Set<string>()
+      if (proposed.size > 0) {
+        const keys = [...proposed.keys()]
+        const tookRows = (await db.executeSql(takeKeys, [job.name, keys, keys.map((key) => proposed.get(key))])).rows as ReadonlyArray<{ readonly key: string }>
+        const taken = new Set(tookRows.map((row) => row.key))
+        const others = keys.filter((key) => !taken.has(key))
+        if (others.length > 0) {
+          const found = (await db.executeSql(findKeys, [job.name, others])).rows as ReadonlyArray<{ readonly key: string; readonly job_id: string }>
+          for (const { key, job_id: id } of found) {
+            const holder = await boss.getJobById(job.name, id, { db, includeArchive: false })
+            if (unfinished(holder?.state)) {
+              owner.set(key, id)
+              skipped.add(key)
+            } else {
+              await db.executeSql(moveKey, [job.name, key, proposed.get(key)])
+            }
+          }
+        }
+      }
+      const ids: Array<string> = []
+      const inserts: Array<PgBoss.JobInsert> = []
+      const inserted = new Set<string>()
+      for (const one of jobs) {
+        const key = one.data.key
+        const id = key === undefined ? randomUUID() : owner.get(key)!
+        ids.push(id)
+        if ((key !== undefined && skipped.has(key)) || inserted.has(id)) continue
+        inserted.add(id)
+        inserts.push(jobInsert(job, { id, data: one.data, ...(one.runAt === undefined ? {} : { startAfter: one.runAt }) }))
+      }
+      if (inserts.length > 0) await boss.insert(inserts, { db })
+      return ids
+    }
+
+    /** Runs `use` with a pg-boss `db` in a transaction: the Store's transaction in progress when the Store is on the
+     *  queue's database (a savepoint of it), the queue's own otherwise. Answers whether it joined the Store's. */
+    const inTransaction = <A>(operation: string, use: (db: PgBoss.Db) => Promise<A>) =>
+      Effect.gen(function* () {
+        if (storeSql !== undefined && Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))) {
+          const sql = storeSql
+          return yield* sql.withTransaction(Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+            const run = Runtime.runPromise(runtime)
+            const db: PgBoss.Db = {
+              executeSql: (text, values) => run(Effect.map(sql.unsafe(text, values.map((value: unknown) => value ?? null)), (rows) => ({ rows: [...rows] }))),
+            }
+            return Effect.tryPromise({ try: () => use(db), catch: failure(operation) })
+          })).pipe(Effect.mapError(failure(operation)), Effect.map((answer) => ({ answer, joined: true })))
+        }
+        const durability = yield* CommitDurability
+        const answer = yield* Effect.tryPromise({ try: () => inPoolTransaction(durability, use), catch: failure(operation) })
+        return { answer, joined: false }
+      })
 
     const enqueueAll: JobQueueService["enqueueAll"] = (job, many) =>
       Effect.gen(function* () {
         if (many.length === 0) return []
         const jobs = yield* Effect.forEach(many, (one) =>
-          Effect.map(Schema.encode(job.payload)(one.payload), (encoded) => ({
-            data: { payload: encoded },
-            options: sendOptions(job as JobDefinition<unknown, unknown>, one.options ?? {}),
-            key: one.options?.dedupeKey,
+          Effect.map(Schema.encode(job.payload)(one.payload), (payload) => ({
+            data: { payload, ...(one.options?.dedupeKey === undefined ? {} : { key: one.options.dedupeKey }) },
+            runAt: one.options?.runAt,
           }))).pipe(Effect.mapError(failure("jobs.enqueue")))
-        const durability = yield* CommitDurability
-        const ids = yield* Effect.tryPromise({ try: () => sendAll(job.name, jobs, durability), catch: failure("jobs.enqueue") })
-        yield* wake(job.name)
-        return ids
+        yield* Effect.tryPromise({ try: () => ensureQueue(job.name), catch: failure("jobs.enqueue") })
+        const { answer, joined } = yield* inTransaction("jobs.enqueue", (db) => insertJobs(db, job as JobDefinition<unknown, unknown>, jobs))
+        // Jobs written in the Store's transaction can be claimed once it committed.
+        yield* joined ? afterCommit(wake(job.name)) : wake(job.name)
+        return answer
       })
 
     const enqueue = <A, I>(job: JobDefinition<A, I>, payload: A, enqueueOptions: EnqueueOptions = {}) =>
       Effect.map(enqueueAll(job, [{ payload, options: enqueueOptions }]), (ids) => ids[0]!)
 
-    const handoffs = makeWorkerHandoffs()
+    /** Settles jobs in a transaction of the queue's own, with the worker's durability. */
+    const settle = (operation: string, use: (db: PgBoss.Db) => Promise<void>) =>
+      Effect.flatMap(CommitDurability, (durability) => Effect.tryPromise({ try: () => inPoolTransaction(durability, use), catch: failure(operation) }))
 
-    const enqueueClaimed: JobQueueService["enqueueClaimed"] = (job, payloads) => {
-      if (storeSql === undefined) return Effect.succeedNone
-      // An expiry that allows for one run of waiting before the job's own: the timeout once more.
-      const { retryLimit, retryDelay, expireInSeconds } = retryAndExpiry(job as JobDefinition<unknown, unknown>)
-      return handoffs.claim(job, payloads, (encoded) => {
-        const jobs = encoded.map((payload) => ({ id: randomUUID(), data: { payload } }))
-        return Effect.as(
-          storeSql.unsafe(insertClaimed, [job.name, retryLimit, retryDelay, expireInSeconds + wholeSeconds(job.timeout), JSON.stringify(jobs)]),
-          { ids: jobs.map((one) => one.id) },
-        )
-      }).pipe(Effect.mapError(failure("jobs.enqueue")))
-    }
+    /** pg-boss's complete of many jobs with a `db`: its typings offer (name, ids, options), but the function reads its
+     *  options in fourth place, after the output data, for an array of ids as for one id. */
+    const completeMany = (name: string, ids: Array<string>, connection: PgBoss.ConnectionOptions) =>
+      (boss.complete as unknown as (name: string, ids: Array<string>, data: null, options: PgBoss.ConnectionOptions) => Promise<unknown>).call(boss, name, ids, null, connection)
 
-    /** A finished job is completed at once (the runs that finish together in one statement): until then its dedupe
-     *  key still counts as taken, and an enqueue with it would be dropped. */
+    const keyed = (jobs: ReadonlyArray<Claimed>) => jobs.flatMap((one) => one.data.key === undefined ? [] : [one.id])
+
     const work: JobQueueService["work"] = (job, handler, workOptions) => {
-      const delays = job.retry.delays.map(wholeSeconds)
+      const definition = job as JobDefinition<unknown, unknown>
       // An enqueue during a claim's round trip ends the idle wait after it (see makeClaimWakeup).
       const wakeup = makeClaimWakeup(signals.of(job.name), options.pollInterval ?? "1 second")
       return Effect.zipRight(
         Effect.tryPromise({ try: () => ensureQueue(job.name), catch: failure("jobs.work") }),
-        handoffs.keep(job.name, runJobWorker(job, handler, {
+        runJobWorker(job, handler, {
           claim: (max) =>
             Effect.zipRight(wakeup.arm, Effect.tryPromise({
-              try: async () => (await pool.query<Record<string, unknown>>({ name: "mailroom_claim_jobs", text: claimJobs, values: [job.name, max, delays] })).rows,
+              try: () => boss.fetch(job.name, { batchSize: max, includeMetadata: true }),
               catch: failure("jobs.claim"),
             })).pipe(
-              Effect.flatMap((rows) => Effect.mapError(decodeClaimed(rows), failure("jobs.claim"))),
-              Effect.map((rows) => rows.map((row): ClaimedJob => ({ id: row.id, attempt: row.retry_count + 1, payload: row.data.payload }))),
+              Effect.flatMap((fetched) => Effect.mapError(decodeFetched(fetched), failure("jobs.claim"))),
+              Effect.map((fetched) => fetched.map((one): Claimed => ({
+                id: one.id, attempt: (one.data.attempt ?? 1) + one.retryCount, payload: one.data.payload, data: one.data,
+              }))),
             ),
-          complete: (claimed) => Effect.tryPromise({
-            try: () => pool.query({ name: "mailroom_complete_jobs", text: completeJobs, values: [job.name, claimed.map((one) => one.id)] }),
-            catch: failure("jobs.complete"),
-          }).pipe(Effect.asVoid),
-          fail: (claimed, _retryIn, error) =>
-            Effect.tryPromise({ try: () => boss.fail(job.name, claimed.id, { message: error }), catch: failure("jobs.fail") }).pipe(
-              Effect.zipLeft(wake(job.name)), Effect.asVoid),
+          // A finished job frees its dedupe key in the same transaction.
+          complete: (claimed) => settle("jobs.complete", async (db) => {
+            await completeMany(job.name, claimed.map((one) => one.id), { db })
+            const ids = keyed(claimed as ReadonlyArray<Claimed>)
+            if (ids.length > 0) await db.executeSql(freeKeys, [job.name, ids])
+          }),
+          // The next attempt is the same job inserted again, due after the policy's delay; the last failure is
+          // pg-boss's `fail` (the job stays failed in pg-boss's tables), and frees the key.
+          fail: (claimed, retryIn, error) => {
+            const one = claimed as Claimed
+            return Effect.zipRight(settle("jobs.fail", async (db) => {
+              if (retryIn === undefined) {
+                await boss.fail(job.name, one.id, { message: error }, { db })
+                if (one.data.key !== undefined) await db.executeSql(freeKeys, [job.name, [one.id]])
+                return
+              }
+              await boss.deleteJob(job.name, one.id, { db })
+              await boss.insert([jobInsert(definition, {
+                id: one.id,
+                data: { ...one.data, attempt: one.attempt + 1 },
+                startAfter: String(wholeSeconds(retryIn)),
+              })], { db })
+            }), wake(job.name))
+          },
           idle: wakeup.idle,
-        }, {
-          concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds",
-          claimEvery: options.pollInterval ?? "1 second",
-        })),
+        }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds" }),
       )
     }
 
-    return JobQueue.of({ enqueue, enqueueAll, enqueueClaimed, work })
+    return JobQueue.of({ enqueue, enqueueAll, work })
   })
 
 export const PgBossJobQueue = {
   /** The pg-boss JobQueue on the database at `url`; creates (or migrates) the `pgboss` schema when built and stops
    *  pg-boss when the layer's scope closes. */
   layer: (options: PgBossJobQueueOptions): Layer.Layer<JobQueue, StoreError> => Layer.scoped(JobQueue, makePgBossJobQueue(options)),
-  /** As `layer`, beside the Store whose SqlClient it is given: when the Store is on the queue's database, jobs claimed at
-   *  creation (enqueueClaimed) are written in the Store's transactions. */
+  /** As `layer`, beside the Store whose SqlClient it is given: when the Store is on the queue's database, enqueues made
+   *  in the Store's transactions commit with them. */
   layerWithStore: (options: PgBossJobQueueOptions): Layer.Layer<JobQueue, StoreError, SqlClient.SqlClient> =>
     Layer.scoped(JobQueue, Effect.flatMap(SqlClient.SqlClient, (store) => makePgBossJobQueue(options, store))),
 } as const

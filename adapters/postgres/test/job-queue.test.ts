@@ -3,7 +3,7 @@
 import { CommitDurability, defineJob, JobQueue, type JobRun, Store } from "@mailroom/core"
 import { findTestPostgres, jobQueueSuite, jobQueueWakeSuite } from "@mailroom/testing"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Layer, Option, Queue, Schema } from "effect"
+import { Context, type Duration, Effect, Layer, Queue, Schema } from "effect"
 import pg from "pg"
 import { MailroomPostgres, PgBossJobQueue } from "../src/index.js"
 import { scratchDatabase } from "./scratch-database.js"
@@ -53,50 +53,79 @@ describe.skipIf(url === undefined)("postgres", () => {
       ])
     }), 30_000)
 
-  const claimedJob = defineJob("test.claimed", Schema.Struct({ n: Schema.Number }), { retry: { delays: ["1 second"] }, timeout: "1 second" })
-  const queueBeside = (queueDatabase: string, storeDatabase: string) =>
-    MailroomPostgres.jobQueue({ url: queueDatabase, shutdownGrace: "1 second", pollInterval: "200 millis", maintenanceInterval: "1 second", expiryMargin: "1 second" }).pipe(
+  const inStoreJob = defineJob("test.in_store", Schema.Struct({ n: Schema.Number }), { retry: { delays: ["1 second"] }, timeout: "1 second" })
+  const queueBeside = (queueDatabase: string, storeDatabase: string, pollInterval: Duration.DurationInput = "200 millis") =>
+    MailroomPostgres.jobQueue({ url: queueDatabase, shutdownGrace: "1 second", pollInterval, maintenanceInterval: "1 second", expiryMargin: "1 second" }).pipe(
       Layer.provideMerge(MailroomPostgres.layer({ url: storeDatabase })))
 
-  it.live("jobs claimed at creation are active rows of the Store's transaction; left by a process that stopped, pg-boss's expiry gives them to another worker as attempt 2", () =>
+  it.live("jobs enqueued in a Store transaction are pg-boss jobs of that transaction: rolled back with it; committed, run by a worker woken at the commit", () =>
     Effect.scoped(Effect.gen(function* () {
       const database = yield* scratchDatabase(url!)
       const client = yield* connectTo(database)
-      const id = yield* Effect.scoped(Effect.gen(function* () {
+      // The worker polls once an hour: a run sooner was woken.
+      yield* Effect.scoped(Effect.gen(function* () {
         const queue = yield* JobQueue
         const store = yield* Store
-        yield* queue.work(claimedJob, () => Effect.never)
-        const failed = yield* Effect.either(store.transaction(Effect.zipRight(queue.enqueueClaimed(claimedJob, [{ n: 1 }]), Effect.fail("the change fails"))))
-        expect(failed._tag).toBe("Left")
-        const claimed = Option.getOrThrow(yield* store.transaction(queue.enqueueClaimed(claimedJob, [{ n: 2 }])))
-        // The process stops before it starts them: the row stays as the commit left it.
-        return claimed.ids[0]!
-      }).pipe(Effect.provide(queueBeside(database, database))))
-      const rows = yield* Effect.promise(() => client.query(
-        "SELECT id, state, retry_count, retry_limit, retry_delay, extract(epoch FROM expire_in)::int AS expire, data FROM pgboss.job WHERE name = 'test.claimed'"))
-      expect(rows.rows).toEqual([{ id, state: "active", retry_count: 0, retry_limit: 1, retry_delay: 1, expire: 3, data: { payload: { n: 2 } } }])
-      const run = yield* Effect.scoped(Effect.gen(function* () {
-        const queue = yield* JobQueue
         const seen = yield* Queue.unbounded<{ readonly n: number; readonly run: JobRun }>()
-        yield* queue.work(claimedJob, (payload, run) => Queue.offer(seen, { n: payload.n, run }))
-        return yield* Queue.take(seen).pipe(Effect.timeout("40 seconds"))
-      }).pipe(Effect.provide(queueBeside(database, database))))
-      expect(run).toEqual({ n: 2, run: { jobId: id, attempt: 2, lastAttempt: true } })
-    })), 90_000)
+        yield* queue.work(inStoreJob, (payload, run) => Queue.offer(seen, { n: payload.n, run }))
+        const failed = yield* Effect.either(store.transaction(Effect.zipRight(queue.enqueue(inStoreJob, { n: 1 }), Effect.fail("the change fails"))))
+        expect(failed._tag).toBe("Left")
+        const jobs = () => Effect.promise(() => client.query("SELECT id, state, data FROM pgboss.job WHERE name = 'test.in_store'")).pipe(Effect.map((result) => result.rows))
+        expect(yield* jobs()).toEqual([])
+        const id = yield* store.transaction(Effect.gen(function* () {
+          const enqueued = yield* queue.enqueue(inStoreJob, { n: 2 })
+          // Not visible outside the transaction before it commits.
+          expect(yield* jobs()).toEqual([])
+          return enqueued
+        }))
+        const committedAt = Date.now()
+        const run = yield* Queue.take(seen).pipe(Effect.timeout("5 seconds"))
+        expect(run).toEqual({ n: 2, run: { jobId: id, attempt: 1, lastAttempt: false } })
+        expect(Date.now() - committedAt).toBeLessThan(1000)
+      })).pipe(Effect.provide(queueBeside(database, database, "1 hour")))
+    })), 60_000)
 
-  it.live("with the Store on another database, enqueueClaimed answers None and writes nothing", () =>
+  it.live("with the Store on another database, an enqueue in a Store transaction commits on its own", () =>
     Effect.scoped(Effect.gen(function* () {
       const [jobs, store] = [yield* scratchDatabase(url!), yield* scratchDatabase(url!)]
+      const client = yield* connectTo(jobs)
       yield* Effect.scoped(Effect.gen(function* () {
         const queue = yield* JobQueue
-        yield* queue.work(claimedJob, () => Effect.void)
-        expect(Option.isNone(yield* Effect.flatMap(Store, (s) => s.transaction(queue.enqueueClaimed(claimedJob, [{ n: 1 }]))))).toBe(true)
-      }).pipe(Effect.provide(queueBeside(jobs, store))))
-      yield* Effect.scoped(Effect.gen(function* () {
+        const failed = yield* Effect.either(Effect.flatMap(Store, (s) => s.transaction(Effect.zipRight(queue.enqueue(inStoreJob, { n: 1 }), Effect.fail("the change fails")))))
+        expect(failed._tag).toBe("Left")
+        const rows = yield* Effect.promise(() => client.query("SELECT data FROM pgboss.job WHERE name = 'test.in_store'"))
+        expect(rows.rows).toEqual([{ data: { payload: { n: 1 } } }])
+      })).pipe(Effect.provide(queueBeside(jobs, store)))
+    })), 60_000)
+
+  it.live("retries come after each delay of the policy although pg-boss keeps one delay per job; each row carries its own attempt's delay and the attempts it has left, for a run cut short", () =>
+    Effect.scoped(Effect.gen(function* () {
+      const database = yield* scratchDatabase(url!)
+      const client = yield* connectTo(database)
+      const stepped = defineJob("test.stepped", Schema.Struct({ n: Schema.Number }), { retry: { delays: ["1 second", "3 seconds"] }, timeout: "1 second" })
+      const id = yield* Effect.scoped(Effect.gen(function* () {
         const queue = yield* JobQueue
-        yield* queue.work(claimedJob, () => Effect.void)
-        // Beside its own database's Store, the same queue claims at creation.
-        expect(Option.isSome(yield* Effect.flatMap(Store, (s) => s.transaction(queue.enqueueClaimed(claimedJob, [{ n: 1 }]))))).toBe(true)
-      }).pipe(Effect.provide(queueBeside(jobs, jobs))))
+        const enqueued = yield* queue.enqueue(stepped, { n: 1 })
+        const rows = yield* Effect.promise(() => client.query(
+          "SELECT retry_limit, retry_delay, extract(epoch FROM expire_in)::int AS expire FROM pgboss.job WHERE name = 'test.stepped'"))
+        // Two attempts left after the first, 1 second after it, dead after its timeout plus the margin.
+        expect(rows.rows).toEqual([{ retry_limit: 2, retry_delay: 1, expire: 2 }])
+        const seen = yield* Queue.unbounded<{ readonly run: JobRun; readonly at: number }>()
+        yield* queue.work(stepped, (_, run) => Effect.zipRight(
+          Queue.offer(seen, { run, at: Date.now() }),
+          run.attempt < 3 ? Effect.fail(new Error("fails")) : Effect.void,
+        ))
+        const runs = yield* Effect.all([Queue.take(seen), Queue.take(seen), Queue.take(seen)]).pipe(Effect.timeout("20 seconds"))
+        expect(runs.map((one) => one.run)).toEqual([
+          { jobId: enqueued, attempt: 1, lastAttempt: false },
+          { jobId: enqueued, attempt: 2, lastAttempt: false },
+          { jobId: enqueued, attempt: 3, lastAttempt: true },
+        ])
+        expect(runs[1].at - runs[0].at).toBeGreaterThanOrEqual(900)
+        expect(runs[2].at - runs[1].at).toBeGreaterThanOrEqual(2900)
+        return enqueued
+      })).pipe(Effect.provide(queueBeside(database, database)))
+      const done = yield* Effect.promise(() => client.query("SELECT id, state FROM pgboss.job WHERE name = 'test.stepped'"))
+      expect(done.rows).toEqual([{ id, state: "completed" }])
     })), 60_000)
 })

@@ -1,14 +1,13 @@
 /** What MailroomPostgres adds to the SQL store: the pool, the schema at boot (concurrent boots included), and
  *  orderings that do not depend on the database's locale. */
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { CommitDurability, compareContacts, Store } from "@mailroom/core"
 import { migrate, migrations } from "@mailroom/sql"
 import { findTestPostgres, makeAccount, makeContact, makeWebhookAttempt, makeWebhookDelivery, makeWebhookEndpoint } from "@mailroom/testing"
-import { Context, Effect, Either, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { MailroomPostgres } from "../src/index.js"
 import { scratchDatabase } from "./scratch-database.js"
-import { countSentQueries } from "./sent-queries.js"
 
 const url = await findTestPostgres()
 
@@ -55,8 +54,7 @@ describe.skipIf(url === undefined)("MailroomPostgres.layer", () => {
       expect((yield* contacts.tagCounts(account.id)).map((t) => t.name)).toEqual(["a-b", "a1b", "a_b", "ab@"])
     }))
 
-  // Spans are off here, as in the facade by default, so the statements run straight on the pool (withDirectStatements);
-  // the traced insert turns spans on for itself and takes @effect/sql's path. Both answer alike.
+  // Spans are off here, as in the facade by default; the traced insert turns spans on for itself. Both answer alike.
   it.scoped("a contact insert answers alike with spans off and on: DuplicateContact, StoreError, and undone with its transaction", () =>
     Effect.gen(function* () {
       const database = yield* scratchDatabase(url!)
@@ -86,8 +84,8 @@ describe.skipIf(url === undefined)("MailroomPostgres.layer", () => {
       expect(yield* emails).toEqual(["direct@example.com", "traced@example.com"])
     }).pipe(Effect.withTracerEnabled(false)))
 
-  // With spans off a top-level transaction runs on one connection that Mailroom checks out itself; a nested one is a
-  // savepoint, as with spans on. Both settings answer alike, and every connection goes back to the pool.
+  // A nested transaction is a savepoint, with spans off and on. Both settings answer alike, and every connection goes
+  // back to the pool.
   it.scopedLive("transactions answer alike with spans off and on: nested savepoints, an interrupted body undone, connections returned", () =>
     Effect.gen(function* () {
       const database = yield* scratchDatabase(url!)
@@ -140,91 +138,6 @@ describe.skipIf(url === undefined)("MailroomPostgres.layer", () => {
       expect(failed._tag).toBe("SqlError")
       const labels = yield* sql<{ readonly label: string }>`SELECT label FROM relaxed_t ORDER BY label`
       expect(labels.map((row) => row.label)).toEqual(["full", "relaxed"])
-    }).pipe(Effect.withTracerEnabled(false)), 30_000)
-
-  // BEGIN goes with the body's first statement (one round trip fewer per transaction): by the extended protocol for a
-  // statement with parameters, as one simple query otherwise. The count of queries the driver is asked to send shows it.
-  it.scoped("a transaction's BEGIN goes with its first statement: one round trip fewer, the statement's rows alone, failures rolled back", () =>
-    Effect.gen(function* () {
-      const database = yield* scratchDatabase(url!)
-      const sql = Context.get(yield* Layer.build(MailroomPostgres.clientLayer({ url: database, maxConnections: 1 })), SqlClient.SqlClient)
-      yield* sql`CREATE TABLE begun_t (label text PRIMARY KEY)`
-      const labels = Effect.map(sql<{ readonly label: string }>`SELECT label FROM begun_t ORDER BY label`, (rows) => rows.map((row) => row.label))
-      const sent = yield* countSentQueries
-      const counted = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-        Effect.suspend(() => {
-          const before = sent()
-          return Effect.map(Effect.either(effect), (answer) => ({ answer, sent: sent() - before }))
-        })
-
-      // With parameters first: BEGIN and the INSERT in one query, the SELECT, COMMIT.
-      const withParameters = yield* counted(sql.withTransaction(Effect.zipRight(
-        sql`INSERT INTO begun_t (label) VALUES (${"one"})`,
-        sql<{ readonly label: string }>`SELECT label FROM begun_t WHERE label = ${"one"}`,
-      )))
-      expect(withParameters).toEqual({ answer: Either.right([{ label: "one" }]), sent: 3 })
-      // Without parameters first (a simple query): its rows alone come back, not BEGIN's.
-      const simple = yield* counted(sql.withTransaction(sql<{ readonly n: number }>`SELECT 1 AS n`))
-      expect(simple).toEqual({ answer: Either.right([{ n: 1 }]), sent: 2 })
-      // A body that runs no statement sends nothing: no BEGIN, no COMMIT.
-      expect(yield* counted(sql.withTransaction(Effect.succeed("nothing")))).toEqual({ answer: Either.right("nothing"), sent: 0 })
-      // Relaxed on either path: synchronous_commit off from the first statement, which SET LOCAL precedes.
-      const level = (first: Effect.Effect<ReadonlyArray<{ readonly level: string }>, SqlError.SqlError>) =>
-        Effect.provideService(sql.withTransaction(first), CommitDurability, "relaxed")
-      expect(yield* level(sql<{ readonly level: string }>`SELECT current_setting(${"synchronous_commit"}) AS level`)).toEqual([{ level: "off" }])
-      expect(yield* level(sql<{ readonly level: string }>`SELECT current_setting('synchronous_commit') AS level`)).toEqual([{ level: "off" }])
-
-      // A first statement that fails when it runs, or when Postgres parses it: the transaction is rolled back, and the
-      // connection (the pool's only one) answers the next transactions, the failed texts as before.
-      const failsToRun = (label: string) => sql.withTransaction(Effect.zipRight(
-        sql`SELECT 1 / ${0}::int`,
-        sql`INSERT INTO begun_t (label) VALUES (${label})`,
-      ))
-      const failsToParse = sql.withTransaction(sql`SELECT label FROM no_such_table WHERE label = ${"x"}`)
-      for (let round = 0; round < 2; round++) {
-        expect((yield* Effect.flip(failsToRun(`never ${round}`)))._tag).toBe("SqlError")
-        const parse = yield* Effect.flip(failsToParse)
-        expect(String(parse.cause)).toContain("no_such_table")
-        // A duplicate key first: a statement prepared earlier on the connection, now failing.
-        expect((yield* Effect.flip(sql.withTransaction(sql`INSERT INTO begun_t (label) VALUES (${"one"})`)))._tag).toBe("SqlError")
-        yield* sql.withTransaction(sql`INSERT INTO begun_t (label) VALUES (${`after ${round}`})`)
-      }
-      expect(yield* labels).toEqual(["after 0", "after 1", "one"])
-      // Outside any transaction, the connection is idle: a statement alone commits by itself.
-      yield* sql`INSERT INTO begun_t (label) VALUES (${"alone"})`
-      const states = yield* sql<{ readonly state: string }>`SELECT state FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = 'mailroom'`
-      expect(states.every((row) => row.state === "idle")).toBe(true)
-    }).pipe(Effect.withTracerEnabled(false)), 30_000)
-
-  it.scoped("statements with parameters are prepared once per connection; each keeps its last 256 texts, the rest deallocated", () =>
-    Effect.gen(function* () {
-      const database = yield* scratchDatabase(url!)
-      const sql = Context.get(yield* Layer.build(MailroomPostgres.clientLayer({ url: database })), SqlClient.SqlClient)
-      const prepared = sql.unsafe<{ readonly name: string; readonly statement: string }>(
-        "SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'mailroom_%'")
-      // One transaction: every statement runs on its connection.
-      yield* sql.withTransaction(Effect.gen(function* () {
-        for (let i = 0; i < 300; i++) {
-          const rows = yield* sql.unsafe<{ readonly n: number }>(`SELECT $1::int + ${i} AS n`, [1])
-          expect(rows[0]!.n).toBe(i + 1)
-        }
-        const kept = yield* prepared
-        expect(kept).toHaveLength(256)
-        expect(kept.map((row) => row.statement).sort()).toEqual(
-          Array.from({ length: 256 }, (_, i) => `SELECT $1::int + ${i + 44} AS n`).sort())
-        // A text run again uses its statement: nothing is prepared anew.
-        const before = kept.find((row) => row.statement === "SELECT $1::int + 299 AS n")!.name
-        expect((yield* sql.unsafe<{ readonly n: number }>("SELECT $1::int + 299 AS n", [2]))[0]!.n).toBe(301)
-        const after = yield* prepared
-        expect(after).toHaveLength(256)
-        expect(after.find((row) => row.statement === "SELECT $1::int + 299 AS n")!.name).toBe(before)
-        // A text that fell out is prepared again under a new name, in place of the least recently used.
-        expect((yield* sql.unsafe<{ readonly n: number }>("SELECT $1::int + 0 AS n", [5]))[0]!.n).toBe(5)
-        const again = yield* prepared
-        expect(again).toHaveLength(256)
-        expect(again.map((row) => row.statement)).toContain("SELECT $1::int + 0 AS n")
-        expect(again.map((row) => row.statement)).not.toContain("SELECT $1::int + 44 AS n")
-      }))
     }).pipe(Effect.withTracerEnabled(false)), 30_000)
 
   // Migration 13: every delivery is updated when its attempt is recorded; on a full page the new row version went to

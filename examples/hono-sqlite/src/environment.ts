@@ -1,7 +1,7 @@
 // The starter's configuration: every environment variable of the operator contract, mapped to createMailroom's
 // options. Unset variables keep Mailroom's defaults; malformed ones stop the process with a message.
 import { isIP } from "node:net"
-import { type MailroomConfig, parseSmtpUrl, SmtpUrlError, type TrustProxy } from "mailroom"
+import { DnsServersError, type MailroomConfig, parseDnsServers, parseSmtpUrl, SmtpUrlError, type TrustProxy } from "mailroom"
 
 export interface StarterEnvironment {
   readonly port: number
@@ -92,10 +92,39 @@ const parseSmtp = (value: string | undefined): string | undefined => {
   }
 }
 
+/** DNS_SERVERS as a list of servers, once each entry is one Node's resolver can use. */
+const parseDns = (value: string | undefined): ReadonlyArray<string> | undefined => {
+  if (value === undefined) return undefined
+  try {
+    return parseDnsServers(value)
+  } catch (error) {
+    if (error instanceof DnsServersError) throw new EnvironmentError(`DNS_SERVERS: ${error.message}`)
+    throw error
+  }
+}
+
+/** SPF_INCLUDE: a host name (the `include:` of the SPF record domains publish). */
+const parseSpfInclude = (value: string | undefined): string | undefined => {
+  if (value === undefined) return undefined
+  if (!/^(?=.{1,253}$)([a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/i.test(value)) {
+    throw new EnvironmentError(`SPF_INCLUDE must be a host name such as _spf.mail.example.com, not "${value}"`)
+  }
+  return value.toLowerCase()
+}
+
+/** DMARC_REPORT_ADDRESS: the address of the `rua=mailto:` of the DMARC record domains publish. */
+const parseReportAddress = (value: string | undefined): string | undefined => {
+  if (value === undefined) return undefined
+  if (!/^[^\s@;,!]+@[a-z0-9.-]+\.[a-z0-9-]{2,}$/i.test(value)) {
+    throw new EnvironmentError(`DMARC_REPORT_ADDRESS must be an email address such as dmarc@mail.example.com, not "${value}"`)
+  }
+  return value
+}
+
 /** Reads PORT, HOST, DATABASE_URL, APP_URL, TRACK_URL, MAILROOM_SECRET, ADMIN_TOKEN, SMTP_URL,
- *  MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS and LOG_LEVEL, with the defaults of the operator contract, TRUST_PROXY
- *  (which proxies may report the client's address; see docs/embedding.md) and MAILROOM_CONFIRMATION (what following
- *  a confirmation link does; see docs/consent.md). */
+ *  MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS, LOG_LEVEL, DNS_SERVERS, SPF_INCLUDE and DMARC_REPORT_ADDRESS, with the defaults
+ *  of the operator contract, TRUST_PROXY (which proxies may report the client's address; see docs/embedding.md) and
+ *  MAILROOM_CONFIRMATION (what following a confirmation link does; see docs/consent.md). */
 export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
   const port = parsePort(valueOf(env, "PORT"))
   const appUrl = parseUrl("APP_URL", valueOf(env, "APP_URL"), ["http:", "https:"]) ?? `http://localhost:${port}`
@@ -104,6 +133,9 @@ export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
   const adminToken = valueOf(env, "ADMIN_TOKEN")
   const smtpUrl = parseSmtp(valueOf(env, "SMTP_URL"))
   const trustProxy = parseTrustProxy(valueOf(env, "TRUST_PROXY"))
+  const dnsServers = parseDns(valueOf(env, "DNS_SERVERS"))
+  const spfInclude = parseSpfInclude(valueOf(env, "SPF_INCLUDE"))
+  const dmarcReportAddress = parseReportAddress(valueOf(env, "DMARC_REPORT_ADDRESS"))
   return {
     port,
     host: valueOf(env, "HOST") ?? "127.0.0.1",
@@ -119,6 +151,11 @@ export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
       ...(smtpUrl === undefined ? {} : { smtpUrl }),
       unsafeAllowPrivateUrls: valueOf(env, "MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS") === "1",
       logLevel: parseLogLevel(valueOf(env, "LOG_LEVEL")),
+      // Unset: _spf. and dmarc@ the host of APP_URL.
+      ...(spfInclude === undefined ? {} : { spfInclude }),
+      ...(dmarcReportAddress === undefined ? {} : { dmarcReportAddress }),
+      // Unset asks the system's resolvers.
+      ...(dnsServers === undefined ? {} : { dnsServers }),
       confirmation: parseConfirmation(valueOf(env, "MAILROOM_CONFIRMATION")),
       // Unset believes no proxy: X-Forwarded-For is ignored.
       ...(trustProxy === undefined ? {} : { trustProxy }),

@@ -16,6 +16,19 @@ describe("the starter's environment (CONTRACT.md)", () => {
     expect(mailroom.adminToken).toBeUndefined()
     expect(mailroom.smtpUrl).toBeUndefined()
     expect(mailroom.secret).toBeUndefined()
+    expect(mailroom.dnsServers).toBeUndefined()
+  })
+
+  it("reads SPF_INCLUDE and DMARC_REPORT_ADDRESS; unset, Mailroom derives them from APP_URL", () => {
+    expect(readEnvironment({ SPF_INCLUDE: "_spf.Mail.example.com", DMARC_REPORT_ADDRESS: "reports@example.com" }).mailroom)
+      .toMatchObject({ spfInclude: "_spf.mail.example.com", dmarcReportAddress: "reports@example.com" })
+    const unset = readEnvironment({}).mailroom
+    expect([unset.spfInclude, unset.dmarcReportAddress]).toEqual([undefined, undefined])
+  })
+
+  it("reads DNS_SERVERS as a list of resolvers, IPv6 in brackets with a port", () => {
+    expect(readEnvironment({ DNS_SERVERS: "127.0.0.1:5353, [::1]:53,1.1.1.1" }).mailroom.dnsServers)
+      .toEqual(["127.0.0.1:5353", "[::1]:53", "1.1.1.1"])
   })
 
   it("maps every variable to its option; TRACK_URL defaults to APP_URL", () => {
@@ -44,6 +57,10 @@ describe("the starter's environment (CONTRACT.md)", () => {
     ["SMTP_URL", "relay.example.com:25", "SMTP_URL"],
     ["TRUST_PROXY", "10.0.0.0/33", "TRUST_PROXY"],
     ["TRUST_PROXY", "proxy.internal", "TRUST_PROXY"],
+    ["DNS_SERVERS", "dns.example.com", "DNS_SERVERS"],
+    ["DNS_SERVERS", "127.0.0.1:99999", "DNS_SERVERS"],
+    ["SPF_INCLUDE", "not a host", "SPF_INCLUDE"],
+    ["DMARC_REPORT_ADDRESS", "dmarc.example.com", "DMARC_REPORT_ADDRESS"],
   ])("refuses a malformed %s (%s) with a message naming it", (name, value, named) => {
     expect(() => readEnvironment({ [name]: value })).toThrow(EnvironmentError)
     expect(() => readEnvironment({ [name]: value })).toThrow(named)

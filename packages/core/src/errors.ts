@@ -228,17 +228,29 @@ export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>()("Webh
   override get message() { return `${this.resource} ${this.id} was not found` }
 }
 
-/** The account's plan allows no more webhook endpoints (none below Starter). The sending spec answers a plan's count
- *  limit with API_KEY_LIMIT_REACHED (custom domains), and webhooks follow it. */
+/** The account's plan is below the tier a feature needs: webhooks and custom domains need the Starter plan or above. Spec: audience
+ *  "What the service does" (plan rules); sending "Authentication" 5 and "Errors": insufficient tier answers 403. */
+export class PlanUpgradeRequired extends Schema.TaggedError<PlanUpgradeRequired>()("PlanUpgradeRequired", {
+  plan: Schema.String,
+  feature: Schema.String,
+  requiredPlan: Schema.String,
+}) {
+  readonly code = "PLAN_UPGRADE_REQUIRED"
+  override get message() {
+    const required = `${this.requiredPlan.charAt(0).toUpperCase()}${this.requiredPlan.slice(1)}`
+    return `the ${this.plan} plan does not include ${this.feature}; ${this.feature} need the ${required} plan or above`
+  }
+}
+
+/** The account's plan holds as many webhook endpoints as it allows. The sending spec answers a plan's count limit with
+ *  API_KEY_LIMIT_REACHED (custom domains), and webhooks follow it. */
 export class WebhookLimitReached extends Schema.TaggedError<WebhookLimitReached>()("WebhookLimitReached", {
   plan: Schema.String,
   limit: Schema.Number,
 }) {
   readonly code = "API_KEY_LIMIT_REACHED"
   override get message() {
-    return this.limit === 0
-      ? `the ${this.plan} plan includes no webhook endpoints; webhooks need the Starter plan or above`
-      : `the ${this.plan} plan allows at most ${this.limit} webhook ${this.limit === 1 ? "endpoint" : "endpoints"}`
+    return `the ${this.plan} plan allows at most ${this.limit} webhook ${this.limit === 1 ? "endpoint" : "endpoints"}; delete one or upgrade the plan`
   }
 }
 
@@ -286,13 +298,81 @@ export class OriginNotAllowed extends Schema.TaggedError<OriginNotAllowed>()("Or
   }
 }
 
+/** A sending domain is unknown in this account (ids of other accounts included). */
+export class DomainNotFound extends Schema.TaggedError<DomainNotFound>()("DomainNotFound", {
+  id: Schema.String,
+}) {
+  readonly code = "DOMAIN_NOT_FOUND"
+  override get message() { return `domain ${this.id} was not found` }
+}
+
+/** The account has a sending domain with this hostname already. */
+export class DomainAlreadyExists extends Schema.TaggedError<DomainAlreadyExists>()("DomainAlreadyExists", {
+  hostname: Schema.String,
+}) {
+  readonly code = "DOMAIN_ALREADY_EXISTS"
+  override get message() { return `the domain ${this.hostname} was added to this account already` }
+}
+
+/** The ownership record (`mailroom-verify=<id>`) was not found: the state a verify reports on the verification record. */
+export class DnsVerificationFailed extends Schema.TaggedError<DnsVerificationFailed>()("DnsVerificationFailed", {
+  detail: Schema.String,
+}) {
+  readonly code = "DNS_VERIFICATION_FAILED"
+  override get message() { return this.detail }
+}
+
+/** An SPF, DKIM or DMARC record is missing, wrong or duplicated: the state a verify reports on that record. */
+export class DnsRecordMissing extends Schema.TaggedError<DnsRecordMissing>()("DnsRecordMissing", {
+  detail: Schema.String,
+}) {
+  readonly code = "DNS_RECORD_MISSING"
+  override get message() { return this.detail }
+}
+
+/** A DNS lookup failed (SERVFAIL, no answer in time, unreachable server): nothing can be said of the records, so a
+ *  verify changes nothing. */
+export class DnsLookupFailed extends Schema.TaggedError<DnsLookupFailed>()("DnsLookupFailed", {
+  hostname: Schema.String,
+  reason: Schema.String,
+}) {
+  readonly code = "DNS_LOOKUP_ERROR"
+  override get message() {
+    return `the DNS lookup of ${this.hostname} failed (${this.reason}); nothing was changed, try again in a moment`
+  }
+}
+
+/** The account's plan allows no more custom domains. Spec: "Errors", API_KEY_LIMIT_REACHED on POST /domains. */
+export class DomainLimitReached extends Schema.TaggedError<DomainLimitReached>()("DomainLimitReached", {
+  plan: Schema.String,
+  limit: Schema.Number,
+}) {
+  readonly code = "API_KEY_LIMIT_REACHED"
+  override get message() {
+    return `the ${this.plan} plan allows at most ${this.limit} custom ${this.limit === 1 ? "domain" : "domains"}; delete one or upgrade the plan`
+  }
+}
+
+/** A send from a domain that is not a verified sending domain of the account, while the host allows verified senders
+ *  only (DomainsConfig's senderPolicy). */
+export class SenderDomainNotVerified extends Schema.TaggedError<SenderDomainNotVerified>()("SenderDomainNotVerified", {
+  domain: Schema.String,
+}) {
+  readonly code = "SENDER_DOMAIN_NOT_VERIFIED"
+  override get message() {
+    return `the sender domain ${this.domain} is not a verified domain of this account; add it with POST /domains and verify it`
+  }
+}
+
 /** Every error a Mailroom service or route can fail with. */
 export type MailroomError =
   | ValidationFailed | PayloadTooLarge | Unauthorized | InvalidCredentials | ScopeInsufficient | RateLimitExceeded
   | ResourceNotFound | RouteNotFound | DuplicateContact | InvalidStatusTransition | TagLimitExceeded
   | FreeTierContactLimit | ListNotFound | TopicNotFound | DuplicateTopic | NotAMember | ContactNotFound
   | RecipientUnsubscribed | RecipientSuppressed | ContactBlocked | NoPendingConfirmation | InvalidToken | ImportRejected
-  | WebhookEventUnknown | WebhookNotFound | WebhookLimitReached | QuotaExceeded | IdempotencyKeyReused | StoreError
+  | WebhookEventUnknown | WebhookNotFound | PlanUpgradeRequired | WebhookLimitReached | QuotaExceeded | IdempotencyKeyReused | StoreError
   | OriginNotAllowed
+  | DomainNotFound | DomainAlreadyExists | DnsVerificationFailed | DnsRecordMissing | DnsLookupFailed | DomainLimitReached
+  | SenderDomainNotVerified
 
 export type ErrorCode = MailroomError["code"]

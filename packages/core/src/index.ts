@@ -4,7 +4,11 @@ export {
   ResourceNotFound, RouteNotFound, DuplicateContact, InvalidStatusTransition, TagLimitExceeded, FreeTierContactLimit,
   ListNotFound, TopicNotFound, DuplicateTopic, NotAMember, ContactNotFound, RecipientUnsubscribed, RecipientSuppressed,
   ContactBlocked, NoPendingConfirmation, InvalidToken, ImportRejected, WebhookEventUnknown, WebhookNotFound,
-  WebhookLimitReached, QuotaExceeded, IdempotencyKeyReused, StoreError, OriginNotAllowed,
+  PlanUpgradeRequired, WebhookLimitReached, QuotaExceeded, IdempotencyKeyReused, StoreError, OriginNotAllowed,
+} from "./errors.js"
+export {
+  DomainNotFound, DomainAlreadyExists, DnsVerificationFailed, DnsRecordMissing, DnsLookupFailed, DomainLimitReached,
+  SenderDomainNotVerified,
 } from "./errors.js"
 export { importRejectionReasons } from "./errors.js"
 export type { MailroomError, ErrorCode, ImportRejectionReason } from "./errors.js"
@@ -15,12 +19,12 @@ export {
   CreateAppCredentialBody,
 } from "./domain/account.js"
 export type { ActiveRoom, PlanLimits } from "./domain/account.js"
-export { toValidationFailed, illFormedText, decodeInputEither, decodeInput } from "./validation.js"
+export { toValidationFailed, unstorableText, decodeInputEither, decodeInput } from "./validation.js"
 export type { DecodeOptions } from "./validation.js"
 export {
-  foldText, foldNullable, escapeLike, likePattern, matchesLike, isWellFormedText, illFormedTextPath,
+  foldText, foldNullable, escapeLike, likePattern, matchesLike, isWellFormedText, textProblem, textProblemIn,
 } from "./domain/text.js"
-export type { LikeShape } from "./domain/text.js"
+export type { LikeShape, TextProblem } from "./domain/text.js"
 export { EmailAddress, emailProblem, normalizeEmail, parseEmail } from "./domain/email.js"
 export { offsetOf, pageMeta, pagination, slicePage, PageParam, limitParam } from "./domain/paging.js"
 export type { PageRequest } from "./domain/paging.js"
@@ -41,11 +45,11 @@ export type { ContactFilterInput, ContactListInput } from "./domain/contact-quer
 export {
   WebhookId, DeliveryId, webhookLimits, retryEventType, subscribableEventTypes, ReceivedEventType, checkEventTypes,
   strictUrlRules, addressProblem, checkAddresses, parseWebhookUrl, webhookRetryDelays, webhookRetryPolicy,
-  retryDelayAfter, isSuccessStatus, defaultFailureSettings, afterAttempt, healthBadges, failingStreak, successRate,
-  healthBadge, secretPrefix, makeSecret, displaySecret, signBody, standardSignature, signedHeaders, previousSecretValid,
+  isSuccessStatus, defaultFailureSettings, afterAttempt, healthBadges, failingStreak, successRate,
+  healthBadge, secretPrefix, secretPrefixLength, makeSecret, displaySecret, signBody, standardSignature, signedHeaders, previousSecretValid,
   deliveryStatuses, DeliveryStatus, deliveryKinds, deliveryIdFor, fannedOutDelivery, subscribes,
   WebhookDescription, CreateWebhookInput, UpdateWebhookInput, FailureSettingsInput, TestWebhookInput,
-  deliveryEventTypes, liftedEnvelopeFields, webhookEnvelope,
+  deliveryEventTypes, liftedEnvelopeFields, webhookEnvelope, webhookPlan, checkWebhookPlan, checkEndpointRoom,
 } from "./domain/webhook.js"
 export type {
   UrlRules, WebhookTarget, FailureSettings, FailureStreak, StreakDecision,
@@ -74,11 +78,13 @@ export { emailEvent, emailEventStatus } from "./domain/email-event.js"
 export type { EmailEventType, EmailEventInput } from "./domain/email-event.js"
 export {
   messageStates, recipientStatuses, RecipientStatus, StoredContent, toStoredMessage, toAcceptedMessage, messageStatus,
-  quotaPeriod, quotaResetsAt, idempotencyWindowHours,
+  idempotencyWindowHours,
 } from "./domain/message-record.js"
 export type {
-  MessageState, MessageRecipient, StoredMessage, MessageEvent, RecipientUpdate, QuotaReservation, IdempotencyRecord,
+  MessageState, MessageRecipient, StoredMessage, MessageEvent, RecipientUpdate, IdempotencyRecord,
 } from "./domain/message-record.js"
+export { quotaPeriod, quotaResetsAt } from "./domain/quota.js"
+export type { QuotaReservation } from "./domain/quota.js"
 export { idPrefixes } from "./domain/ids.js"
 export type { IdKind } from "./domain/ids.js"
 export {
@@ -107,7 +113,7 @@ export {
 export type {
   ListMembership, MemberContact, MemberRecord, SuppressionStatus, MemberFacts, BooleanMemberFact, EnumeratedMemberFact, SuppressionCondition,
   SuppressionRule, ListMember, NewMember, NewListMembership, MemberQueryInput, MemberQuery, MemberCounts, MemberPage,
-  BlockedReason, MemberEventSource, MemberEventInput, ContactMembership,
+  BlockedReason, CreateMissingFacts, MemberEventSource, MemberEventInput, ContactMembership,
 } from "./domain/member.js"
 export {
   segmentLimits, textFields, dateFields, segmentFields, textOperators, presenceOperators, setOperators, tagOperators,
@@ -122,7 +128,7 @@ export type {
 export {
   SuppressionId, suppressionReasons, SuppressionReason, suppressionLimits, SuppressionDetailsInput, AddSuppressionInput,
   BulkSuppressionInput, matchesSuppressionQuery, compareSuppressions, mailKinds, MailKind, eligibilityChecks,
-  ineligibleReasons, applicableChecks, ineligibility, splitEligibility,
+  ineligibleReasons, applicableChecks, ineligibility, splitEligibility, suppressionBehind,
 } from "./domain/suppression.js"
 export type {
   Suppression, SuppressionDetails, SuppressionQuery, SendScope, RecipientFacts, EligibilityFact, IneligibleReason,
@@ -134,7 +140,7 @@ export {
 } from "./domain/topic.js"
 export type { Topic, TopicWithCount, TopicOptOut, TopicQuery } from "./domain/topic.js"
 export {
-  consentLimits, ConsentInput, checkSubscribe, decideSubscribe, unsubscribeScopes, UnsubscribeScope,
+  consentLimits, ConsentInput, checkSubscribe, decideSubscribe, unsubscribeScopes, UnsubscribeScope, UnsubscribeScopeInput,
   decideUnsubscribeAll, decideTopic, subscribeSources, unsubscribeMethods, subscribedEvent, confirmedEvent,
   unsubscribedEvent,
 } from "./domain/subscription.js"
@@ -143,9 +149,9 @@ export type {
   UnsubscribeMethod,
 } from "./domain/subscription.js"
 
-export { confirmationTtlMs, confirmationSources } from "./domain/confirmation.js"
+export { confirmationSources } from "./domain/confirmation.js"
 export type { ConfirmationSource, PendingConfirmation } from "./domain/confirmation.js"
-export { CommitDurability, EventWindowTypeId, relayPassWindow, Store } from "./ports/store.js"
+export { afterCommit, CommitDurability, EventWindowTypeId, relayPassWindow, Store, withCommitHooks } from "./ports/store.js"
 export type {
   Durability,
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage, AddressRecord,
@@ -155,10 +161,10 @@ export type {
 } from "./ports/store.js"
 export { Ids, IdsLive, IdsSequential, idTime, makeRandomIds, makeSequentialIds } from "./ports/ids.js"
 export type { IdsService } from "./ports/ids.js"
-export { JobQueue, defineJob, enqueueEach, neverClaimed } from "./ports/job-queue.js"
-export type { ClaimedHere, JobDefinition, JobQueueService, JobRun, EnqueueOptions, RetryPolicy } from "./ports/job-queue.js"
+export { JobQueue, defineJob, enqueueEach } from "./ports/job-queue.js"
+export type { JobDefinition, JobQueueService, JobRun, EnqueueOptions, RetryPolicy } from "./ports/job-queue.js"
 export { Mailer, MailerError } from "./ports/mailer.js"
-export { Dns, DnsError } from "./ports/dns.js"
+export { Dns, DnsError, DnsFailureKind, isNoSuchRecord, recordsOrNone } from "./ports/dns.js"
 export type { DnsService, MxRecord } from "./ports/dns.js"
 export { HttpTransport, HttpTransportError, postEachWith } from "./ports/http-transport.js"
 export type { BatchedPost, HttpTransportService, PinnedPost, PostAnswer, PostOutcome } from "./ports/http-transport.js"
@@ -182,7 +188,7 @@ export type { AttemptOptions, PendingRecord, RecordedAttempt } from "./services/
 export type { AttemptResult } from "./services/webhook-sender.js"
 export {
   webhookDeliveryJob, webhookPurgeJob, DeliveryAttemptFailed, enqueueDelivery, fanOutEvents, runDeliveryJob,
-  webhookFirstAttemptsJob, runFirstAttempts, firstAttemptsPerRun, firstAttemptsRecordedPer, lastAnswersGrace, type FreshDeliveries, freshDeliveryLimits, makeFreshDeliveries,
+  webhookFirstAttemptsJob, runFirstAttempts, firstAttemptsPerRun, firstAttemptsRecordedPer, lastAnswersGrace,
   purgeWebhookHistory, defaultNotificationFrom, requeuePendingDeliveries, schedulePurge, makeDeliveries, webhookConsumer,
 } from "./services/webhook-queue.js"
 export { Suppressions } from "./services/suppressions.js"
@@ -203,8 +209,8 @@ export type { CancelResult, SendOptions } from "./services/sending.js"
 export { servicesLayer } from "./services/layer.js"
 export { Background, BackgroundConfig } from "./services/background.js"
 export type { EventConsumer, BackgroundContext } from "./services/background.js"
-export { makeWorkerHandoffs, runJobWorker, retryDelay } from "./services/job-runner.js"
-export type { ClaimedJob, JobSource, JobWorkerOptions, WorkerHandoff } from "./services/job-runner.js"
+export { runJobWorker, retryDelay } from "./services/job-runner.js"
+export type { ClaimedJob, JobSource, JobWorkerOptions } from "./services/job-runner.js"
 export { Tracing } from "./services/tracing.js"
 export type { MailroomServices } from "./services/layer.js"
 export {
@@ -228,7 +234,7 @@ export { FormSignups } from "./services/form-signups.js"
 export type { FormSubmissionRequest, SignupForm } from "./services/form-signups.js"
 export { LinkUnsubscribes } from "./services/link-unsubscribes.js"
 export type { Leaving, UnsubscribePage } from "./services/link-unsubscribes.js"
-export { linkScope, PublicUnsubscribeBody, publicScope, scopeOf, topicOf } from "./domain/unsubscribe-link.js"
+export { linkScope, PublicUnsubscribeBody, scopeOf, topicOf } from "./domain/unsubscribe-link.js"
 export { confirmsOnVisit } from "./services/confirmation-links.js"
 export { automatedSignals, classifyLinkVisit, confirmationModes, confirmsOnFollow } from "./domain/link-visit.js"
 export type { AutomatedSignal, ConfirmationMode, LinkRequest, LinkVisit } from "./domain/link-visit.js"
@@ -243,3 +249,16 @@ export { Feedback } from "./services/feedback.js"
 export type { DeliveryReportInput, ComplaintReportInput, DsnRecipientReport, ReportOutcome } from "./services/feedback.js"
 export { BotChallenge, BotChallengeError } from "./ports/bot-challenge.js"
 export type { BotChallengeService, ChallengeWidgetSettings } from "./ports/bot-challenge.js"
+export {
+  DomainId, DomainStatus, domainStatuses, domainRecordNames, domainLimits, CreateDomainInput, compareDomains,
+  matchesDomainQuery, parseHostname, recordHost, ownershipValue, plainSpfValue, dkimValue, dmarcValue, recordValue,
+  decideVerification, domainFailurePolicy, failedByRecheck,
+} from "./domain/domain.js"
+export type {
+  Domain, DomainRecordName, RecordStatus, RecordProblem, RecordState, DomainRecordStates, DomainDkimKey, DomainQuery,
+  VerificationFindings,
+} from "./domain/domain.js"
+export { checkOwnership, checkSpf, checkDkim, checkDmarc, parseSpf, parseTags, withSpfInclude } from "./domain/dns-records.js"
+export { Domains, DomainsConfig, domainSettings, checkSender } from "./services/domains.js"
+export type { DomainsOptions, DomainDetails, DomainRecordView, SenderPolicy } from "./services/domains.js"
+export type { DomainRepository } from "./ports/store.js"

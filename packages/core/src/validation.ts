@@ -1,8 +1,9 @@
 /** Decoding of input with Schema, shared by the HTTP routes, the Promise facade and the services. Every ParseError
  *  becomes one ValidationFailed that names the dotted path of the first problem (error.context.field over HTTP) and
- *  says what is wrong with it in plain words. Text that is not well-formed Unicode is refused before decoding. */
+ *  says what is wrong with it in plain words. Text that cannot be stored as sent (a lone surrogate, a NUL character)
+ *  is refused before decoding, so that every backend answers it alike. */
 import { Effect, Either, ParseResult, Schema } from "effect"
-import { illFormedTextPath } from "./domain/text.js"
+import { textProblemIn } from "./domain/text.js"
 import { ValidationFailed } from "./errors.js"
 
 type Issue = ParseResult.ArrayFormatterIssue
@@ -51,11 +52,12 @@ export const toValidationFailed = (error: ParseResult.ParseError): ValidationFai
   return field === "" ? new ValidationFailed({ detail }) : new ValidationFailed({ field, detail })
 }
 
-/** The ValidationFailed of input holding a string that is not well-formed Unicode, or undefined. */
-export const illFormedText = (input: unknown): ValidationFailed | undefined => {
-  const path = illFormedTextPath(input)
-  if (path === undefined) return undefined
-  const detail = "must be well-formed Unicode text: it holds a lone UTF-16 surrogate"
+/** The ValidationFailed of input holding a string that cannot be stored as sent (a lone UTF-16 surrogate, a NUL
+ *  character), or undefined. Path parameters go through it too, as `{ name: value }`, so that it names the parameter. */
+export const unstorableText = (input: unknown): ValidationFailed | undefined => {
+  const found = textProblemIn(input)
+  if (found === undefined) return undefined
+  const { path, problem: detail } = found
   return path.length === 0 ? new ValidationFailed({ detail }) : new ValidationFailed({ field: path.join("."), detail })
 }
 
@@ -66,8 +68,8 @@ export interface DecodeOptions {
 
 /** Decodes `input` with `schema` in one step (input schemas are synchronous), as an Either. */
 export const decodeInputEither = <A, I>(schema: Schema.Schema<A, I, never>, input: unknown, options: DecodeOptions = {}) => {
-  const illFormed = illFormedText(input)
-  if (illFormed !== undefined) return Either.left(illFormed)
+  const unstorable = unstorableText(input)
+  if (unstorable !== undefined) return Either.left(unstorable)
   return Either.mapLeft(
     Schema.decodeUnknownEither(schema, { onExcessProperty: options.onExcessProperty ?? "error", errors: "first" })(input),
     toValidationFailed,

@@ -11,6 +11,7 @@ import { errorResponse, internalErrorResponse } from "./errors.js"
 import { makeRateLimiters, perSecondRateLimit, rateLimitByAddress, type RateLimitOptions } from "./rate-limit.js"
 import { adminRoutes } from "./routes/admin.js"
 import { contactRoutes } from "./routes/contacts.js"
+import { domainRoutes } from "./routes/domains.js"
 import { emailRoutes } from "./routes/emails.js"
 import { exportRoutes } from "./routes/export.js"
 import { formRoutes } from "./routes/forms.js"
@@ -33,6 +34,7 @@ import { type HttpRuntime, makeRunner } from "./run.js"
  *  bulk, export, import, lists), so the order of this list does not decide which route answers. */
 const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   contactRoutes,
+  domainRoutes,
   emailRoutes,
   exportRoutes,
   formRoutes,
@@ -111,7 +113,8 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
 
   app.use("*", async (c, next) => {
     const requestId = crypto.randomUUID()
-    const runner = makeRunner(options.runtime, requestId, c.req.raw.signal)
+    // Read when a route runs its effect: c.req.param() then answers that route's parameters, already percent-decoded.
+    const runner = makeRunner(options.runtime, requestId, c.req.raw.signal, () => c.req.param())
     c.set("requestId", requestId)
     c.set("run", runner.run)
     c.set("runExit", runner.runExit)

@@ -29,11 +29,18 @@ export const statusByCode = {
   // ImportRejected is answered with the status of its reason (importStatusByReason); this row is the fallback.
   IMPORT_REJECTED: 400,
   WEBHOOK_EVENT_UNKNOWN: 400,
+  PLAN_UPGRADE_REQUIRED: 403,
   API_KEY_LIMIT_REACHED: 400,
   QUOTA_EXCEEDED: 429,
   IDEMPOTENCY_KEY_REUSED: 409,
   INTERNAL_ERROR: 500,
   ORIGIN_NOT_ALLOWED: 403,
+  DOMAIN_NOT_FOUND: 404,
+  DOMAIN_ALREADY_EXISTS: 400,
+  DNS_VERIFICATION_FAILED: 400,
+  DNS_RECORD_MISSING: 400,
+  DNS_LOOKUP_ERROR: 400,
+  SENDER_DOMAIN_NOT_VERIFIED: 403,
 } as const satisfies Record<ErrorCode, number>
 
 /** What the caller can do about each code, answered as `fix_action`. */
@@ -45,7 +52,7 @@ export const fixActionByCode = {
   SCOPE_INSUFFICIENT: "Use an API key that has the scope named in the message.",
   RATE_LIMIT_EXCEEDED: "Wait error.context.retry_after seconds (the Retry-After header) before retrying.",
   RESOURCE_NOT_FOUND: "Check the id; ids of other accounts are not visible.",
-  NOT_FOUND: "Check the method and path against the API reference.",
+  NOT_FOUND: "Check the method, the path and any id in it against the API reference; ids of other accounts are not visible.",
   DUPLICATE_CONTACT: "Update the existing contact instead, or use another address.",
   INVALID_STATUS_TRANSITION: "Move the contact only along the allowed status transitions.",
   TAG_LIMIT_EXCEEDED: "Remove tags from the contact before adding new ones.",
@@ -62,11 +69,18 @@ export const fixActionByCode = {
   INVALID_TOKEN: "Use the link from the most recent email; ask for a new one if it expired.",
   IMPORT_REJECTED: "Correct the CSV file or the mappings and upload again.",
   WEBHOOK_EVENT_UNKNOWN: "Subscribe only to the event types listed in the webhooks guide.",
+  PLAN_UPGRADE_REQUIRED: "Upgrade the account to the plan named in the message; the feature is not part of the current plan.",
   API_KEY_LIMIT_REACHED: "Upgrade the plan, or delete a resource of this kind first.",
   QUOTA_EXCEEDED: "Wait until error.context.resets_at, or upgrade the plan for a larger monthly quota.",
   IDEMPOTENCY_KEY_REUSED: "Send a new Idempotency-Key with a new request; repeat a key only with the same body.",
   INTERNAL_ERROR: "Retry later; if it persists, report the request id to the operator.",
   ORIGIN_NOT_ALLOWED: "Add the page's origin to the form's allowedOrigins, or submit from the hosted form page.",
+  DOMAIN_NOT_FOUND: "Check the domain id; domains of other accounts are not visible.",
+  DOMAIN_ALREADY_EXISTS: "Use the domain already added (GET /domains), or delete it before adding it again.",
+  DNS_VERIFICATION_FAILED: "Publish the verification TXT record shown in dnsRecords.verification, then verify again.",
+  DNS_RECORD_MISSING: "Publish the record as dnsRecords shows it (host and value), then verify again.",
+  DNS_LOOKUP_ERROR: "Retry in a moment; if it persists, check the DNS servers Mailroom uses (DNS_SERVERS).",
+  SENDER_DOMAIN_NOT_VERIFIED: "Add the domain named in the message with POST /domains, publish its records and verify it, or send from a verified domain.",
 } as const satisfies Record<ErrorCode, string>
 
 /** Who answers a 401: the API (an API key is asked for) or the operator API under /admin (the admin token is). */
@@ -78,10 +92,15 @@ export const adminFixActionByCode = {
   INVALID_CREDENTIALS: "Check the ADMIN_TOKEN the server was started with; API keys do not open /admin.",
 } as const satisfies Partial<Record<ErrorCode, string>>
 
-const fixActionOf = (code: ErrorCode, realm: Realm): string =>
-  realm === "admin" && code in adminFixActionByCode
-    ? adminFixActionByCode[code as keyof typeof adminFixActionByCode]
-    : fixActionByCode[code]
+/** fix_action of a VALIDATION_ERROR that names no field (a body that is not JSON, or could not be read): the table's
+ *  own sends the caller to error.context.field, which such an error does not carry. */
+export const fixActionWithoutField = "Correct the request as error.message describes and send it again."
+
+const fixActionOf = (code: ErrorCode, realm: Realm, context: Record<string, string | number> | undefined): string => {
+  if (realm === "admin" && code in adminFixActionByCode) return adminFixActionByCode[code as keyof typeof adminFixActionByCode]
+  if (code === "VALIDATION_ERROR" && context?.field === undefined) return fixActionWithoutField
+  return fixActionByCode[code]
+}
 
 export const docsBaseUrl = "https://mailroom.dev/docs/errors"
 
@@ -129,7 +148,7 @@ const body = (code: ErrorCode, message: string, context?: Record<string, string 
   error: {
     code,
     message,
-    fix_action: fixActionOf(code, realm),
+    fix_action: fixActionOf(code, realm, context),
     docs_url: `${docsBaseUrl}#${code.toLowerCase()}`,
     ...(context === undefined ? {} : { context }),
   },

@@ -6,13 +6,15 @@ export type { TrustProxy } from "./client-address.js"
 export type { MailroomEnv, HttpServices, Run, RunExit, RunOptions, AnswerFailure } from "./env.js"
 export type { HttpRuntime } from "./run.js"
 export {
-  statusByCode, importStatusByReason, fixActionByCode, adminFixActionByCode, docsBaseUrl, statusOf, errorBody,
+  statusByCode, importStatusByReason, fixActionByCode, fixActionWithoutField, adminFixActionByCode, docsBaseUrl, statusOf, errorBody,
   errorResponse, internalErrorResponse, isDomainError,
 } from "./errors.js"
 export type { ErrorBody, ErrorShape, Realm } from "./errors.js"
 export { authenticate, requireScope, credentialOf, refusalOf, guardAttempt } from "./auth.js"
 export type { Credential } from "./auth.js"
 export { defaultBodyLimitBytes, drainLimitBytes, readBody, settleBody } from "./body.js"
+export { closeLingering, lingeringCloseLimits } from "./node-connection.js"
+export type { MailroomHandler } from "./node-connection.js"
 export { decodeJson, decodeQuery, decodeInput, toValidationFailed } from "./validation.js"
 export type { DecodeOptions } from "./validation.js"
 export { ok, pageEnvelope, paginatedEnvelope } from "./envelope.js"

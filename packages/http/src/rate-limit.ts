@@ -1,6 +1,6 @@
 /** Request rates per API key, requests to the public routes and failed authentications per client address, with
  *  rate-limiter-flexible. In memory by default; a host running several instances passes a factory for a shared store
- *  (Redis, Postgres, …). Spec: audience "Limits" (POST /contacts 60 per minute per client) and sending "Limits" (POST
+ *  (createMailroom passes @mailroom/postgres/rate-limits on Postgres; Redis, …). Spec: audience "Limits" (POST /contacts 60 per minute per client) and sending "Limits" (POST
  *  /emails/send 100 per second, POST /emails/batch 10, all other endpoints 200). */
 import { RateLimitExceeded } from "@mailroom/core"
 import { Effect } from "effect"

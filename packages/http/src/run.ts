@@ -1,7 +1,7 @@
 /** Running route effects on Mailroom's ManagedRuntime, and answering their failures: domain errors through the error
  *  table, everything else (StoreError, defects, a runtime that failed to start) logged with the request id and
- *  answered 500 without detail. */
-import { StoreError } from "@mailroom/core"
+ *  answered 500 without detail. Every run decodes the route's path parameters first. */
+import { StoreError, unstorableText, type ValidationFailed } from "@mailroom/core"
 import { Cause, Effect, Exit, FiberRef, HashMap, type ManagedRuntime, Option } from "effect"
 import type { AnswerFailure, HttpServices, Run, RunExit } from "./env.js"
 import { errorResponse, internalErrorResponse, isDomainError } from "./errors.js"
@@ -33,13 +33,36 @@ const logInternal = (runtime: HttpRuntime, requestId: string, cause: Cause.Cause
     console.error(`[mailroom] request ${requestId} failed:`, Cause.pretty(cause))
   })
 
-/** The runner of one request. `signal` interrupts the running effect when the client goes away. */
-export const makeRunner = (runtime: HttpRuntime, requestId: string, signal: AbortSignal | undefined): Runner => {
+/** The path parameters of a route, decoded as every input is (core's unstorableText): one holding text that cannot be
+ *  stored as sent, a NUL from `%00` above all, fails with VALIDATION_ERROR naming the parameter, so that no service or
+ *  backend sees it and every backend answers alike (Postgres text cannot hold a NUL). */
+export const decodePathParams = (params: Readonly<Record<string, string>>): Effect.Effect<void, ValidationFailed> => {
+  const refused = unstorableText(params)
+  return refused === undefined ? Effect.void : Effect.fail(refused)
+}
+
+/** The runner of one request. `signal` interrupts the running effect when the client goes away. `pathParams` answers
+ *  the parameters of the route that runs an effect: each run decodes them first (decodePathParams), so that every
+ *  route gets the same answer without reading them itself. */
+export const makeRunner = (
+  runtime: HttpRuntime,
+  requestId: string,
+  signal: AbortSignal | undefined,
+  pathParams: () => Readonly<Record<string, string>>,
+): Runner => {
   // Every log line of the request carries its id. Each run is a fiber of its own, so the annotation is set on that
   // fiber rather than scoped with Effect.annotateLogs, which also restores it afterwards at several µs per run.
-  const annotate = FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("requestId", requestId))
+  // A failed run is answered here: a client error (4xx) is not logged at all, a server fault once by answerFailure.
+  // Without this, the runtime would also log each failure as "Fiber terminated with an unhandled error", with a trace.
+  const annotate = Effect.zipRight(
+    FiberRef.set(FiberRef.unhandledErrorLogLevel, Option.none()),
+    FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("requestId", requestId)),
+  )
   const runExit: RunExit = (effect) =>
-    runtime.runPromiseExit(Effect.zipRight(annotate, effect), signal ? { signal } : undefined)
+    runtime.runPromiseExit(
+      Effect.zipRight(annotate, Effect.zipRight(decodePathParams(pathParams()), effect)),
+      signal ? { signal } : undefined,
+    )
 
   const answerFailure: AnswerFailure = async (cause, options = {}) => {
     const failure = Cause.failureOption(cause)

@@ -1,6 +1,6 @@
 import { Store, StoreError } from "@mailroom/core"
 import { MemoryStore } from "@mailroom/memory"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, Layer, LogLevel, TestClock } from "effect"
 import { describe, expect, it } from "vitest"
 import { call, makeTestApp, newAccount } from "./support.js"
 
@@ -101,6 +101,30 @@ describe("GET /api/health", () => {
       { testClock: true })
     await down.runtime.runPromise(TestClock.setTime(at))
     expect((await call(down, "GET", "/api/health")).json).toEqual({ status: "error", database: "disconnected", timestamp: "2039-07-14T12:30:05.250Z" })
+  })
+})
+
+describe("what a failed request logs, with every level down to Debug kept", () => {
+  const app = makeTestApp({}, storeWithBrokenList, { logLevel: LogLevel.Debug })
+  const linesOf = (requestId: string) => app.logs.filter((line) => line.annotations.requestId === requestId)
+
+  it("a 400 logs nothing: a client error is not a fault", async () => {
+    const { key } = await newAccount(app)
+    const before = app.logs.length
+    const answer = await call(app, "POST", "/v1/contacts", { key, body: { email: "not an address" } })
+    expect(answer.status).toBe(400)
+    expect(linesOf(answer.headers.get("x-request-id")!)).toEqual([])
+    expect(app.logs.slice(before).filter((line) => /unhandled/i.test(line.message))).toEqual([])
+  })
+
+  it("a 500 logs once, at Error, with the request id", async () => {
+    const { key } = await newAccount(app)
+    const before = app.logs.length
+    const answer = await call(app, "GET", "/v1/contacts", { key })
+    expect(answer.status).toBe(500)
+    const lines = linesOf(answer.headers.get("x-request-id")!)
+    expect(lines.map((line) => line.level)).toEqual(["ERROR"])
+    expect(app.logs.slice(before).filter((line) => /unhandled/i.test(line.message))).toEqual([])
   })
 })
 

@@ -1,12 +1,15 @@
 import {
-  ContactBlocked, ContactNotFound, DuplicateContact, FreeTierContactLimit, ImportRejected, InvalidCredentials,
-  InvalidStatusTransition, ListNotFound, NotAMember, PayloadTooLarge, RateLimitExceeded, RecipientSuppressed,
-  RecipientUnsubscribed, ResourceNotFound, RouteNotFound, ScopeInsufficient, StoreError, TagLimitExceeded,
-  TopicNotFound, Unauthorized, ValidationFailed, type MailroomError,
+  ContactBlocked, ContactNotFound, DuplicateContact, DuplicateTopic, type ErrorCode, FreeTierContactLimit,
+  IdempotencyKeyReused, ImportRejected, InvalidCredentials, InvalidStatusTransition, InvalidToken, ListNotFound,
+  NoPendingConfirmation, NotAMember, OriginNotAllowed, PayloadTooLarge, QuotaExceeded, RateLimitExceeded,
+  RecipientSuppressed, RecipientUnsubscribed, ResourceNotFound, RouteNotFound, ScopeInsufficient, StoreError,
+  TagLimitExceeded, TopicNotFound, Unauthorized, ValidationFailed, WebhookEventUnknown, WebhookLimitReached,
+  WebhookNotFound, type MailroomError, PlanUpgradeRequired, DomainNotFound, DomainAlreadyExists, DnsVerificationFailed,
+  DnsRecordMissing, DnsLookupFailed, DomainLimitReached, SenderDomainNotVerified,
 } from "@mailroom/core"
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { errorResponse, fixActionByCode, internalErrorResponse, isDomainError, statusByCode } from "../src/index.js"
+import { errorBody, errorResponse, fixActionByCode, internalErrorResponse, isDomainError, statusByCode } from "../src/index.js"
 
 /** One instance of every domain error with the status the spec gives its code. */
 const cases: ReadonlyArray<readonly [MailroomError, number]> = [
@@ -32,7 +35,70 @@ const cases: ReadonlyArray<readonly [MailroomError, number]> = [
   [new ImportRejected({ reason: "TOO_LARGE", detail: "file over 2 MiB" }), 413],
 ]
 
+/** Every error each code is answered for, in each shape its context takes. Typed by code, so that a new code does
+ *  not compile until it has a row here. StoreError is answered as INTERNAL_ERROR by internalErrorResponse. */
+const everyError = {
+  VALIDATION_ERROR: [
+    new ValidationFailed({ field: "email", detail: "is required" }),
+    new ValidationFailed({ detail: "the request body is not valid JSON" }),
+  ],
+  PAYLOAD_TOO_LARGE: [new PayloadTooLarge({ limitBytes: 10 }), new PayloadTooLarge({ limitBytes: 10, field: "content.html" })],
+  UNAUTHORIZED: [new Unauthorized({ detail: "missing API key" })],
+  INVALID_CREDENTIALS: [new InvalidCredentials({ detail: "revoked" })],
+  SCOPE_INSUFFICIENT: [new ScopeInsufficient({ scope: "contacts:write" })],
+  RATE_LIMIT_EXCEEDED: [new RateLimitExceeded({ retryAfter: 7, limit: 60, windowSeconds: 60 })],
+  RESOURCE_NOT_FOUND: [new ResourceNotFound({ resource: "contact", id: "ct_1" })],
+  NOT_FOUND: [new RouteNotFound({ method: "GET", path: "/x" }), new WebhookNotFound({ resource: "webhook", id: "wh_1" })],
+  DUPLICATE_CONTACT: [new DuplicateContact({ email: "a@example.com" })],
+  INVALID_STATUS_TRANSITION: [new InvalidStatusTransition({ from: "CLEANED", to: "ACTIVE" })],
+  TAG_LIMIT_EXCEEDED: [new TagLimitExceeded({ limit: 50, wouldHold: 51 })],
+  FREE_TIER_CONTACT_LIMIT: [new FreeTierContactLimit({ limit: 100 })],
+  LIST_NOT_FOUND: [new ListNotFound({ listId: "lst_1" })],
+  TOPIC_NOT_FOUND: [new TopicNotFound({ topicId: "top_1" })],
+  DUPLICATE_TOPIC: [new DuplicateTopic({ name: "News" })],
+  NOT_A_MEMBER: [new NotAMember({ listId: "lst_1" })],
+  CONTACT_NOT_FOUND: [new ContactNotFound({ email: "a@example.com" })],
+  RECIPIENT_UNSUBSCRIBED: [new RecipientUnsubscribed({ email: "a@example.com" })],
+  RECIPIENT_SUPPRESSED: [new RecipientSuppressed({ email: "a@example.com", reason: "Bounce" })],
+  CONTACT_BLOCKED: [new ContactBlocked({ email: "a@example.com", status: "COMPLAINED" })],
+  NO_PENDING_CONFIRMATION: [new NoPendingConfirmation({ email: "a@example.com", detail: "the contact is ACTIVE" })],
+  INVALID_TOKEN: [new InvalidToken({ detail: "expired" })],
+  IMPORT_REJECTED: [new ImportRejected({ reason: "INVALID_REQUEST", detail: "no email column" })],
+  WEBHOOK_EVENT_UNKNOWN: [new WebhookEventUnknown({ eventType: "contact.exploded" })],
+  API_KEY_LIMIT_REACHED: [new WebhookLimitReached({ plan: "starter", limit: 1 }), new DomainLimitReached({ plan: "starter", limit: 1 })],
+  PLAN_UPGRADE_REQUIRED: [new PlanUpgradeRequired({ plan: "free", feature: "webhooks", requiredPlan: "starter" })],
+  DOMAIN_NOT_FOUND: [new DomainNotFound({ id: "dom_1" })],
+  DOMAIN_ALREADY_EXISTS: [new DomainAlreadyExists({ hostname: "mail.example.com" })],
+  DNS_VERIFICATION_FAILED: [new DnsVerificationFailed({ detail: "no mailroom-verify record" })],
+  DNS_RECORD_MISSING: [new DnsRecordMissing({ detail: "no SPF record" })],
+  DNS_LOOKUP_ERROR: [new DnsLookupFailed({ hostname: "mail.example.com", reason: "ETIMEOUT" })],
+  SENDER_DOMAIN_NOT_VERIFIED: [new SenderDomainNotVerified({ domain: "example.com" })],
+  QUOTA_EXCEEDED: [new QuotaExceeded({ limit: 100, used: 100, requested: 1, resetsAt: new Date("2026-12-01T00:00:00Z") })],
+  IDEMPOTENCY_KEY_REUSED: [new IdempotencyKeyReused({ key: "order-1" })],
+  INTERNAL_ERROR: [],
+  ORIGIN_NOT_ALLOWED: [new OriginNotAllowed({ origin: "https://elsewhere.example" }), new OriginNotAllowed({ origin: null })],
+} satisfies Record<ErrorCode, ReadonlyArray<MailroomError>>
+
+/** The context fields a fix_action tells the caller to read (`error.context.<name>`). */
+const contextFieldsNamedBy = (fixAction: string): ReadonlyArray<string> =>
+  [...fixAction.matchAll(/error\.context\.(\w+)/g)].map((match) => match[1]!)
+
 describe("the error table", () => {
+  it.each(Object.entries(everyError).flatMap(([code, errors]) => errors.map((error) => [code, error] as const)))(
+    "%s: a fix_action sends the caller only to context fields the error carries (%s)",
+    (_code, error) => {
+      for (const realm of ["api", "admin"] as const) {
+        const { fix_action, context } = errorBody(error, realm).error
+        for (const field of contextFieldsNamedBy(fix_action)) expect(context ?? {}, fix_action).toHaveProperty(field)
+      }
+    },
+  )
+
+  it("the internal error's fix_action names no context", async () => {
+    const { error } = await internalErrorResponse("req-1").json()
+    expect(contextFieldsNamedBy(error.fix_action)).toEqual([])
+  })
+
   it("has a status and a fix_action for every code", () => {
     expect(Object.keys(fixActionByCode).sort()).toEqual(Object.keys(statusByCode).sort())
     for (const action of Object.values(fixActionByCode)) expect(action.length).toBeGreaterThan(10)

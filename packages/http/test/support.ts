@@ -2,7 +2,7 @@
 import { IdsLive, servicesLayer, type Store } from "@mailroom/core"
 import { MemoryStore } from "@mailroom/memory"
 import { makeCaptureMailer } from "@mailroom/testing"
-import { HashMap, Layer, Logger, ManagedRuntime, TestContext } from "effect"
+import { HashMap, Layer, Logger, LogLevel, ManagedRuntime, TestContext } from "effect"
 import { afterAll } from "vitest"
 import { type HttpApp, type HttpAppOptions, type HttpRuntime, makeHttpApp } from "../src/index.js"
 
@@ -35,17 +35,19 @@ export interface TestApp {
 }
 
 /** A router over a fresh memory store (or `store`, to replace the backend), disposed after the file's tests. With
- *  `testClock`, the runtime's Clock is a TestClock (at 0 until a test moves it with `runtime.runPromise(TestClock…)`). */
+ *  `testClock`, the runtime's Clock is a TestClock (at 0 until a test moves it with `runtime.runPromise(TestClock…)`);
+ *  `logLevel` is the least level logged (default Info, Effect's own). */
 export const makeTestApp = (
   options: Omit<HttpAppOptions, "runtime"> = {},
   store: Layer.Layer<Store> = MemoryStore.layer,
-  { testClock = false }: { readonly testClock?: boolean } = {},
+  { testClock = false, logLevel = LogLevel.Info }: { readonly testClock?: boolean; readonly logLevel?: LogLevel.LogLevel } = {},
 ): TestApp => {
   const logs: Array<LoggedLine> = []
   const runtime = ManagedRuntime.make(
     servicesLayer.pipe(
       Layer.provideMerge(Layer.mergeAll(store, IdsLive, makeCaptureMailer().layer)),
       Layer.provide(recordingLogger(logs)),
+      Layer.provide(Logger.minimumLogLevel(logLevel)),
       Layer.provideMerge(testClock ? TestContext.TestContext : Layer.empty),
     ),
   )

@@ -2,6 +2,7 @@
  *  environment variables a starter maps onto these fields. The HTTP layer's own options (request rates, trusted
  *  proxies) join them in create-mailroom.ts, the one module of the facade that builds on @mailroom/http. */
 import type { DeliveryOptions, Ids, Mailer, Store } from "@mailroom/core"
+import type { NodeDnsOptions } from "@mailroom/net"
 import type { Layer } from "effect"
 
 export interface MailroomSettings {
@@ -31,6 +32,23 @@ export interface MailroomSettings {
   /** The host's own Mailer instead of SMTP or the dev outbox (say `SmtpMailer.layer(options)`, or a provider's API).
    *  It may use Mailroom's Store and Ids. Not together with `smtpUrl`. */
   readonly mailer?: Layer.Layer<Mailer, unknown, Store | Ids>
+  /** The DNS servers every lookup asks (domain verification, MX hosts, webhook hosts), as `host` or `host:port`
+   *  (IPv6 in brackets with a port). Default: the system's resolvers. createMailroom throws DnsServersError for an
+   *  entry it cannot use. */
+  readonly dnsServers?: ReadonlyArray<string>
+  /** How DNS lookups wait and cache: `{ timeoutMs, tries, cache }` as @mailroom/net's NodeDns takes them (cache false
+   *  turns the cache off). Default: 2 000 ms, 2 tries, the cache of docs/embedding.md, "DNS lookups". */
+  readonly dns?: Omit<NodeDnsOptions, "servers" | "now">
+  /** The host named in the `include:` of the SPF record a sending domain is asked to publish. Default `_spf.` + the
+   *  host of appUrl. */
+  readonly spfInclude?: string
+  /** The `rua=mailto:` address of the DMARC record a sending domain is asked to publish. Default `dmarc@` + the host of
+   *  appUrl. */
+  readonly dmarcReportAddress?: string
+  /** Who may send: `"allow-unverified"` (the default: any From domain; only verified domains' mail is signed) or
+   *  `"verified-only"` (a send from a domain that is not a verified domain of the account answers 403
+   *  SENDER_DOMAIN_NOT_VERIFIED). See docs/domains.md. */
+  readonly senderPolicy?: "allow-unverified" | "verified-only"
   /** Relaxes the webhook URL rules (http://, private addresses) for local development only. */
   readonly unsafeAllowPrivateUrls?: boolean
   readonly logLevel?: "debug" | "info" | "warn" | "error"

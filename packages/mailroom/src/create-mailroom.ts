@@ -1,14 +1,16 @@
 /** createMailroom: wires the chosen backend, ids, every service, one ManagedRuntime and the router, and hands the host
  *  a web-standard `fetch`, Promise methods and the layer for Effect code. */
 import {
-  AccountsConfig, Background, defaultConfirmationFrom, defaultDeliveryConcurrency, DeliveryConfig, IdsLive, type JobQueue, LinksConfig, servicesLayer,
+  AccountsConfig, Background, DomainsConfig, defaultConfirmationFrom, defaultDeliveryConcurrency, DeliveryConfig, IdsLive, type JobQueue, LinksConfig, servicesLayer,
   strictUrlRules, SubscriptionsConfig, Tracing, WebhooksConfig,
 } from "@mailroom/core"
 import {
-  type FetchOptions, type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions, type TrustProxy,
+  closeLingering, type FetchOptions, type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions, type TrustProxy,
 } from "@mailroom/http"
-import { NodeDns, TurnstileChallenge, type TurnstileOptions, UndiciTransport } from "@mailroom/net"
+import { NodeDns, parseDnsServers, TurnstileChallenge, type TurnstileOptions, UndiciTransport } from "@mailroom/net"
+import { postgresRateLimitStore } from "@mailroom/postgres/rate-limits"
 import type { PageTheme } from "@mailroom/http"
+import type { IncomingMessage } from "node:http"
 import { Cause, Duration, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime, Scope } from "effect"
 import { type AccountsApi, makeAccountsApi } from "./accounts-api.js"
 import { mailerLayer, sendsToDevOutbox } from "./mail.js"
@@ -28,7 +30,9 @@ export type MailroomContext = HttpServices | JobQueue
 /** The configuration of createMailroom: the settings of config.ts and the HTTP layer's own options (request rates,
  *  trusted proxies). */
 export interface MailroomConfig extends MailroomSettings {
-  /** Request rates per API key; the defaults follow the spec (60 POST /contacts per minute, 200 requests per second). */
+  /** Request rates per API key; the defaults follow the spec (60 POST /contacts per minute, 200 requests per second).
+   *  On Postgres they are counted in the database (table mailroom_rate_limits), so that every instance on it shares
+   *  them; on memory and SQLite, in the process. A `store` given here replaces either. */
   readonly rateLimits?: RateLimitOptions
   /** Which proxies in front of Mailroom are believed when they report the client's address in X-Forwarded-For: a
    *  number of hops, or a list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal. Default: none,
@@ -75,10 +79,15 @@ const logLevels = {
   error: LogLevel.Error,
 } as const
 
+/** The Node request @hono/node-server passes beside the web Request when it serves `fetch` itself. */
+const isNodeRequest = (incoming: unknown): incoming is IncomingMessage =>
+  typeof incoming === "object" && incoming !== null && "httpVersionMajor" in incoming && "socket" in incoming
+
 export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
   const database = parseDatabase(config.database ?? defaultDatabase)
   const mailer = mailerLayer(config)
   const tracing = config.tracing ?? false
+  const dnsServers = config.dnsServers === undefined ? undefined : parseDnsServers(config.dnsServers)
   const shutdownGrace = config.shutdownGraceMillis === undefined ? defaultShutdownGrace : Duration.millis(config.shutdownGraceMillis)
   const services = servicesLayer.pipe(
     Layer.provideMerge(mailer.pipe(Layer.provideMerge(Layer.mergeAll(
@@ -90,7 +99,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
         // Each statement is a round trip on Postgres: runs beyond the POSTs in flight overlap their database work.
         deliveryRunsPerPost: database.kind === "postgres" ? 4 : 1,
       }),
-      NodeDns.layer(),
+      NodeDns.layer({ ...config.dns, ...(dnsServers === undefined ? {} : { servers: dnsServers }) }),
       UndiciTransport.layer({ maxInFlight: defaultDeliveryConcurrency }),
       Layer.succeed(LinksConfig, { appUrl: config.appUrl ?? "http://localhost:3000", trackUrl: config.trackUrl }),
       Layer.succeed(Tracing, tracing),
@@ -99,6 +108,9 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
         confirmation: config.confirmation ?? "link",
       }),
       Layer.succeed(DeliveryConfig, config.delivery ?? {}),
+      Layer.succeed(DomainsConfig, {
+        spfInclude: config.spfInclude, dmarcReportAddress: config.dmarcReportAddress, senderPolicy: config.senderPolicy,
+      }),
       ...(config.botChallenge === undefined ? [] : [TurnstileChallenge.layer(config.botChallenge.turnstile)]),
     )))),
   )
@@ -110,12 +122,17 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
     // Spans made below the services (@effect/sql makes one per statement) follow the same switch.
     Layer.setTracerEnabled(tracing),
   ))
+  // On Postgres, each instance counting a key's requests in its own memory would let N instances make N times the
+  // spec's rate: the counts live in the database they share.
+  const sharedRates = database.kind === "postgres" && config.rateLimits?.store === undefined
+    ? postgresRateLimitStore({ url: database.url })
+    : undefined
   const app = makeHttpApp({
     runtime,
     adminToken: config.adminToken,
     devOutbox: sendsToDevOutbox(config),
     bodyLimitBytes: config.bodyLimitBytes,
-    rateLimits: config.rateLimits,
+    rateLimits: sharedRates === undefined ? config.rateLimits : { ...config.rateLimits, store: sharedRates.limiter },
     trustProxy: config.trustProxy,
     pageTheme: config.pageTheme,
   })
@@ -141,6 +158,8 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
         startBackground().catch((error: unknown) =>
           run(Effect.logError("Mailroom: the background work could not start", error)).catch(() => undefined))
       }
+      // Served by @hono/node-server directly (`serve({ fetch: mailroom.fetch })`): its Node request is passed beside.
+      if (isNodeRequest(options?.incoming)) closeLingering(options.incoming)
       return app.fetch(request, options)
     },
     accounts: makeAccountsApi(run),
@@ -160,6 +179,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
         const scope = await background?.catch(() => undefined)
         if (scope !== undefined) await runtime.runPromise(Scope.close(scope, Exit.void))
         await runtime.dispose()
+        await sharedRates?.close()
       })()
       return closing
     },

@@ -154,6 +154,36 @@ describe.each(backends)("delivery through a real SMTP relay (%s)", (_name, datab
     expect(((await (await v1(`/contacts/${contactId}`)).json()) as { data: { status: string } }).data.status).toBe("BOUNCED")
   })
 
+  it("a Complaint-suppressed Cc and a Bounce-suppressed To are named in no header of the message the others receive", async () => {
+    sink.behave({})
+    const v1 = (path: string, body: unknown) => running.mailroom.fetch(new Request(`http://host.test/v1${path}`, {
+      method: "POST", body: JSON.stringify(body),
+      headers: { authorization: `Bearer ${running.apiKey}`, "content-type": "application/json" },
+    }))
+    expect((await v1("/suppressions", { email: "complainer@example.org", reason: "Complaint" })).status).toBe(201)
+    expect((await v1("/suppressions", { email: "bounced@example.org", reason: "Bounce" })).status).toBe(201)
+    const sent = await v1("/emails/send", sendBodyTo(["ada@example.org", "bounced@example.org"], {
+      cc: [{ email: "complainer@example.org" }, { email: "carol@example.org" }], bcc: [{ email: "erin@example.org" }],
+    }))
+    expect(sent.status).toBeLessThan(300)
+    const id = ((await sent.json()) as { data: { id: string } }).data.id
+    const done = await waitFor(running, id, settled)
+    expect(done.recipients.map((r) => [r.email, r.status])).toEqual([
+      ["ada@example.org", "delivered"], ["bounced@example.org", "dropped"],
+      ["complainer@example.org", "dropped"], ["carol@example.org", "delivered"], ["erin@example.org", "delivered"],
+    ])
+    const received = sink.messages.filter((m) => m.raw.includes(id))
+    expect(received.map((m) => m.rcptTo).sort()).toEqual([["ada@example.org"], ["carol@example.org"], ["erin@example.org"]])
+    for (const message of received) {
+      const headers = message.raw.slice(0, message.raw.indexOf("\r\n\r\n"))
+      expect(headers).toMatch(/^To: ada@example\.org$/im)
+      expect(headers).toMatch(/^Cc: carol@example\.org$/im)
+      expect(headers).not.toContain("complainer@example.org")
+      expect(headers).not.toContain("bounced@example.org")
+      expect(headers).not.toContain("erin@example.org")
+    }
+  })
+
   it("the connection dropped in the middle of DATA of a small message: held, never sent again", async () => {
     const started: Array<ReadonlyArray<string>> = []
     sink.behave({

@@ -85,4 +85,33 @@ describe("POST /v1/emails/send to delivered", () => {
       await mailroom.close()
     }
   })
+
+  it("the dev outbox shows the To and Cc headers naming only the recipients that remain: suppressed ones are in no header", async () => {
+    const mailroom = createMailroom({ database: "memory:", adminToken })
+    try {
+      await mailroom.ready()
+      const { apiKey } = await mailroom.accounts.create({ name: "outbox", plan: "pro" })
+      for (const [email, reason] of [["complainer@example.org", "Complaint"], ["bounced@example.org", "Bounce"]]) {
+        expect((await call(mailroom, apiKey, "POST", "/suppressions", { email, reason })).status).toBe(201)
+      }
+      const sent = await call(mailroom, apiKey, "POST", "/emails/send", {
+        from: { email: "receipts@example.com" },
+        to: [{ email: "ada@example.org" }, { email: "bounced@example.org" }],
+        cc: [{ email: "complainer@example.org" }, { email: "carol@example.org" }],
+        content: { subject: "Minutes", text: "Attached" },
+      })
+      expect(sent.status).toBeLessThan(300)
+      const id = ((await sent.json()) as { data: { id: string } }).data.id
+      await waitForStatus(mailroom, apiKey, id, "partially_delivered")
+      const outbox = await mailroom.fetch(new Request("http://host.test/admin/outbox", { headers: { authorization: `Bearer ${adminToken}` } }))
+      const entries = ((await outbox.json()) as { data: ReadonlyArray<{ to: ReadonlyArray<string>; headers: Record<string, string> }> }).data
+      expect(entries.map((e) => e.to).sort()).toEqual([["ada@example.org"], ["carol@example.org"]])
+      for (const entry of entries) {
+        expect(entry.headers["to"]).toBe("ada@example.org")
+        expect(entry.headers["cc"]).toBe("carol@example.org")
+      }
+    } finally {
+      await mailroom.close()
+    }
+  })
 })

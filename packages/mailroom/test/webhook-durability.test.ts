@@ -1,6 +1,7 @@
 /** Automatic delivery on a SQLite file through the facade (createMailroom, ready(), close()): a restart resumes a
  *  pending delivery even when its job was lost, and a database outage during a delivery (another connection holds the
- *  write lock) loses no event: the attempt is made again once the database answers, and later events flow. */
+ *  write lock) loses no event: the attempt is made again once the database answers, and later events flow; a fault
+ *  between the fan-out of a batch and the enqueue of its jobs leaves no delivery without its job. */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -133,6 +134,40 @@ describe("automatic webhook delivery on a SQLite file", () => {
       const later = await commitEvent(mailroom, account.id)
       const after = await waitForRequests("/outage", requests.length + 1, 10_000)
       expect(JSON.parse(after.at(-1)!.body)).toMatchObject({ messageId: later.id })
+    } finally {
+      await mailroom.close()
+    }
+  })
+
+  it("a fault between the fan-out of a batch and the enqueue of its jobs strands nothing: every event is delivered within 60 seconds, with no restart", { timeout: 120_000 }, async () => {
+    const file = join(directory, "enqueue-fault.sqlite")
+    const mailroom = open(file)
+    try {
+      await mailroom.ready()
+      const { account, secret: endpointSecret } = await setUp(mailroom, "/enqueue-fault")
+      // The fault: for 20 seconds, writing a first-attempts job fails (a trigger on the jobs table, from a connection of
+      // the test's own), after its batch's deliveries were made in the same transaction.
+      const faulty = new Database(file)
+      faulty.exec(`CREATE TABLE enqueue_fault (until_ms REAL NOT NULL);
+        INSERT INTO enqueue_fault VALUES ((julianday('now') - 2440587.5) * 86400000.0 + 20000);
+        CREATE TRIGGER enqueue_fault BEFORE INSERT ON jobs
+          WHEN NEW.name = 'webhook.first-attempts' AND (julianday('now') - 2440587.5) * 86400000.0 < (SELECT until_ms FROM enqueue_fault)
+          BEGIN SELECT RAISE(ABORT, 'injected fault'); END;`)
+      faulty.close()
+      const events = await mailroom.runtime.runPromise(Effect.gen(function* () {
+        const store = yield* Store
+        const made = Array.from({ length: 50 }, (_, i) => makeEvent({ accountId: account.id, type: "list.member_added", recipient: `m${i}@example.com` }))
+        for (let i = 0; i < made.length; i += 10) yield* store.transaction(store.events.append(made.slice(i, i + 10)))
+        return made
+      }))
+      const committedAt = Date.now()
+      // While the fault lasts, no delivery is left behind without its job: the batch is not committed at all.
+      await sleep(5_000)
+      expect(requestsTo("/enqueue-fault")).toHaveLength(0)
+      const requests = await waitForRequests("/enqueue-fault", events.length, 60_000)
+      expect(Date.now() - committedAt).toBeLessThan(60_000)
+      const delivered = requests.map((request) => (new Webhook(endpointSecret).verify(request.body, request.headers) as { messageId: string }).messageId)
+      expect([...new Set(delivered)].sort()).toEqual(events.map((e) => e.id).sort())
     } finally {
       await mailroom.close()
     }

@@ -5,7 +5,8 @@
  *  flight when the database goes away may be made again (at least once; same webhook-id). Faults: the database drops
  *  every connection while the receiver holds a delivery open, and events committed while no instance runs are
  *  delivered by the next one; an instance killed with SIGKILL while the receiver holds its request open leaves the
- *  job to pg-boss, and another instance delivers it (the killed attempt leaves no record). */
+ *  job to pg-boss, and another instance delivers it (the killed attempt leaves no record); an instance killed between
+ *  the fan-out of a batch and the enqueue of its jobs leaves neither, and the other instance delivers its events. */
 import { type ChildProcess, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { Accounts, type DomainEvent, Store, Webhooks } from "@mailroom/core"
@@ -33,6 +34,17 @@ const admin = async (query: string) => {
   await client.connect()
   try {
     return await client.query(query)
+  } finally {
+    await client.end()
+  }
+}
+
+/** Runs `use` with a client of `url` of its own. */
+const withClient = async <A>(url: string, use: (client: pg.Client) => Promise<A>) => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return await use(client)
   } finally {
     await client.end()
   }
@@ -167,8 +179,8 @@ describe.skipIf(serverUrl === undefined)("automatic webhook delivery by two proc
     // Nothing was recorded: the process died before the attempt's record.
     expect((await records()).get(target.id)).toMatchObject({ status: "pending", count: 0 })
 
-    // Another process takes the job once pg-boss finds its worker dead (the job's timeout plus the margin; twice the
-    // timeout for a run the relay claimed at creation, as this one is) and its retry delay has passed, and delivers it.
+    // Another process takes the job once pg-boss finds its worker dead (the job's timeout plus the margin) and its
+    // retry delay has passed, and delivers it.
     await startInstance(database.url)
     expect(await waitUntil(async () => (await records()).get(target.id)?.status === "succeeded", 280_000)).toBe(true)
     await sleep(2_000)
@@ -181,6 +193,54 @@ describe.skipIf(serverUrl === undefined)("automatic webhook delivery by two proc
     expect(delivery.attempts).toEqual([expect.objectContaining({ attempt: 1, succeeded: true, status_code: 200 })])
   })
 
+
+  it("an instance killed between the fan-out of a batch and the enqueue of its jobs strands nothing: the other delivers every event within 60 seconds, with no restart", { timeout: 180_000 }, async () => {
+    const { database, receiver, writer, event, records, received } = await writerWithEndpoint()
+    receiver.answer = () => ({ after: sleep(300).then(() => ({ status: 200, body: "ok" })) })
+    // The fault: the first enqueue of first-attempts jobs stalls for 5 seconds as it writes them (a trigger on
+    // pg-boss's job table; a sequence, which no rollback resets, makes it the first only), after its batch's fan-out,
+    // so that its process is killed between the two.
+    await withClient(database.url, (client) => client.query(`
+      CREATE SEQUENCE enqueue_fault;
+      CREATE FUNCTION stall_first_enqueue() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF nextval('enqueue_fault') = 1 THEN PERFORM pg_sleep(5); END IF; RETURN NEW; END $$;
+      CREATE TRIGGER stall_first_enqueue BEFORE INSERT ON pgboss.job FOR EACH ROW
+        WHEN (NEW.name = 'webhook.first-attempts') EXECUTE FUNCTION stall_first_enqueue();`))
+    // Each instance names its connections, so that the one stalled is known.
+    const instances = new Map<string, ChildProcess>()
+    for (const name of ["mailroom-a", "mailroom-b"]) {
+      const url = new URL(database.url)
+      url.searchParams.set("application_name", name)
+      instances.set(name, await startInstance(url.toString()))
+    }
+    const events = Array.from({ length: 200 }, (_, i) => event(i))
+    for (let i = 0; i < events.length; i += 20) await commit(writer, events.slice(i, i + 20))
+    let stalled: string | undefined
+    expect(await waitUntil(async () => {
+      const rows = await withClient(database.url, (client) => client.query<{ application_name: string }>(
+        "SELECT application_name FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'PgSleep'"))
+      stalled = rows.rows[0]?.application_name
+      return stalled !== undefined
+    }, 30_000)).toBe(true)
+    const doomed = instances.get(stalled!)!
+    doomed.kill("SIGKILL")
+    await new Promise((done) => doomed.once("exit", done))
+    const killedAt = Date.now()
+
+    // The other instance delivers every event, the batch of the killed one included, without a restart.
+    expect(await waitUntil(async () => {
+      const recorded = await records()
+      return events.every((e) => recorded.get(e.id)?.status === "succeeded")
+    }, 60_000)).toBe(true)
+    expect(Date.now() - killedAt).toBeLessThan(60_000)
+    const requests = received()
+    const recorded = await records()
+    for (const e of events) {
+      const own = requests.filter((r) => r.messageId === e.id)
+      expect(own.length).toBeGreaterThanOrEqual(1)
+      expect(new Set(own.map((r) => r.webhookId))).toEqual(new Set([recorded.get(e.id)!.id]))
+    }
+  })
 
   it("delivers every event, making each attempt exactly once, across a drop of every connection and retries", { timeout: 180_000 }, async () => {
     // The writer only writes: its background work is off, so the two instances do all the delivering.

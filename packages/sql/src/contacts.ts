@@ -146,10 +146,15 @@ export const makeContactRepository = (sql: SqlClient.SqlClient): ContactReposito
       return (hasChildren ? sql.withTransaction(write) : write).pipe(orStoreError("contacts.insertMany"))
     },
 
-    update: (contact) =>
+    // With an expected status, the WHERE clause is the compare-and-set: on Postgres, an UPDATE that meets a row a
+    // concurrent transaction is changing waits for it to end, then checks the condition again on the row it left.
+    update: (contact, options) =>
       recoverable(sql`UPDATE contacts SET ${sql.update(scalarColumns(contact))}
-        WHERE account_id = ${contact.accountId} AND id = ${contact.id}`).pipe(
-        Effect.asVoid,
+        WHERE account_id = ${contact.accountId} AND id = ${contact.id}${options?.expectedStatus === undefined
+          ? sql.literal("")
+          : sql` AND status = ${options.expectedStatus}`}
+        RETURNING id`).pipe(
+        Effect.map((rows) => rows.length > 0),
         refuseDuplicate("contacts.update", contact.email),
       ),
 

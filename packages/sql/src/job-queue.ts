@@ -2,13 +2,12 @@
  *  Clock. Jobs survive a restart: pending ones wait in the table, and a job still marked running when the queue
  *  starts was cut short by the previous process, so it counts as a failed attempt and follows the retry policy.
  *  Several processes must not share one table: runs would be recovered under each other's feet (pg-boss is the
- *  engine for that). Jobs claimed at creation (enqueueClaimed) are written running, in the caller's transaction (the
- *  Store's, on the same SqlClient): if the process dies before they finish, the next start recovers them as any run
- *  cut short. */
+ *  engine for that). The table is in the Store's database, on the same SqlClient: an enqueue made inside a Store
+ *  transaction is a savepoint of it, and commits with it or not at all; its workers are woken once it committed. */
 import { SqlClient } from "@effect/sql"
 import {
-  type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, makeClaimWakeup, makeKeyedWakeSignals,
-  makeWorkerHandoffs, retryDelay, runJobWorker,
+  afterCommit, type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, makeClaimWakeup,
+  makeKeyedWakeSignals, retryDelay, runJobWorker,
 } from "@mailroom/core"
 import { Clock, Duration, Effect, Layer, Schema } from "effect"
 import { IntegerColumn } from "./internal/columns.js"
@@ -40,8 +39,9 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
     /** Definitions whose runs left over by an earlier process were already recovered. */
     const recovered = new Set<string>()
 
-    /** One multi-row INSERT in one transaction; a job whose dedupe key is taken by an unfinished job is not inserted
-     *  (ON CONFLICT, against the partial unique index of those states) and answers that job's id instead. */
+    /** One multi-row INSERT in one transaction (a savepoint of the Store's transaction in progress); a job whose
+     *  dedupe key is taken by an unfinished job is not inserted (ON CONFLICT, against the partial unique index of those
+     *  states) and answers that job's id instead. The workers are woken once the outermost transaction committed. */
     const enqueueAll: JobQueueService["enqueueAll"] = (job, many) =>
       Effect.gen(function* () {
         if (many.length === 0) return []
@@ -64,27 +64,12 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
           }
           return rows.map((row) => inserted.has(row.id) ? row.id : existing.get(row.dedupe_key ?? "") ?? row.id)
         }))
-        yield* wake(job.name)
+        yield* afterCommit(wake(job.name))
         return answered
       }).pipe(orStoreError("jobs.enqueue"))
 
     const enqueue = <A, I>(job: JobDefinition<A, I>, payload: A, enqueueOptions: EnqueueOptions = {}) =>
       Effect.map(enqueueAll(job, [{ payload, options: enqueueOptions }]), (answered) => answered[0]!)
-
-    const handoffs = makeWorkerHandoffs()
-
-    /** One multi-row INSERT of running jobs (attempt 1), in the caller's transaction. */
-    const enqueueClaimed: JobQueueService["enqueueClaimed"] = (job, payloads) =>
-      handoffs.claim(job, payloads, (encoded) =>
-        Effect.gen(function* () {
-          const now = yield* Clock.currentTimeMillis
-          const rows = encoded.map((one) => ({
-            id: ids.make("job", new Date(now)), name: job.name, payload: JSON.stringify(one), dedupe_key: null, state: "running",
-            attempts: 1, run_at: now, started_at: now, created_at: now,
-          }))
-          yield* insertRows(sql, "jobs", rows)
-          return { ids: rows.map((row) => row.id) }
-        })).pipe(orStoreError("jobs.enqueue"))
 
     /** Runs of `job` still marked running belong to a process that is gone: each counts as a failed attempt. */
     const recover = (job: JobDefinition<unknown, unknown>) =>
@@ -114,7 +99,7 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
       const wakeup = makeClaimWakeup(signals.of(job.name), pollInterval)
       return Effect.zipRight(
         recover(job as JobDefinition<unknown, unknown>),
-        handoffs.keep(job.name, runJobWorker(job, handler, {
+        runJobWorker(job, handler, {
           claim: (max) =>
             Effect.gen(function* () {
               yield* wakeup.arm
@@ -136,11 +121,11 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
                     last_error = ${error} WHERE id = ${claimed.id}`).pipe(Effect.zipLeft(wake(job.name)))).pipe(
               Effect.asVoid, orStoreError("jobs.fail")),
           idle: wakeup.idle,
-        }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds", claimEvery: pollInterval })),
+        }, { concurrency: workOptions?.concurrency ?? 1, shutdownGrace: options.shutdownGrace ?? "30 seconds" }),
       )
     }
 
-    return JobQueue.of({ enqueue, enqueueAll, enqueueClaimed, work })
+    return JobQueue.of({ enqueue, enqueueAll, work })
   })
 
 export const SqlJobQueue = {

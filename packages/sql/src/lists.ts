@@ -9,6 +9,7 @@ import {
 import { Effect, Option, Schema } from "effect"
 import { EpochMillis, IntegerColumn, JsonColumn, toJson, toMillis, toMillisOrNull } from "./internal/columns.js"
 import { orStoreError } from "./internal/errors.js"
+import { rowLock } from "./internal/row-lock.js"
 import { segmentSql } from "./segment-sql.js"
 
 /** A boolean column: BOOLEAN in Postgres, INTEGER 0/1 in SQLite. */
@@ -122,8 +123,8 @@ export const makeListRepository = (sql: SqlClient.SqlClient): ListRepository => 
         orStoreError("lists.update"),
       ),
 
-    findById: (accountId, id) =>
-      sql`SELECT * FROM contact_lists WHERE account_id = ${accountId} AND id = ${id}`.pipe(
+    findById: (accountId, id, options) =>
+      sql`SELECT * FROM contact_lists WHERE account_id = ${accountId} AND id = ${id}${rowLock(sql, options)}`.pipe(
         Effect.flatMap(decodeList),
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromRow)),
         orStoreError("lists.findById"),

@@ -8,6 +8,7 @@ import { Effect, Option, Schema } from "effect"
 import { forEachChunk, maxInList } from "./internal/batch.js"
 import { EpochMillis, IntegerColumn, toMillis } from "./internal/columns.js"
 import { isUniqueViolation, orStoreError, type UniqueConstraint } from "./internal/errors.js"
+import { rowLock } from "./internal/row-lock.js"
 import { booleanParam } from "./lists.js"
 
 const BooleanColumn = Schema.Union(
@@ -102,8 +103,8 @@ export const makeTopicRepository = (sql: SqlClient.SqlClient): TopicRepository =
       refuseDuplicate("topics.update", topic.name),
     ),
 
-  findById: (accountId, id) =>
-    sql`SELECT * FROM topics WHERE account_id = ${accountId} AND id = ${id}`.pipe(
+  findById: (accountId, id, options) =>
+    sql`SELECT * FROM topics WHERE account_id = ${accountId} AND id = ${id}${rowLock(sql, options)}`.pipe(
       Effect.flatMap(decodeTopics),
       Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromRow)),
       orStoreError("topics.findById"),

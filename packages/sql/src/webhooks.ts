@@ -426,8 +426,6 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
 
     lockEndpoints: (refs) => endpointsOf(refs, true).pipe(orStoreError("webhooks.lockEndpoints")),
 
-    recordAttempt: (attempt, outcome) => recordAttempts([{ attempt, outcome }]),
-
     recordAttempts: (records, streaks) => recordAttempts(records, streaks),
 
     listAttempts: (accountId, deliveryId) =>

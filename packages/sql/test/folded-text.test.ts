@@ -1,24 +1,10 @@
 /** Migration 4 on a database that already holds rows: every folded column is filled with core's foldText of its text,
  *  across several batches. SQLite in memory, and Postgres on a scratch database of its own when the test server
  *  answers. */
-import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { backfillScenario } from "./backfill-scenario.js"
-import { postgresClient, postgresUrl, sqliteClient } from "./support.js"
-
-/** A fresh, empty Postgres database on the test server, dropped when the layer is released. */
-const scratchPostgres = (serverUrl: string) =>
-  Layer.unwrapScoped(Effect.gen(function* () {
-    const name = `mailroom_backfill_${Date.now()}_${Math.floor(Math.random() * 1e6)}`
-    const admin = (statement: string) =>
-      Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(
-        Effect.provide(postgresClient(serverUrl)), Effect.orDie)
-    yield* Effect.acquireRelease(admin(`CREATE DATABASE ${name}`), () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
-    const url = new URL(serverUrl)
-    url.pathname = `/${name}`
-    return postgresClient(url.toString())
-  }))
+import { postgresUrl, scratchPostgres, sqliteClient } from "./support.js"
 
 const check = Effect.map(backfillScenario, ({ mismatches, rows }) => {
   expect(mismatches).toEqual([])

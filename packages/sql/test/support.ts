@@ -18,6 +18,19 @@ export const sqliteClient = (filename = ":memory:"): Layer.Layer<SqlClient.SqlCl
 export const postgresClient = (url: string): Layer.Layer<SqlClient.SqlClient> =>
   PgClient.layer({ url: Redacted.make(url) }).pipe(Layer.orDie)
 
+/** A fresh, empty Postgres database on the test server, dropped when the layer is released. */
+export const scratchPostgres = (serverUrl: string): Layer.Layer<SqlClient.SqlClient> =>
+  Layer.unwrapScoped(Effect.gen(function* () {
+    const name = `mailroom_scratch_${Date.now()}_${Math.floor(Math.random() * 1e6)}`
+    const admin = (statement: string) =>
+      Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(
+        Effect.provide(postgresClient(serverUrl)), Effect.orDie)
+    yield* Effect.acquireRelease(admin(`CREATE DATABASE ${name}`), () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+    const url = new URL(serverUrl)
+    url.pathname = `/${name}`
+    return postgresClient(url.toString())
+  }))
+
 /** The migrated Store over `client`, with the client itself for looking at rows directly. */
 export const storeOver = (client: Layer.Layer<SqlClient.SqlClient>): Layer.Layer<Store | SqlClient.SqlClient, unknown> =>
   Layer.mergeAll(SqlStore.layer, migrationsLayer).pipe(Layer.provideMerge(client))

@@ -5,6 +5,7 @@ import {
   contactStatuses, allowedMoves,
 } from "@mailroom/core"
 import { Chunk, Clock, Deferred, Effect, Fiber, Layer, Schema, Stream } from "effect"
+import { someSerialOrderAllows } from "./serial-history.js"
 
 const email = (address: string) => Schema.decodeSync(EmailAddress)(address)
 const input = (address: string, extra: Omit<CreateContactInput, "email"> = {}): CreateContactInput => ({ email: email(address), ...extra })
@@ -207,6 +208,32 @@ export const contactsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
               expect(after.firstName).toBe("Keep")
               if (result._tag === "Left") expect(result.left._tag).toBe("InvalidStatusTransition")
             }
+          }
+        }))
+
+      it.effect("twenty concurrent status moves on one contact leave a history that some serial order allows", () =>
+        Effect.gen(function* () {
+          // The checker itself: COMPLAINED is terminal, BOUNCED is left only for ACTIVE.
+          expect(someSerialOrderAllows("ACTIVE", ["COMPLAINED", "UNSUBSCRIBED"], "UNSUBSCRIBED")).toBe(false)
+          expect(someSerialOrderAllows("ACTIVE", ["UNSUBSCRIBED", "COMPLAINED"], "COMPLAINED")).toBe(false)
+          expect(someSerialOrderAllows("ACTIVE", ["UNSUBSCRIBED", "ACTIVE", "COMPLAINED"], "COMPLAINED")).toBe(true)
+          expect(someSerialOrderAllows("ACTIVE", ["BOUNCED", "UNSUBSCRIBED"], "UNSUBSCRIBED")).toBe(false)
+          const contacts = yield* Contacts
+          const targets: ReadonlyArray<ContactStatus> = ["UNSUBSCRIBED", "BOUNCED", "ACTIVE", "COMPLAINED", "PENDING"]
+          // Several rounds, each on a fresh contact: one round on a fast machine may happen to run its moves in turn.
+          // On a Free account a move to ACTIVE also locks the account (its cap on ACTIVE contacts).
+          for (let round = 0; round < 6; round++) {
+            const account = yield* freshAccount(round % 2 === 0 ? "pro" : "free")
+            const created = yield* contacts.create(account, input(`race-${round}@example.com`))
+            const moves = Array.from({ length: 20 }, (_, i) => targets[i % targets.length]!)
+            const results = yield* Effect.all(
+              moves.map((to) => Effect.either(contacts.update(account, created.id, { status: to }))),
+              { concurrency: "unbounded" },
+            )
+            const accepted = results.flatMap((result, i) => result._tag === "Right" ? [moves[i]!] : [])
+            for (const result of results) if (result._tag === "Left") expect(result.left._tag).toBe("InvalidStatusTransition")
+            const final = (yield* contacts.get(account, created.id)).status
+            expect(someSerialOrderAllows("ACTIVE", accepted, final), `round ${round}: accepted ${accepted.join(" ")}, final ${final}`).toBe(true)
           }
         }))
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
   Accounts, type AccountId, DeliveryConfig, DeliveryDeferred, deliverMessage, dispatchQueuedMessages, deferralDelays,
-  enqueueEach, Feedback, IdsLive, JobQueue, neverClaimed, type JobQueueService, type JobRun, Mailer, MailerError, MessageDelivery,
+  enqueueEach, Feedback, IdsLive, JobQueue, type JobQueueService, type JobRun, Mailer, MailerError, MessageDelivery,
   Messages, messageDeliveryJob, type OutgoingMessage, Quota, recipientMessageId, Sending, servicesLayer, Store,
   type StoredMessage, StoreError, Suppressions, Tokens,
 } from "@mailroom/core"
@@ -31,7 +31,7 @@ export const deliverySuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
         enqueued.push({ name: job.name, payload, dedupeKey: options?.dedupeKey })
         return `job_${enqueued.length}`
       })
-    const queue = Layer.succeed(JobQueue, { enqueue, enqueueAll: enqueueEach(enqueue), enqueueClaimed: neverClaimed, work: () => Effect.void })
+    const queue = Layer.succeed(JobQueue, { enqueue, enqueueAll: enqueueEach(enqueue), work: () => Effect.void })
     const mailer = makeCaptureMailer()
     /** While true, the Store fails every contact update: a fault in the middle of recording a bounce. */
     let contactUpdatesFail = false
@@ -39,9 +39,9 @@ export const deliverySuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
       ...store,
       contacts: {
         ...store.contacts,
-        update: (contact: Parameters<typeof store.contacts.update>[0]) => contactUpdatesFail
+        update: (...args: Parameters<typeof store.contacts.update>) => contactUpdatesFail
           ? Effect.fail(new StoreError({ operation: "contacts.update", cause: new Error("disk full") }))
-          : store.contacts.update(contact),
+          : store.contacts.update(...args),
       },
     }))).pipe(Layer.provide(storeLayer))
     const layer = Layer.mergeAll(
@@ -343,6 +343,23 @@ export const deliverySuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
           expect(yield* store.events.list(account.id, { type: "contact.unsubscribed" })).toEqual([])
         }))
 
+      it.effect("a hard bounce does not overwrite a move that committed after it read the contact ACTIVE (UNSUBSCRIBED stays)", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const store = yield* Store
+          const contact = makeContact({ accountId: account.id, email: "moved@example.org", status: "ACTIVE" })
+          yield* store.contacts.insert(contact)
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["moved@example.org"]))
+          mailer.answerWith(answerBy({ "moved@example.org": { status: "bounced", code: 550, reply: "550 5.1.1 No such user" } }))
+          // The bounce's read of the contact answers it as it was before a concurrent move to UNSUBSCRIBED committed
+          // (transactional mail still goes to an UNSUBSCRIBED contact; UNSUBSCRIBED -> BOUNCED is no transition).
+          yield* store.contacts.update({ ...contact, status: "UNSUBSCRIBED" })
+          const staleReads = { ...store, contacts: { ...store.contacts, findByEmail: () => Effect.succeed(Option.some(contact)) } }
+          expect(Either.isRight(yield* Effect.provideService(deliver(message), Store, staleReads))).toBe(true)
+          expect(yield* statuses(message)).toEqual({ "moved@example.org": "bounced" })
+          expect(Option.getOrThrow(yield* store.contacts.findById(account.id, contact.id)).status).toBe("UNSUBSCRIBED")
+        }))
+
       it.effect("unknown outcome: the recipient is held, no event fires, and no later run sends it again", () =>
         Effect.gen(function* () {
           const account = yield* setup
@@ -435,6 +452,102 @@ export const deliverySuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
           expect(dropped.map((e) => [e.recipient, e.details["reason"], e.details["bounceReason"], e.details["status"]]))
             .toEqual([["bob@example.org", "COMPLAINT_SUPPRESSION", "COMPLAINT_SUPPRESSION", "dropped"]])
           expect((yield* (yield* Messages).get(account, message.id)).status).toBe("partially_delivered")
+        }))
+
+      it.effect("addresses suppressed at acceptance (Complaint in Cc, Bounce in To) are left out of the To and Cc headers, not only the envelope", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const store = yield* Store
+          const suppressions = yield* Suppressions
+          yield* suppressions.add(account, { email: "bob@example.org" as never, reason: "Complaint" })
+          yield* suppressions.add(account, { email: "dan@example.org" as never, reason: "Bounce" })
+          const sent = yield* (yield* Sending).send(account, sendBodyTo(["ada@example.org", "dan@example.org"], {
+            cc: [{ email: "bob@example.org" }, { email: "carol@example.org", name: "Carol" }], bcc: [{ email: "erin@example.org" }],
+          }))
+          const message = Option.getOrThrow(yield* store.messages.findById(account.id, sent.id as never))
+          expect(Either.isRight(yield* deliver(message))).toBe(true)
+          expect(yield* statuses(message)).toEqual({
+            "ada@example.org": "delivered", "dan@example.org": "dropped", "bob@example.org": "dropped",
+            "carol@example.org": "delivered", "erin@example.org": "delivered",
+          })
+          expect(sentTo(message, "bob@example.org")).toHaveLength(0)
+          expect(sentTo(message, "dan@example.org")).toHaveLength(0)
+          for (const recipient of ["ada@example.org", "carol@example.org", "erin@example.org"]) {
+            const submissions = sentTo(message, recipient)
+            expect(submissions, recipient).toHaveLength(1)
+            expect(submissions[0]!.envelopeTo).toEqual([recipient])
+            expect(submissions[0]!.to).toEqual([{ email: "ada@example.org" }])
+            expect(submissions[0]!.cc).toEqual([{ email: "carol@example.org", name: "Carol" }])
+          }
+        }))
+
+      it.effect("an address that complained after acceptance leaves the Cc header of the others' submissions too", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["ada@example.org"], {
+            cc: [{ email: "bob@example.org" }, { email: "carol@example.org" }],
+          }))
+          yield* (yield* Suppressions).add(account, { email: "bob@example.org" as never, reason: "Complaint" })
+          expect(Either.isRight(yield* deliver(message))).toBe(true)
+          expect(yield* statuses(message)).toEqual({ "ada@example.org": "delivered", "bob@example.org": "dropped", "carol@example.org": "delivered" })
+          expect(sentTo(message, "bob@example.org")).toHaveLength(0)
+          for (const recipient of ["ada@example.org", "carol@example.org"]) {
+            expect(sentTo(message, recipient).map((m) => m.cc)).toEqual([[{ email: "carol@example.org" }]])
+          }
+        }))
+
+      it.effect("a To header whose every address was dropped shows the sender, as for a Bcc-only message; Cc keeps the rest", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["ada@example.org"], { cc: [{ email: "carol@example.org" }] }))
+          yield* (yield* Suppressions).add(account, { email: "ada@example.org" as never, reason: "Bounce" })
+          expect(Either.isRight(yield* deliver(message))).toBe(true)
+          const carol = sentTo(message, "carol@example.org")
+          expect(carol).toHaveLength(1)
+          expect(carol[0]!.to).toEqual([{ email: "news@example.com", name: "Example News" }])
+          expect(carol[0]!.cc).toEqual([{ email: "carol@example.org" }])
+        }))
+
+      it.effect("a send whose every recipient is suppressed answers queued, emits email.dropped for each and no email.queued, and sends nothing", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const store = yield* Store
+          const suppressions = yield* Suppressions
+          yield* suppressions.add(account, { email: "bob@example.org" as never, reason: "Complaint" })
+          yield* suppressions.add(account, { email: "dan@example.org" as never, reason: "Bounce" })
+          const sent = yield* (yield* Sending).send(account, sendBodyTo(["dan@example.org"], { cc: [{ email: "bob@example.org" }] }))
+          expect(sent.status).toBe("queued")
+          const mine = <A extends { readonly details: Record<string, unknown> }>(events: ReadonlyArray<A>) =>
+            events.filter((e) => e.details["messageId"] === sent.id)
+          expect(mine(yield* store.events.list(account.id, { type: "email.queued" }))).toEqual([])
+          const dropped = mine(yield* store.events.list(account.id, { type: "email.dropped" }))
+          expect(dropped.map((e) => [e.recipient, e.details["reason"]]).sort()).toEqual([
+            ["bob@example.org", "COMPLAINT_SUPPRESSION"], ["dan@example.org", "BOUNCE_SUPPRESSION"],
+          ])
+          const before = enqueued.length
+          yield* dispatchQueuedMessages(yield* store.events.list(account.id, { type: "email.queued" }))
+          expect(enqueued.slice(before).filter((job) => JSON.stringify(job.payload).includes(sent.id))).toEqual([])
+          const message = Option.getOrThrow(yield* store.messages.findById(account.id, sent.id as never))
+          const sentBefore = mailer.sent.length
+          expect(Either.isRight(yield* deliver(message))).toBe(true)
+          expect(mailer.sent.length).toBe(sentBefore)
+          expect((yield* (yield* Messages).get(account, sent.id)).status).toBe("dropped")
+        }))
+
+      it.effect("a message whose every recipient complained or bounced after acceptance is not sent: email.dropped for each", () =>
+        Effect.gen(function* () {
+          const account = yield* setup
+          const store = yield* Store
+          const message = yield* storeAcceptedMessage(account.id, sendBodyTo(["ada@example.org"], { cc: [{ email: "bob@example.org" }] }))
+          yield* (yield* Suppressions).add(account, { email: "ada@example.org" as never, reason: "Bounce" })
+          yield* (yield* Suppressions).add(account, { email: "bob@example.org" as never, reason: "Complaint" })
+          const sentBefore = mailer.sent.length
+          expect(Either.isRight(yield* deliver(message))).toBe(true)
+          expect(mailer.sent.length).toBe(sentBefore)
+          expect(yield* statuses(message)).toEqual({ "ada@example.org": "dropped", "bob@example.org": "dropped" })
+          const dropped = (yield* store.events.list(account.id, { type: "email.dropped" })).filter((e) => e.details["messageId"] === message.id)
+          expect(dropped.map((e) => e.recipient).sort()).toEqual(["ada@example.org", "bob@example.org"])
+          expect((yield* (yield* Messages).get(account, message.id)).status).toBe("dropped")
         }))
 
       it.effect("a DSN bounces the recipient its Message-ID names, with a Bounce suppression; a delay only adds email.deferred", () =>

@@ -32,7 +32,6 @@ const ids = (events: ReadonlyArray<DomainEvent>) => events.map((event) => event.
 const noJobs = Layer.succeed(JobQueue, {
   enqueue: () => Effect.die(new Error("not implemented")),
   enqueueAll: () => Effect.die(new Error("not implemented")),
-  enqueueClaimed: () => Effect.die(new Error("not implemented")),
   work: () => Effect.die(new Error("not implemented")),
 })
 /** A Mailer that refuses every call: the relay tests send nothing. */

@@ -109,7 +109,7 @@ export const makeWebhookEndpoint = (
   events: ["email.delivered"],
   description: null,
   active: true,
-  secretPrefix: "whsec_abcd…",
+  secretPrefix: "whsec_abcdef",
   sealedSecret: `sealed_${freshId("secret")}`,
   sealedPreviousSecret: null,
   previousSecretExpiresAt: null,

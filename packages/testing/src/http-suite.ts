@@ -17,6 +17,7 @@ import { statusTests } from "./http-suite/status.js"
 import { subscriptionTests } from "./http-suite/subscriptions.js"
 import { suppressionTopicTests } from "./http-suite/suppressions-topics.js"
 import { tagAndBulkTests } from "./http-suite/tags-bulk.js"
+import { textInputTests } from "./http-suite/text-input.js"
 import { transcriptTests } from "./http-suite/transcript.js"
 
 /**
@@ -71,6 +72,7 @@ export const httpSuite = (name: string, makeTarget: (config: HttpTargetConfig) =
     statusTests(current)
     tagAndBulkTests(current)
     limitTests(current)
+    textInputTests(current)
     publicLimitTests(async () => {
       await strictPublic.prepare()
       return strictPublic.client()

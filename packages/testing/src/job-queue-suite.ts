@@ -1,11 +1,11 @@
 /** The JobQueue contract: every engine (in-process, SQLite jobs table, pg-boss) runs it against itself, on the real
- *  clock, beside the Store of its backend (jobs claimed at creation are written in the Store's transactions). Each
+ *  clock, beside the Store of its backend (an enqueue inside a Store transaction commits with it). Each
  *  test declares job kinds of its own, so tests never take each other's jobs. Retry delays are whole seconds, the
  *  finest pg-boss keeps. The engine under test must be built with a shutdown grace of 1 second (and on pg-boss, an
  *  expiry margin and a maintenance interval of 1 second). */
 import { expect, it } from "@effect/vitest"
 import { defineJob, JobQueue, type JobRun, Store } from "@mailroom/core"
-import { Clock, Deferred, Duration, Effect, Exit, type Layer, Option, Queue, Ref, Schema, Scope, TestServices } from "effect"
+import { Clock, Deferred, Duration, Effect, Exit, type Layer, Queue, Ref, Schema, Scope, TestServices } from "effect"
 import { uniqueText } from "./fixtures.js"
 
 const Payload = Schema.Struct({ n: Schema.Number, at: Schema.DateFromString })
@@ -38,111 +38,47 @@ export const jobQueueSuite = <E>(engine: string, layer: Layer.Layer<JobQueue | S
     const live = <A, X>(name: string, body: () => Effect.Effect<A, X, JobQueue | Store | Scope.Scope>) =>
       it.effect(name, () => TestServices.provideLive(Effect.scoped(body())))
 
-    /** Writes jobs of `job` claimed at creation in a Store transaction that commits, and answers what the queue said. */
-    const claimInTransaction = (job: ReturnType<typeof jobKind>, payloads: ReadonlyArray<ReturnType<typeof payload>>) =>
-      Effect.flatMap(Effect.all([JobQueue, Store]), ([queue, store]) => store.transaction(queue.enqueueClaimed(job, payloads)))
-
-    live("jobs claimed at creation run in this process once their transaction committed: attempt 1, ids as answered, once each", () =>
+    live("jobs enqueued in a Store transaction run once it committed, never before: ids as answered, once each", () =>
       Effect.scoped(Effect.gen(function* () {
         const job = jobKind({ retry: { delays: ["1 second"] } })
         const queue = yield* JobQueue
+        const store = yield* Store
         const seen = yield* Queue.unbounded<Seen>()
         yield* queue.work(job, (value, run) => Queue.offer(seen, { n: value.n, run, at: 0 }), { concurrency: 3 })
-        const claimed = yield* claimInTransaction(job, [payload(1), payload(2)])
-        expect(Option.isSome(claimed)).toBe(true)
-        const { ids, start } = Option.getOrThrow(claimed)
+        const ids = yield* store.transaction(Effect.gen(function* () {
+          const enqueued = yield* queue.enqueueAll(job, [{ payload: payload(1) }, { payload: payload(2) }])
+          // Not run while the transaction is open.
+          expect(yield* quietFor(seen, 1500)).toBe(true)
+          return enqueued
+        }))
         expect(new Set(ids).size).toBe(2)
-        // Not run before they are started.
-        expect(yield* quietFor(seen, 500)).toBe(true)
-        yield* start
         const runs = yield* takeN(seen, 2)
         expect(runs.map((r) => r.n).sort()).toEqual([1, 2])
         expect(runs.map((r) => r.run.jobId).sort()).toEqual([...ids].sort())
         expect(runs.every((r) => r.run.attempt === 1 && !r.run.lastAttempt)).toBe(true)
-        // Completed: never run again, neither here nor after the engine's expiry of runs whose worker died.
-        expect(yield* quietFor(seen, 5000)).toBe(true)
+        expect(yield* quietFor(seen, 2500)).toBe(true)
       })))
 
-    live("jobs claimed at creation in a transaction that fails are never run", () =>
+    live("jobs enqueued in a Store transaction that fails are never run", () =>
       Effect.scoped(Effect.gen(function* () {
         const job = jobKind({ retry: { delays: ["1 second"] }, timeout: "1 second" })
         const queue = yield* JobQueue
         const store = yield* Store
         const seen = yield* Queue.unbounded<Seen>()
         yield* queue.work(job, (value, run) => Queue.offer(seen, { n: value.n, run, at: 0 }), { concurrency: 2 })
-        const claimed = yield* Ref.make(Option.none<ReadonlyArray<string>>())
+        const enqueued = yield* Ref.make<ReadonlyArray<string>>([])
         const failed = yield* Effect.either(store.transaction(Effect.gen(function* () {
-          const answer = yield* queue.enqueueClaimed(job, [payload(1)])
-          yield* Ref.set(claimed, Option.map(answer, (one) => one.ids))
+          yield* Ref.set(enqueued, yield* queue.enqueueAll(job, [{ payload: payload(1) }, { payload: payload(2), options: { runAt: new Date(Date.now() + 1000) } }]))
           return yield* Effect.fail("the change fails")
         })))
         expect(failed._tag).toBe("Left")
-        expect(Option.isSome(yield* Ref.get(claimed))).toBe(true)
-        // Longer than pg-boss would take to expire and retry a job left active (its timeout twice, plus the margin).
-        expect(yield* quietFor(seen, 6000)).toBe(true)
+        expect(yield* Ref.get(enqueued)).toHaveLength(2)
+        // Longer than the job coming due, and than pg-boss would take to expire and retry a job left active.
+        expect(yield* quietFor(seen, 5000)).toBe(true)
+        // A job enqueued after them runs: the worker was there all along.
+        yield* queue.enqueue(job, payload(3))
+        expect((yield* takeN(seen, 1)).map((r) => r.n)).toEqual([3])
       })))
-
-    live("enqueueClaimed answers None and writes nothing when no worker of the job runs here, or it has no slot free for them", () =>
-      Effect.scoped(Effect.gen(function* () {
-        const job = jobKind()
-        const queue = yield* JobQueue
-        expect(Option.isNone(yield* claimInTransaction(job, [payload(1)]))).toBe(true)
-        const seen = yield* Queue.unbounded<Seen>()
-        const release = yield* Deferred.make<void>()
-        yield* queue.work(job, (value, run) => Effect.zipRight(Queue.offer(seen, { n: value.n, run, at: 0 }), Deferred.await(release)), { concurrency: 2 })
-        // Two slots: three jobs do not fit.
-        expect(Option.isNone(yield* claimInTransaction(job, [payload(2), payload(3), payload(4)]))).toBe(true)
-        const one = Option.getOrThrow(yield* claimInTransaction(job, [payload(5)]))
-        yield* one.start
-        expect((yield* takeN(seen, 1)).map((r) => r.n)).toEqual([5])
-        // One slot runs job 5, the other is free: two more do not fit, one does.
-        expect(Option.isNone(yield* claimInTransaction(job, [payload(6), payload(7)]))).toBe(true)
-        const two = Option.getOrThrow(yield* claimInTransaction(job, [payload(8)]))
-        yield* two.start
-        expect((yield* takeN(seen, 1)).map((r) => r.n)).toEqual([8])
-        expect(Option.isNone(yield* claimInTransaction(job, [payload(9)]))).toBe(true)
-        yield* Deferred.succeed(release, undefined)
-        // Nothing was written for the jobs answered None.
-        expect(yield* quietFor(seen, 2500)).toBe(true)
-      })))
-
-    live("a claimed job whose run fails is retried after the policy's first delay, as attempt 2", () =>
-      Effect.scoped(Effect.gen(function* () {
-        const job = jobKind({ retry: { delays: ["1 second", "1 second"] } })
-        const queue = yield* JobQueue
-        const seen = yield* Queue.unbounded<Seen>()
-        yield* queue.work(job, (value, run) =>
-          Effect.gen(function* () {
-            yield* Queue.offer(seen, { n: value.n, run, at: yield* Clock.currentTimeMillis })
-            if (run.attempt === 1) return yield* Effect.fail(new Error("the first run fails"))
-          }))
-        const { ids, start } = Option.getOrThrow(yield* claimInTransaction(job, [payload(1)]))
-        yield* start
-        const runs = yield* takeN(seen, 2)
-        expect(runs.map((r) => r.run)).toEqual([
-          { jobId: ids[0], attempt: 1, lastAttempt: false },
-          { jobId: ids[0], attempt: 2, lastAttempt: false },
-        ])
-        expect(runs[1]!.at - runs[0]!.at).toBeGreaterThanOrEqual(900)
-        expect(yield* quietFor(seen, 2500)).toBe(true)
-      })))
-
-    live("claimed jobs started after their worker stopped are settled as runs cut short: the next worker runs them as attempt 2", () =>
-      Effect.gen(function* () {
-        const job = jobKind({ retry: { delays: ["1 second"] } })
-        const queue = yield* JobQueue
-        const seen = yield* Queue.unbounded<Seen>()
-        const scope = yield* Scope.make()
-        yield* Scope.extend(queue.work(job, (value, run) => Queue.offer(seen, { n: value.n, run, at: 0 })), scope)
-        const { ids, start } = Option.getOrThrow(yield* claimInTransaction(job, [payload(1)]))
-        yield* Scope.close(scope, Exit.void)
-        yield* start
-        expect(yield* quietFor(seen, 500)).toBe(true)
-        yield* Effect.scoped(Effect.gen(function* () {
-          yield* queue.work(job, (value, run) => Queue.offer(seen, { n: value.n, run, at: 0 }))
-          expect((yield* takeN(seen, 1)).map((r) => r.run)).toEqual([{ jobId: ids[0], attempt: 2, lastAttempt: true }])
-        }))
-      }))
 
     live("runs every enqueued job with its decoded payload, once each when the handler succeeds", () =>
       Effect.scoped(Effect.gen(function* () {

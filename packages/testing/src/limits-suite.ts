@@ -9,6 +9,7 @@ import { Effect, Layer, Stream } from "effect"
 
 const long = (length: number) => "x".repeat(length)
 const lone = "Ad\ud800a"
+const nul = "Ad\u0000a"
 const ids = (count: number) => Array.from({ length: count }, (_, i) => `ct_${i}`)
 const people = (count: number) => Array.from({ length: count }, (_, i) => ({ email: `p${i}@example.com` }))
 
@@ -45,6 +46,13 @@ const refusals: ReadonlyArray<readonly [string, string | undefined, (account: Ac
   ["a list description longer than 1,000 characters", "description", (a) =>
     Effect.flatMap(Lists, (l) => l.create(a, { name: "n", description: long(1001) }))],
   ["a list name holding a lone surrogate", "name", (a) => Effect.flatMap(Lists, (l) => l.create(a, { name: lone }))],
+  ["a first name holding a NUL character", "firstName", (a) =>
+    Effect.flatMap(Contacts, (c) => c.create(a, { email: "nul@example.com", firstName: nul }))],
+  ["a custom field key holding a NUL character", "customFields", (a) =>
+    Effect.flatMap(Contacts, (c) => c.create(a, { email: "nul@example.com", customFields: { [nul]: "v" } }))],
+  ["a list name holding a NUL character", "name", (a) => Effect.flatMap(Lists, (l) => l.create(a, { name: nul }))],
+  ["a list search holding a NUL character", "search", (a) => Effect.flatMap(Lists, (l) => l.list(a, { search: nul }))],
+  ["a contact search holding a NUL character", "search", (a) => Effect.flatMap(Contacts, (c) => c.list(a, { search: nul }))],
   ["a member page larger than 100", "limit", (a) => Effect.flatMap(Lists, (l) => l.members(a, "lst_any", { limit: 101 }))],
   ["1,001 contact ids to add", "contactIds", (a) => Effect.flatMap(Lists, (l) => l.addMembers(a, "lst_any", { contactIds: ids(1001) }))],
   ["1,001 addresses to add", "emails", (a) =>

@@ -5,7 +5,7 @@
  *  rule 7 and the send-time filtering table. */
 import { expect, it } from "@effect/vitest"
 import {
-  type Account, Accounts, Background, Contacts, type EmailAddress, IdsLive, JobQueue, Mailer, Messages, neverClaimed, type Plan, Quota, Sending,
+  type Account, Accounts, Background, Contacts, type EmailAddress, IdsLive, JobQueue, Mailer, Messages, type Plan, Quota, Sending,
   servicesLayer, Store, Suppressions, Topics, webhookEnvelope,
 } from "@mailroom/core"
 import { Effect, Exit, Layer, Scope, TestClock, TestServices } from "effect"
@@ -30,7 +30,6 @@ const noJobs = Layer.mergeAll(
   Layer.succeed(JobQueue, {
     enqueue: () => Effect.succeed("job_not_run"),
     enqueueAll: (_, jobs) => Effect.succeed(jobs.map(() => "job_not_run")),
-    enqueueClaimed: neverClaimed,
     work: () => Effect.void,
   }),
   Layer.succeed(Mailer, { send: () => Effect.die(new Error("these tests send no mail")) }),

@@ -463,6 +463,30 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
           expect(yield* store.topics.optedOut(account.id, stranger)).toEqual([topic as TopicId])
         }))
 
+      it.effect("the legacy scope category means topic, and a scope is read in any case, as on POST /unsubscribe", () =>
+        Effect.gen(function* () {
+          const { subscriptions, store, account } = yield* setUp()
+          const topic = yield* makeTopic(account)
+          const list = yield* makeList(account)
+          const email = someone()
+          const { contactId } = yield* subscriptions.subscribe(account, { email, listIds: [list] })
+          const before = yield* countEvents(account)
+          expect(yield* subscriptions.unsubscribe(account, { email, scope: "category", topicId: topic }))
+            .toEqual({ email, contactId, scope: "topic", changed: true })
+          expect(yield* store.topics.optedOut(account.id, email)).toEqual([topic as TopicId])
+          expect(yield* detailsSince(account, before)).toEqual([
+            {
+              type: "contact.unsubscribed", contactEmail: email, contactId, scope: "topic", listId: null, topicId: topic,
+              method: "api", category: topic,
+            },
+          ])
+          expect((yield* subscriptions.unsubscribe(account, { email, scope: "Topic", topicId: topic })).scope).toBe("topic")
+          expect(yield* subscriptions.unsubscribe(account, { email, scope: "LIST", listId: list }))
+            .toEqual({ email, contactId, scope: "list", changed: true })
+          expect(yield* subscriptions.unsubscribe(account, { email, scope: "ALL" }))
+            .toEqual({ email, contactId, scope: "all", changed: true })
+        }))
+
       it.effect("a missing id for its scope, a foreign id and unknown fields are refused and change nothing", () =>
         Effect.gen(function* () {
           const { subscriptions, store, account } = yield* setUp()
@@ -474,6 +498,7 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
             [{ email, scope: "list", listId: foreign.list }, "LIST_NOT_FOUND"],
             [{ email, scope: "topic", topicId: foreign.topic }, "TOPIC_NOT_FOUND"],
             [{ email, scope: "everything" }, "VALIDATION_ERROR"],
+            [{ email, scope: "category" }, "VALIDATION_ERROR"],
             [{ email, reason: "r".repeat(501) }, "VALIDATION_ERROR"],
             [{ email, contactId: "ct_1" }, "VALIDATION_ERROR"],
           ] as const

@@ -4,8 +4,8 @@
  *  port: the test runs each enqueued job itself, with the attempt number the queue would give it. */
 import { describe, expect, it } from "@effect/vitest"
 import {
-  type Account, Accounts, deliveryIdFor, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue, neverClaimed, type JobQueueService, type JobRun, maxAttempts,
-  firstAttemptsRecordedPer, freshDeliveryLimits, lastAnswersGrace, makeFreshDeliveries, purgeWebhookHistory, recordAttempts, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, webhookFirstAttemptsJob,
+  afterCommit, type Account, Accounts, deliveryIdFor, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue, type JobQueueService, type JobRun, maxAttempts,
+  firstAttemptsRecordedPer, lastAnswersGrace, purgeWebhookHistory, recordAttempts, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, webhookFirstAttemptsJob,
   type PendingRecord, type WebhookAttempt, type WebhookDelivery, webhookConsumer, webhookEnvelope, webhookRetryPolicy, Webhooks as WebhooksService,
 } from "@mailroom/core"
 import { Clock, Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
@@ -41,7 +41,6 @@ export const webhookDeliverySuite = <E>(
     const queue = Layer.succeed(JobQueue, {
       enqueue,
       enqueueAll: enqueueEach(enqueue),
-      enqueueClaimed: neverClaimed,
       work: () => Effect.die(new Error("not implemented")),
     })
     const mailer = makeCaptureMailer()
@@ -87,7 +86,7 @@ export const webhookDeliverySuite = <E>(
 
     /** Appends `events` and hands exactly them to the webhooks consumer as the relay would: a window of its own, from a
      *  cursor moved first past every event appended before. */
-    const handOut = (consumer: ReturnType<typeof webhookConsumer>, events: ReadonlyArray<DomainEvent>) =>
+    const handOut = (consumer: typeof webhookConsumer, events: ReadonlyArray<DomainEvent>) =>
       Effect.gen(function* () {
         const store = yield* Store
         const name = uniqueText("webhooks-test")
@@ -271,92 +270,31 @@ export const webhookDeliverySuite = <E>(
           expect(r.requests.filter((request) => ids.has(String(request.headers["webhook-id"]))).length).toBe(made.length)
         }))
 
-      it.effect("the consumer keeps the deliveries it committed: the job's first run takes them without reading them back, and reads their endpoints as they are now", () =>
-        Effect.gen(function* () {
-          const { account, endpoint, receiver: r, webhooks } = yield* setup()
-          const store = yield* Store
-          const second = yield* webhooks.create(account, { url: `http://127.0.0.1:${r.port}/second`, events: ["contact.subscribed"] })
-          const fresh = makeFreshDeliveries()
-          const consumer = webhookConsumer(fresh)
-          yield* handOut(consumer, [event(account), event(account)])
-          const queuedBefore = enqueued.length
-          yield* consumer.committed()
-          const queued = only(enqueued.slice(queuedBefore))
-          expect(queued.name).toBe(webhookFirstAttemptsJob.name)
-          const payload = queued.payload as { readonly accountId: string; readonly deliveryIds: ReadonlyArray<string> }
-          expect(payload.deliveryIds).toHaveLength(4)
-          // Disabled after the commit: the run reads the endpoints again, and POSTs nothing to this one.
-          yield* webhooks.update(account, second.endpoint.id, { active: false })
-          const noReadBack = { ...store, webhooks: { ...store.webhooks, findDeliveriesWithEndpoints: () => Effect.die(new Error("deliveries read back")) } }
-          const before = r.requests.length
-          yield* runFirstAttempts(payload, { concurrency: 4, fresh }, { attempt: 1 }).pipe(Effect.provideService(Store, noReadBack))
-          const posted = payload.deliveryIds.filter((id) => id.endsWith(endpoint.id))
-          expect(r.requests.slice(before).map((request) => request.headers["webhook-id"]).sort()).toEqual([...posted].sort())
-          for (const id of payload.deliveryIds) {
-            const stored = Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, id))
-            expect(stored).toMatchObject(posted.includes(id) ? { status: "succeeded", attempts: 1 } : { status: "pending", attempts: 0 })
-          }
-          // Taken once: the job run again reads them, and POSTs nothing more.
-          yield* runFirstAttempts(payload, { concurrency: 4, fresh }, { attempt: 1 })
-          expect(r.requests.length).toBe(before + posted.length)
-        }))
-
-      it.effect("when the worker here has room, the consumer claims a batch's first-attempts runs in the relay's transaction and starts them once it committed, enqueueing nothing", () =>
+      it.effect("the consumer fans a batch out and enqueues its first-attempts runs in the relay's transaction: one run per account, unkeyed", () =>
         Effect.gen(function* () {
           const { account, endpoint } = yield* setup()
-          const claims: Array<{ readonly name: string; readonly payloads: ReadonlyArray<unknown> }> = []
-          let started = 0
-          const claiming: JobQueueService = {
-            enqueue,
-            enqueueAll: enqueueEach(enqueue),
-            enqueueClaimed: (job, payloads) => Effect.sync(() => {
-              claims.push({ name: job.name, payloads })
-              return Option.some({ ids: payloads.map((_, i) => `job_claimed_${i}`), start: Effect.sync(() => { started += 1 }) })
-            }),
-            work: () => Effect.die(new Error("not implemented")),
-          }
-          const consumer = webhookConsumer()
           const queuedBefore = enqueued.length
           const events = [event(account), event(account)]
-          yield* handOut(consumer, events).pipe(Effect.provideService(JobQueue, claiming))
-          // Claimed while the relay's transaction ran, not started before its commit.
-          const claim = only(claims)
-          expect(claim.name).toBe(webhookFirstAttemptsJob.name)
-          expect(claim.payloads).toEqual([{ accountId: account.id, deliveryIds: events.map((e) => deliveryIdFor(e.id, endpoint.id)) }])
-          expect(started).toBe(0)
-          yield* consumer.committed().pipe(Effect.provideService(JobQueue, claiming))
-          expect(started).toBe(1)
-          expect(enqueued.length).toBe(queuedBefore)
-          // With no room (None), the next batch's runs are queued once it committed.
-          yield* handOut(consumer, [event(account)])
-          yield* consumer.committed()
-          expect(only(enqueued.slice(queuedBefore)).name).toBe(webhookFirstAttemptsJob.name)
-          expect(started).toBe(1)
-        }))
-
-      it.effect("kept deliveries serve only a job's first run, within the age limit: a later run reads what another process attempted", () =>
-        Effect.gen(function* () {
-          const { account, receiver: r } = yield* setup()
-          const store = yield* Store
-          const fresh = makeFreshDeliveries()
-          const consumer = webhookConsumer(fresh)
-          yield* handOut(consumer, [event(account)])
-          const queuedBefore = enqueued.length
-          yield* consumer.committed()
-          const payload = only(enqueued.slice(queuedBefore)).payload as { readonly accountId: string; readonly deliveryIds: ReadonlyArray<string> }
-          // Another process ran the job and attempted the delivery (failed: it stays pending, attempted once).
-          r.answer = () => ({ status: 500 })
-          const before = r.requests.length
-          yield* runFirstAttempts(payload, { concurrency: 1 })
-          expect(r.requests.length).toBe(before + 1)
-          // A retry of the job here reads the delivery: attempted, so it goes to its retry job, with no POST.
-          yield* runFirstAttempts(payload, { concurrency: 1, fresh }, { attempt: 2 })
-          expect(r.requests.length).toBe(before + 1)
-          // So does a first run once the kept delivery is older than the limit (a run queued again at start, say).
-          yield* TestClock.adjust(freshDeliveryLimits.ageMs + 1)
-          yield* runFirstAttempts(payload, { concurrency: 1, fresh }, { attempt: 1 })
-          expect(r.requests.length).toBe(before + 1)
-          expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, payload.deliveryIds[0]!))).toMatchObject({ status: "pending", attempts: 1 })
+          const inTransaction: Array<boolean> = []
+          // The stand-in queue notes whether each enqueue ran inside the relay's transaction (its commit hooks wait).
+          const noting = {
+            enqueue,
+            enqueueAll: ((job, jobs) => Effect.gen(function* () {
+              let committed = false
+              yield* afterCommit(Effect.sync(() => { committed = true }))
+              inTransaction.push(!committed)
+              return yield* enqueueEach(enqueue)(job, jobs)
+            })) satisfies JobQueueService["enqueueAll"],
+            work: () => Effect.die(new Error("not implemented")),
+          }
+          yield* handOut(webhookConsumer, events).pipe(Effect.provideService(JobQueue, noting))
+          expect(inTransaction).toEqual([true])
+          expect(only(enqueued.slice(queuedBefore))).toEqual({
+            name: webhookFirstAttemptsJob.name,
+            payload: { accountId: account.id, deliveryIds: events.map((e) => deliveryIdFor(e.id, endpoint.id)) },
+            dedupeKey: undefined,
+            runAt: undefined,
+          })
         }))
 
       it.effect("attempts of one delivery recorded together are recorded in order, each counted, the streak moved by each", () =>

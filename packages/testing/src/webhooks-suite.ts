@@ -43,7 +43,7 @@ export const webhooksSuite = (name: string, makeTarget: () => Promise<HttpTarget
         expect(created.message).toMatch(/only once/)
         expect(created.webhook).toEqual({
           id: expect.stringMatching(/^wh_/), url: url(), events: ["email.delivered", "contact.subscribed"], description: "orders",
-          active: true, secretPrefix: `${created.secret.slice(0, 10)}…`, totalDeliveries: 0, disabledReason: null,
+          active: true, secretPrefix: created.secret.slice(0, 12), totalDeliveries: 0, disabledReason: null,
           createdAt: expect.any(String), updatedAt: expect.any(String),
         })
         const listed = await client.call("GET", "/v1/webhooks", { key })
@@ -76,20 +76,27 @@ export const webhooksSuite = (name: string, makeTarget: () => Promise<HttpTarget
         expect(answer.json.error.message).toMatch(reason)
       })
 
-      it("applies the plan limits: none below Starter, Starter 1, Micro 3, Pro 10, Scale unlimited", async () => {
+      it("applies the plan limits: none below Starter (403), Starter 1, Micro 3, Pro 10, Scale unlimited", async () => {
         const free = await account("free")
         const refused = await client.call("POST", "/v1/webhooks", { key: free, body: { url: url(), events: ["email.delivered"] } })
-        expectError(refused, 400, "API_KEY_LIMIT_REACHED")
-        expect(refused.json.error.message).toMatch(/Starter/)
+        expectError(refused, 403, "PLAN_UPGRADE_REQUIRED")
+        expect(refused.json.error.message).toMatch(/free plan .*webhooks need the Starter plan or above/)
+        expect((await client.call("GET", "/v1/webhooks", { key: free })).json).toEqual({ webhooks: [] })
+        const full = async (key: string, plan: string, limit: number) => {
+          const answer = await client.call("POST", "/v1/webhooks", { key, body: { url: url(), events: ["email.delivered"] } })
+          expectError(answer, 400, "API_KEY_LIMIT_REACHED")
+          expect(answer.json.error.message).toContain(`the ${plan} plan allows at most ${limit} webhook endpoint`)
+          expect((await client.call("GET", "/v1/webhooks", { key })).json.webhooks).toHaveLength(limit)
+        }
         const starter = await account("starter")
         await create(starter)
-        expectError(await client.call("POST", "/v1/webhooks", { key: starter, body: { url: url(), events: ["email.delivered"] } }), 400, "API_KEY_LIMIT_REACHED")
+        await full(starter, "starter", 1)
         const micro = await account("micro")
         for (let i = 0; i < 3; i++) await create(micro)
-        expectError(await client.call("POST", "/v1/webhooks", { key: micro, body: { url: url(), events: ["email.delivered"] } }), 400, "API_KEY_LIMIT_REACHED")
+        await full(micro, "micro", 3)
         const pro = await account("pro")
         for (let i = 0; i < 10; i++) await create(pro)
-        expectError(await client.call("POST", "/v1/webhooks", { key: pro, body: { url: url(), events: ["email.delivered"] } }), 400, "API_KEY_LIMIT_REACHED")
+        await full(pro, "pro", 10)
         const scale = await account("scale")
         for (let i = 0; i < 11; i++) await create(scale)
         const listed = await client.call("GET", "/v1/webhooks", { key: scale })
@@ -203,7 +210,7 @@ export const webhooksSuite = (name: string, makeTarget: () => Promise<HttpTarget
         expect(() => new Webhook(old).verify(request.body, request.headers)).not.toThrow()
         expect(() => new Webhook(rotated.json.secret).verify(request.body, request.headers)).not.toThrow()
         const listed = (await client.call("GET", `/v1/webhooks/${webhook.id}`, { key })).json.webhook
-        expect(listed.secretPrefix).toBe(`${rotated.json.secret.slice(0, 10)}…`)
+        expect(listed.secretPrefix).toBe(rotated.json.secret.slice(0, 12))
       })
     })
 

@@ -3,9 +3,6 @@
 import type { AccountId } from "./account.js"
 import type { ContactId } from "./contact.js"
 
-/** A confirmation link is valid this long; resending moves the expiry to this long from then. */
-export const confirmationTtlMs = 7 * 24 * 60 * 60 * 1000
-
 /** Who asked for the confirmation: the Subscriptions API (resend-confirmation works only for these) or a signup form. */
 export const confirmationSources = ["API", "FORM"] as const
 export type ConfirmationSource = (typeof confirmationSources)[number]

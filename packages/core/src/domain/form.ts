@@ -186,9 +186,24 @@ export type UpdateFormInput = typeof UpdateFormInput.Type
 /** The canonical origin of an allowed-origins entry (lower-case host, no trailing slash). */
 export const canonicalOrigin = (origin: string): string => Either.getOrElse(parseOrigin(origin.trim()), () => origin)
 
-/** Whether a request's Origin may submit the form: one of its allowed origins, or the hosted page's own origin. */
+/** Whether `hostname` (as URL spells it) names this machine: localhost, 127.0.0.0/8 or [::1]. */
+const isLoopbackHost = (hostname: string): boolean =>
+  hostname === "localhost" || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname)
+
+/** Whether `origin` is the hosted page's own origin. When that origin is on this machine (APP_URL on localhost, as in
+ *  development), every spelling of the loopback host counts as the same origin: a page opened at
+ *  http://127.0.0.1:3000 submits to an APP_URL of http://localhost:3000. Scheme and port must still match. */
+const isOwnOrigin = (origin: string, ownOrigin: string): boolean => {
+  if (origin === ownOrigin) return true
+  if (!URL.canParse(origin) || !URL.canParse(ownOrigin)) return false
+  const [from, own] = [new URL(origin), new URL(ownOrigin)]
+  return isLoopbackHost(own.hostname) && isLoopbackHost(from.hostname) && from.protocol === own.protocol && from.port === own.port
+}
+
+/** Whether a request's Origin may submit the form: one of its allowed origins, or the hosted page's own origin (any
+ *  loopback spelling of it when it is a loopback origin). */
 export const originAllowed = (form: Pick<Form, "allowedOrigins">, origin: string | null, ownOrigin: string): boolean =>
-  origin !== null && (origin === ownOrigin || form.allowedOrigins.includes(origin))
+  origin !== null && (isOwnOrigin(origin, ownOrigin) || form.allowedOrigins.includes(origin))
 
 /** What a submission carries once checked against its form. */
 export interface Submission {

@@ -21,5 +21,6 @@ export const idPrefixes = {
   batch: "bat",
   messageEvent: "mev",
   form: "frm",
+  domain: "dom",
 } as const
 export type IdKind = keyof typeof idPrefixes

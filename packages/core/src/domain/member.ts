@@ -1,6 +1,6 @@
 /** List members: memberships of STATIC lists, the reasons a member will not receive mail, the member-route inputs and
  *  the list.member_* events. Spec: audience "List member", "Contact lists", rule 2, and the list.member_* details. */
-import { Schema } from "effect"
+import { Either, Schema } from "effect"
 import type { AccountId } from "./account.js"
 import type { ContactId, ContactStatus } from "./contact.js"
 import { integerBetween } from "./contact-query.js"
@@ -8,6 +8,7 @@ import { EmailAddress } from "./email.js"
 import { limitParam, PageParam } from "./paging.js"
 import type { DomainEvent } from "./event.js"
 import type { ListId } from "./list.js"
+import { checkSubscribe, type SubscribeFacts } from "./subscription.js"
 import type { SuppressionReason } from "./suppression.js"
 
 export const MemberId = Schema.String.pipe(Schema.brand("MemberId"))
@@ -258,14 +259,20 @@ export type RemoveMembersInput = typeof RemoveMembersInput.Type
 export const blockedReasons = ["RECIPIENT_UNSUBSCRIBED", "RECIPIENT_SUPPRESSED", "FREE_TIER_CONTACT_LIMIT"] as const
 export type BlockedReason = (typeof blockedReasons)[number]
 
-/** Why an address given with `createMissing` is refused: the Subscriptions codes for an address that unsubscribed
- *  (RECIPIENT_UNSUBSCRIBED) or bounced, complained or was cleaned (RECIPIENT_SUPPRESSED). Account-level suppressions
- *  of addresses that are no contact join this rule when suppressions exist (Unsubscribe and Manual as unsubscribed,
- *  Bounce and Complaint as suppressed). FREE_TIER_CONTACT_LIMIT is decided by the service, which counts. */
-export const createMissingBlock = (status: ContactStatus | undefined): BlockedReason | undefined =>
-  status === "UNSUBSCRIBED" ? "RECIPIENT_UNSUBSCRIBED"
-  : status === "BOUNCED" || status === "COMPLAINED" || status === "CLEANED" ? "RECIPIENT_SUPPRESSED"
-  : undefined
+/** What createMissing knows of an address: its contact's status (null for no contact) and its account-level
+ *  suppression (null for none). */
+export type CreateMissingFacts = Pick<SubscribeFacts, "contactStatus" | "suppression">
+
+/** Why an address given with `createMissing` is refused: the code the Subscriptions API answers a subscribe of it
+ *  without `resubscribe` (checkSubscribe, its one rule), so RECIPIENT_SUPPRESSED for Bounce and Complaint,
+ *  RECIPIENT_UNSUBSCRIBED for Unsubscribe and Manual suppressions and the UNSUBSCRIBED status. CONTACT_BLOCKED
+ *  (COMPLAINED, CLEANED) is reported as RECIPIENT_SUPPRESSED, since the spec lists only the blocked reasons below.
+ *  FREE_TIER_CONTACT_LIMIT is decided by the service, which counts. Spec: audience "Contact lists", POST members. */
+export const createMissingBlock = (email: string, facts: CreateMissingFacts): BlockedReason | undefined =>
+  Either.match(checkSubscribe(email, facts, false), {
+    onLeft: (refusal) => refusal.code === "CONTACT_BLOCKED" ? "RECIPIENT_SUPPRESSED" : refusal.code,
+    onRight: () => undefined,
+  })
 
 /** Sources of list.member_added and list.member_removed: who moved the member, UNSUBSCRIBE when the recipient left by
  *  unsubscribing. Owner removals use API. */

@@ -1,6 +1,6 @@
 /** A message as Mailroom keeps it once accepted: its state, its recipients with their delivery status, and the events
- *  each recipient went through (GET /emails/{id}, not shown in the spec). Also the monthly quota period and the
- *  idempotency record of the sending routes. Spec: sending "States and transitions" (Message rows), rules 1-4,
+ *  each recipient went through (GET /emails/{id}, not shown in the spec). Also the idempotency record of the
+ *  sending routes. Spec: sending "States and transitions" (Message rows), rules 1-4,
  *  "Limits". */
 import { Schema } from "effect"
 import type { AccountId } from "./account.js"
@@ -170,19 +170,6 @@ export const messageStatus = (
   if (statuses.has("queued") || statuses.has("deferred")) return "queued"
   if (statuses.size === 1) return [...statuses][0]!
   return statuses.size === 0 ? "queued" : "partially_delivered"
-}
-
-/** The quota period of a moment: its calendar month in UTC, "2026-03". */
-export const quotaPeriod = (at: Date): string => at.toISOString().slice(0, 7)
-
-/** The first instant of the next period: when the counter resets (the 1st, 00:00 UTC). */
-export const quotaResetsAt = (at: Date): Date => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1))
-
-/** What a reservation of quota answered. */
-export interface QuotaReservation {
-  readonly reserved: boolean
-  /** Recipients counted in the period after the call (unchanged when nothing was reserved). */
-  readonly used: number
 }
 
 /** The first answer to a request sent with an Idempotency-Key, kept to answer repeats. */

@@ -31,6 +31,9 @@ export interface OutgoingInput {
   readonly unsubscribe?: UnsubscribeLinks | undefined
   /** The content compiled once for every recipient; compiled here when absent. */
   readonly compiled?: CompiledContent | undefined
+  /** Recipients the message no longer goes to (dropped at acceptance or at delivery: suppressed, opted out). They are
+   *  left out of the To: and Cc: headers as they are out of the envelope. */
+  readonly dropped?: ReadonlySet<string> | undefined
 }
 
 const address = (input: EmailAddressInput): MailAddress =>
@@ -71,14 +74,15 @@ export const buildOutgoing = (input: OutgoingInput): Either.Either<OutgoingMessa
       }
     const rendered = yield* renderContent(compiled, variables)
     const headerRecipients = (field: "to" | "cc") =>
-      message.envelope.recipients.filter((r) => r.field === field).map((r) => address(r))
+      message.envelope.recipients.filter((r) => r.field === field && input.dropped?.has(r.email) !== true).map((r) => address(r))
     const to = headerRecipients("to")
     const cc = headerRecipients("cc")
     return {
       envelopeFrom: input.envelopeFrom,
       envelopeTo: [input.recipient],
       from: address(message.from),
-      // A message with only Bcc recipients shows its sender as To, as mail clients do, rather than no To: at all.
+      // A message with only Bcc recipients (or whose To recipients were all dropped) shows its sender as To, as mail
+      // clients do, rather than no To: at all.
       to: to.length > 0 ? to : [address(message.from)],
       cc: cc.length > 0 ? cc : undefined,
       replyTo: message.replyTo === undefined ? undefined : address(message.replyTo),

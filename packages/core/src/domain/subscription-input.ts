@@ -4,7 +4,7 @@
 import { Schema } from "effect"
 import { CustomFields, Metadata, PersonName, TagName } from "./contact.js"
 import { EmailAddress } from "./email.js"
-import { ConsentInput, consentLimits, UnsubscribeScope } from "./subscription.js"
+import { ConsentInput, consentLimits, UnsubscribeScopeInput } from "./subscription.js"
 
 export const subscribeLimits = {
   phone: 40,
@@ -54,10 +54,11 @@ const reason = Schema.String.pipe(Schema.maxLength(subscribeLimits.reason, {
   message: () => `must be at most ${subscribeLimits.reason} characters`,
 }))
 
-/** Body of POST /subscriptions/unsubscribe: scope all (default), list with listId, or topic with topicId. */
+/** Body of POST /subscriptions/unsubscribe: scope all (default), list with listId, or topic with topicId (`category`
+ *  is the legacy name of topic). */
 export const UnsubscribeInput = Schema.Struct({
   email: EmailAddress,
-  scope: Schema.optional(UnsubscribeScope),
+  scope: Schema.optional(UnsubscribeScopeInput),
   listId: Schema.optional(Schema.NullOr(Schema.String)),
   topicId: Schema.optional(Schema.NullOr(Schema.String)),
   reason: Schema.optional(Schema.NullOr(reason)),

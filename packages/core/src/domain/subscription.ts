@@ -1,7 +1,7 @@
 /** Subscribe, resubscribe, unsubscribe and topic opt-in/opt-out as plain functions of data, and the contact.* events.
  *  Spec: audience rules 1-5, "Moves made by other operations", "Subscriptions", "details of contact.subscribed",
  *  "details of contact.confirmed", "details of contact.unsubscribed". */
-import { Either, Schema } from "effect"
+import { Either, ParseResult, Schema } from "effect"
 import { ContactBlocked, RecipientSuppressed, RecipientUnsubscribed } from "../errors.js"
 import type { AccountId } from "./account.js"
 import type { ContactStatus } from "./contact.js"
@@ -159,6 +159,21 @@ export const subscribeChanged = (change: {
 export const unsubscribeScopes = ["all", "list", "topic"] as const
 export const UnsubscribeScope = Schema.Literal(...unsubscribeScopes)
 export type UnsubscribeScope = typeof UnsubscribeScope.Type
+
+/** `scope` as a request sends it, wherever one is read (POST /unsubscribe, POST /subscriptions/unsubscribe): all, list
+ *  or topic in any case, and the legacy value `category` for topic. Spec: "Public unsubscribe endpoints" and
+ *  "Versioning" (legacy aliases stay accepted everywhere). */
+export const UnsubscribeScopeInput = Schema.transformOrFail(Schema.String, UnsubscribeScope, {
+  strict: true,
+  decode: (value, _, ast) => {
+    const lower = value.toLowerCase()
+    const scope = lower === "category" ? "topic" : lower
+    return Schema.is(UnsubscribeScope)(scope)
+      ? ParseResult.succeed(scope)
+      : ParseResult.fail(new ParseResult.Type(ast, value, "must be all, list or topic (any case; category for topic)"))
+  },
+  encode: ParseResult.succeed,
+})
 
 export interface UnsubscribeAllDecision {
   /** The contact's status afterwards, or undefined when it keeps its status (no contact, or BOUNCED, COMPLAINED and

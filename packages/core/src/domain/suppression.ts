@@ -162,6 +162,14 @@ const holds = (fact: EligibilityFact, facts: RecipientFacts): boolean =>
 export const ineligibility = (scope: SendScope, facts: RecipientFacts): IneligibleReason | undefined =>
   applicableChecks(scope).find((check) => holds(check.fact, facts))?.reason
 
+/** The account-level suppression a send-time reason stands for, or null for a reason that is none (a contact status, a
+ *  topic opt-out). The suppression rows come first in the table, so the reason of a suppressed address is its
+ *  suppression's. */
+export const suppressionBehind = (reason: IneligibleReason): SuppressionReason | null => {
+  const { fact } = eligibilityChecks.find((check) => check.reason === reason)!
+  return fact.kind === "suppression" ? fact.reason : null
+}
+
 export interface DroppedRecipient {
   readonly email: EmailAddress
   readonly reason: IneligibleReason

@@ -1,7 +1,8 @@
 /** Text rules every backend shares: the one case folding of case-insensitive search, sort and segment conditions, the
- *  escaping of user text inside LIKE patterns, and the refusal of strings that are not well-formed Unicode.
+ *  escaping of user text inside LIKE patterns, and the refusal of strings that cannot be stored as sent.
  *  SQL backends store the folded form in columns of their own (written with `foldText`) and compare it bytewise, so
- *  that the answer never depends on the database's locale. docs/contacts.md documents the folding. */
+ *  that the answer never depends on the database's locale. docs/contacts.md documents the folding. Text that cannot
+ *  be stored as sent (a lone surrogate, a NUL character) is refused wherever input is decoded. */
 
 /** Case folding for case-insensitive matching: the text in NFC, lower-cased, upper-cased, lower-cased again (Unicode's
  *  locale-independent full case mappings, as String.prototype.toLowerCase/toUpperCase apply them), with final sigma
@@ -48,15 +49,33 @@ const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\
 /** Whether `text` is well-formed Unicode: no lone UTF-16 surrogate. */
 export const isWellFormedText = (text: string): boolean => !loneSurrogate.test(text)
 
-/** The path (dotted, as ValidationFailed names fields) of the first string in `value`, a key included, that is not
- *  well-formed Unicode (a lone UTF-16 surrogate), or undefined when there is none. Such text cannot be stored as
- *  UTF-8 unchanged, so every input is refused with it rather than stored differently from what was sent. */
-export const illFormedTextPath = (value: unknown, path: ReadonlyArray<string> = []): ReadonlyArray<string> | undefined => {
-  if (typeof value === "string") return isWellFormedText(value) ? undefined : path
+/** Why `text` cannot be stored as it was sent, or undefined when it can. A lone UTF-16 surrogate has no UTF-8 form; a
+ *  NUL character (U+0000) cannot be held by Postgres text (SQLite and memory keep it, so accepting it would make the
+ *  backends answer differently), and no field of Mailroom needs one. */
+export const textProblem = (text: string): string | undefined =>
+  !isWellFormedText(text) ? "must be well-formed Unicode text: it holds a lone UTF-16 surrogate"
+  : text.includes("\u0000") ? "must not contain NUL characters (U+0000)"
+  : undefined
+
+/** The first string in an input that cannot be stored as sent: its path (dotted, as ValidationFailed names fields;
+ *  a key's problem is reported at the object holding it) and what is wrong with it. */
+export interface TextProblem {
+  readonly path: ReadonlyArray<string>
+  readonly problem: string
+}
+
+/** The first string in `value`, a key included, that cannot be stored as sent (textProblem), or undefined when there
+ *  is none. Every input is refused with one rather than stored differently from what was sent, or differently by
+ *  each backend. */
+export const textProblemIn = (value: unknown, path: ReadonlyArray<string> = []): TextProblem | undefined => {
+  if (typeof value === "string") {
+    const problem = textProblem(value)
+    return problem === undefined ? undefined : { path, problem }
+  }
   if (typeof value !== "object" || value === null) return undefined
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = illFormedTextPath(value[i], [...path, String(i)])
+      const found = textProblemIn(value[i], [...path, String(i)])
       if (found !== undefined) return found
     }
     return undefined
@@ -65,8 +84,9 @@ export const illFormedTextPath = (value: unknown, path: ReadonlyArray<string> = 
   const prototype: unknown = Object.getPrototypeOf(value)
   if (prototype !== Object.prototype && prototype !== null) return undefined
   for (const [key, item] of Object.entries(value)) {
-    if (!isWellFormedText(key)) return path
-    const found = illFormedTextPath(item, [...path, key])
+    const problem = textProblem(key)
+    if (problem !== undefined) return { path, problem }
+    const found = textProblemIn(item, [...path, key])
     if (found !== undefined) return found
   }
   return undefined

@@ -1,25 +1,17 @@
 /** The unsubscribe link of mail and POST /unsubscribe: which scope and which list or topic a request leaves. Spec:
- *  audience "Public unsubscribe endpoints" (scope in any case, the legacy `category` for topic, the legacy
- *  `suppressionGroupId` for topicId), "Versioning"; CONTRACT.md "Streams and links in mail". */
+ *  audience "Public unsubscribe endpoints" (scope in any case and the legacy `category` for topic, as
+ *  UnsubscribeScopeInput reads it; the legacy `suppressionGroupId` for topicId), "Versioning"; CONTRACT.md "Streams
+ *  and links in mail". */
 import { Effect, Schema } from "effect"
 import { ValidationFailed } from "../errors.js"
-import type { UnsubscribeScope } from "./subscription.js"
+import { type UnsubscribeScope, UnsubscribeScopeInput } from "./subscription.js"
 import type { TokenClaims } from "./token.js"
-
-/** `scope` of POST /unsubscribe: all, list or topic in any case, and the legacy `category` for topic. */
-export const publicScope = (value: string | undefined): Effect.Effect<UnsubscribeScope, ValidationFailed> => {
-  if (value === undefined) return Effect.succeed("all")
-  const scope = value.toLowerCase() === "category" ? "topic" : value.toLowerCase()
-  return scope === "all" || scope === "list" || scope === "topic"
-    ? Effect.succeed(scope)
-    : Effect.fail(new ValidationFailed({ field: "scope", detail: "must be all, list or topic (any case; category for topic)" }))
-}
 
 /** POST /unsubscribe's body. `suppressionGroupId` and `category` are legacy names of `topicId`. Unknown fields, a
  *  bare `contactId` among them, are refused. */
 export const PublicUnsubscribeBody = Schema.Struct({
   token: Schema.String.pipe(Schema.minLength(1, { message: () => "is required" })),
-  scope: Schema.optional(Schema.String),
+  scope: Schema.optional(UnsubscribeScopeInput),
   listId: Schema.optional(Schema.String),
   topicId: Schema.optional(Schema.String),
   suppressionGroupId: Schema.optional(Schema.String),

@@ -2,11 +2,11 @@
  *  schedule, failure streaks, the health badge and request signing. Spec: audience "Webhook endpoint", "Webhooks",
  *  "Events" (Signature, Delivery and retry), "Limits"; the Standard Webhooks headers come beside the spec's own. */
 import { createHmac } from "node:crypto"
-import { Duration, Either, Option, Schema } from "effect"
+import { Duration, Either, Schema } from "effect"
 import ipaddr from "ipaddr.js"
-import { ValidationFailed, WebhookEventUnknown } from "../errors.js"
+import { PlanUpgradeRequired, ValidationFailed, WebhookEventUnknown, WebhookLimitReached } from "../errors.js"
 import type { RetryPolicy } from "../ports/job-queue.js"
-import type { AccountId } from "./account.js"
+import { type AccountId, Plan, planLimits } from "./account.js"
 import { eventTypes, type EventType } from "./event.js"
 
 export const WebhookId = Schema.String.pipe(Schema.brand("WebhookId"))
@@ -153,10 +153,6 @@ export const webhookRetryDelays: ReadonlyArray<Duration.Duration> = [
 ]
 export const webhookRetryPolicy: RetryPolicy = { delays: webhookRetryDelays }
 
-/** The wait after a failure of attempt `attempt` (1-based), or none when the delivery is failed for good. */
-export const retryDelayAfter = (attempt: number): Option.Option<Duration.Duration> =>
-  Option.fromNullable(webhookRetryDelays[attempt - 1])
-
 /** Success is any 2xx (within the deadline, which the transport enforces). */
 export const isSuccessStatus = (status: number): boolean => status >= 200 && status <= 299
 
@@ -225,6 +221,26 @@ export const healthBadge = (stats: DeliveryStats, consecutiveFailures: number): 
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Plans. Spec: audience "What the service does" (webhooks need the Starter plan or above), "Limits" (endpoints per
+// plan), and the sending spec's "Errors" (an insufficient tier answers 403).
+
+/** The lowest plan that includes webhooks: the first whose endpoint limit is not 0. */
+export const webhookPlan: Plan = Plan.literals.find((plan) => planLimits[plan].webhookEndpoints !== 0)!
+
+/** Whether the plan includes webhooks at all. */
+export const checkWebhookPlan = (plan: Plan): Either.Either<void, PlanUpgradeRequired> =>
+  planLimits[plan].webhookEndpoints === 0
+    ? Either.left(new PlanUpgradeRequired({ plan, feature: "webhooks", requiredPlan: webhookPlan }))
+    : Either.void
+
+/** Whether an account of the plan holding `count` endpoints may add one more. */
+export const checkEndpointRoom = (plan: Plan, count: number): Either.Either<void, PlanUpgradeRequired | WebhookLimitReached> => {
+  const limit = planLimits[plan].webhookEndpoints
+  return Either.flatMap(checkWebhookPlan(plan), () =>
+    limit !== null && count >= limit ? Either.left(new WebhookLimitReached({ plan, limit })) : Either.void)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Signing. Spec: "Signature"; Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature).
 
 export const secretPrefix = "whsec_"
@@ -232,8 +248,11 @@ export const secretPrefix = "whsec_"
 /** A new secret from random bytes: `whsec_` + base64, the form Standard Webhooks libraries accept as it is. */
 export const makeSecret = (randomHex: string): string => `${secretPrefix}${Buffer.from(randomHex, "hex").toString("base64")}`
 
-/** What listings show of a secret: the prefix and the first four characters after it. */
-export const displaySecret = (secret: string): string => `${secret.slice(0, secretPrefix.length + 4)}…`
+/** How many characters of a secret listings show as `secretPrefix`: `whsec_` and the first six after it. */
+export const secretPrefixLength = 12
+
+/** What listings show of a secret (`secretPrefix`): its first characters, literally, so that it is a prefix of it. */
+export const displaySecret = (secret: string): string => secret.slice(0, secretPrefixLength)
 
 /** X-Service-Signature: the hex HMAC-SHA256 of the raw body keyed with the secret as written (its UTF-8 bytes). */
 export const signBody = (secret: string, body: string | Uint8Array): string =>

@@ -2,10 +2,12 @@
  *  scheduled sends, confirmation mail, failure notices, purges). Engines: in-process for memory (driven by Effect's
  *  Clock), a jobs table for SQLite, pg-boss for Postgres.
  *
- *  Enqueue does not promise to join the caller's SQL transaction (pg-boss cannot join @effect/sql's): anything that
- *  must commit with a change goes through the event outbox, and a relay turns committed events into jobs. Only
- *  `enqueueClaimed` writes in the caller's Store transaction, for jobs this process runs itself. */
-import { Context, type Duration, Effect, Option, type Schema, type Scope } from "effect"
+ *  An enqueue made inside a Store transaction joins it when the engine keeps its jobs in the Store's database (the
+ *  jobs table on SQLite; pg-boss on the Store's Postgres database): the jobs commit with the transaction's changes, or
+ *  not at all, and this process's workers are woken once it committed. The memory engine has nothing to commit: its
+ *  jobs are queued at once. A host that puts pg-boss on another database than the Store loses that: its jobs commit
+ *  on their own. */
+import { Context, type Duration, Effect, type Schema, type Scope } from "effect"
 import type { StoreError } from "../errors.js"
 
 /** When a failed job runs again, and when the queue gives up on it. Attempt 1 is the first run; after a failure of
@@ -58,17 +60,9 @@ export interface EnqueueOptions {
   readonly dedupeKey?: string
 }
 
-/** Jobs that `enqueueClaimed` wrote in a transaction, claimed by this process. */
-export interface ClaimedHere {
-  /** The jobs' ids, in the order of their payloads. */
-  readonly ids: ReadonlyArray<string>
-  /** Hands the jobs to this process's worker of their kind, which runs them (attempt 1) before it claims again. Run it
-   *  once the transaction that wrote them committed, and only then. */
-  readonly start: Effect.Effect<void>
-}
-
 export interface JobQueueService {
-  /** Stores a job durably (as far as the engine is durable) and answers its id. */
+  /** Stores a job durably (as far as the engine is durable) and answers its id; inside a Store transaction, in it
+   *  where the engine can (see above). */
   readonly enqueue: <A, I>(job: JobDefinition<A, I>, payload: A, options?: EnqueueOptions) => Effect.Effect<string, StoreError>
   /** Enqueues several jobs of one definition at once (one write where the engine can), as `enqueue` does each, and
    *  answers their ids in order. */
@@ -76,15 +70,6 @@ export interface JobQueueService {
     job: JobDefinition<A, I>,
     jobs: ReadonlyArray<{ readonly payload: A; readonly options?: EnqueueOptions }>,
   ) => Effect.Effect<ReadonlyArray<string>, StoreError>
-  /** Writes jobs of `job` in the caller's Store transaction (the statement joins it), already claimed by this
-   *  process's worker of `job`: they commit with the transaction's change or not at all, and no other worker claims
-   *  them. Once the transaction committed, `start` hands them to the worker, which runs them without a claim of its
-   *  own. A run of them that fails follows the retry policy as any run does; when this process dies first (or never
-   *  calls `start`), they are retried as runs cut short are (pg-boss once they expire, the jobs table when the queue
-   *  next starts). Answers None, having written nothing, when no worker of `job` runs in this process or it has no
-   *  slot free for them (so that they start at once, or after at most one run in flight), and when the engine cannot write in the Store's
-   *  transaction (pg-boss on another database): the caller then enqueues them once its transaction committed. */
-  readonly enqueueClaimed: <A, I>(job: JobDefinition<A, I>, payloads: ReadonlyArray<A>) => Effect.Effect<Option.Option<ClaimedHere>, StoreError>
   /** Runs `handler` for jobs of `job` until the scope closes, at most `concurrency` at a time (default 1). A handler
    *  that fails or dies leaves the job to the retry policy; a run interrupted by a crash is retried too (delivery is at
    *  least once). Closing the scope stops taking jobs and waits a bounded time for the runs in flight. */
@@ -98,8 +83,5 @@ export interface JobQueueService {
 /** `enqueueAll` for an engine without a batch write (or a stand-in queue of a test): each job through `enqueue`. */
 export const enqueueEach = (enqueue: JobQueueService["enqueue"]): JobQueueService["enqueueAll"] => (job, jobs) =>
   Effect.forEach(jobs, (one) => enqueue(job, one.payload, one.options))
-
-/** `enqueueClaimed` of an engine that never claims at creation (a stand-in queue of a test): always None. */
-export const neverClaimed: JobQueueService["enqueueClaimed"] = () => Effect.succeed(Option.none())
 
 export class JobQueue extends Context.Tag("@mailroom/core/JobQueue")<JobQueue, JobQueueService>() {}

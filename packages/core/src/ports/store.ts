@@ -1,7 +1,7 @@
 /** The Store port: repositories scoped by account, plus `transaction`. Every backend passes @mailroom/testing's storeSuite. */
-import { Context, type Effect, type Option } from "effect"
+import { Context, Effect, FiberRef, type Option } from "effect"
 import type { Account, AccountId, ApiKey, ApiKeyId, AppCredential } from "../domain/account.js"
-import type { Contact, ContactFilter, ContactId, ContactQuery, ContactTag, CustomField } from "../domain/contact.js"
+import type { Contact, ContactFilter, ContactId, ContactQuery, ContactStatus, ContactTag, CustomField } from "../domain/contact.js"
 import type { EmailAddress } from "../domain/email.js"
 import type { DevOutboxEntry, DevOutboxQuery } from "../domain/dev-outbox.js"
 import type { DomainEvent, EventType } from "../domain/event.js"
@@ -20,8 +20,11 @@ import type { DuplicateTopic } from "../errors.js"
 import type { MessageId } from "../domain/message.js"
 import type { Form, FormId } from "../domain/form.js"
 import type {
-  IdempotencyRecord, MessageEvent, MessageRecipient, QuotaReservation, RecipientStatus, RecipientUpdate, StoredMessage,
+  IdempotencyRecord, MessageEvent, MessageRecipient, RecipientStatus, RecipientUpdate, StoredMessage,
 } from "../domain/message-record.js"
+import type { QuotaReservation } from "../domain/quota.js"
+import type { Domain, DomainId, DomainQuery } from "../domain/domain.js"
+import type { DomainAlreadyExists } from "../errors.js"
 
 export interface AccountRepository {
   readonly insert: (account: Account) => Effect.Effect<void, StoreError>
@@ -79,9 +82,16 @@ export interface ContactRepository {
    *  tags and custom fields, in one round of statements (never one per contact). Answers the contacts inserted, in
    *  input order. */
   readonly insertMany: (contacts: ReadonlyArray<Contact>) => Effect.Effect<ReadonlyArray<Contact>, StoreError>
-  /** Replaces the scalar fields (everything but tags, customFields and createdAt) of an existing contact. Fails with
-   *  DuplicateContact when the new address belongs to another contact of the account. */
-  readonly update: (contact: Contact) => Effect.Effect<void, DuplicateContact | StoreError>
+  /** Replaces the scalar fields (everything but tags, customFields and createdAt) of an existing contact, and answers
+   *  whether it did. With `expectedStatus`, only while the stored contact still has that status, checked and written
+   *  as one atomic step (a compare-and-set): a writer that read the status and decided from it answers false, writing
+   *  nothing, when a concurrent move changed the status meanwhile, and decides again from the status now stored. Also
+   *  false when the contact is gone. Fails with DuplicateContact when the new address belongs to another contact of
+   *  the account. */
+  readonly update: (
+    contact: Contact,
+    options?: { readonly expectedStatus?: ContactStatus },
+  ) => Effect.Effect<boolean, DuplicateContact | StoreError>
   /** Replaces the contact's custom fields with `fields`. */
   readonly replaceCustomFields: (accountId: AccountId, contactId: ContactId, fields: ReadonlyArray<CustomField>) => Effect.Effect<void, StoreError>
   /** Adds tags the contact does not have yet (by tag name); existing tags are kept with their ids. */
@@ -183,8 +193,10 @@ export interface ListRepository {
   /** Replaces every field but id, accountId, type and createdAt of the account's list. False when the list is unknown
    *  in the account (nothing is written then). */
   readonly update: (list: ContactList) => Effect.Effect<boolean, StoreError>
-  /** The account's list, archived or not, or none (also for another account's id). */
-  readonly findById: (accountId: AccountId, id: string) => Effect.Effect<Option.Option<ContactList>, StoreError>
+  /** The account's list, archived or not, or none (also for another account's id). Inside a transaction, `forUpdate`
+   *  locks it until commit, so that a writer that reads it, changes some fields and writes it back does not lose a
+   *  concurrent writer's change (Postgres: a FOR NO KEY UPDATE row lock). */
+  readonly findById: (accountId: AccountId, id: string, options?: { readonly forUpdate?: boolean }) => Effect.Effect<Option.Option<ContactList>, StoreError>
   /** The account's lists among these ids, archived or not (foreign and unknown ids left out), in one query, in no
    *  particular order. */
   readonly findByIds: (accountId: AccountId, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ContactList>, StoreError>
@@ -284,8 +296,10 @@ export interface TopicRepository {
   /** Replaces every field but id, accountId and createdAt. False when the topic is unknown in the account. Fails with
    *  DuplicateTopic when another topic of the account has the new name. */
   readonly update: (topic: Topic) => Effect.Effect<boolean, DuplicateTopic | StoreError>
-  /** The account's topic, or none (also for another account's id). */
-  readonly findById: (accountId: AccountId, id: string) => Effect.Effect<Option.Option<Topic>, StoreError>
+  /** The account's topic, or none (also for another account's id). Inside a transaction, `forUpdate` locks it until
+   *  commit, so that a writer that reads it, changes some fields and writes it back does not lose a concurrent
+   *  writer's change (Postgres: a FOR NO KEY UPDATE row lock). */
+  readonly findById: (accountId: AccountId, id: string, options?: { readonly forUpdate?: boolean }) => Effect.Effect<Option.Option<Topic>, StoreError>
   /** The account's topics among these ids (foreign and unknown ids left out), in one query. */
   readonly findByIds: (accountId: AccountId, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Topic>, StoreError>
   /** Every topic of the account, published or not, in display order (core's compareTopicsForDisplay). */
@@ -392,11 +406,9 @@ export interface WebhookRepository {
    *  transaction they stay locked until commit, taken in the order of their ids (Postgres: FOR NO KEY UPDATE, as
    *  findEndpoint's `forUpdate`), so that two groups locking overlapping endpoints cannot deadlock. */
   readonly lockEndpoints: (refs: ReadonlyArray<{ readonly accountId: AccountId; readonly endpointId: string }>) => Effect.Effect<ReadonlyArray<WebhookEndpoint>, StoreError>
-  /** Records one attempt and what it did to its delivery (status, last status code and error, attempts counted,
-   *  completedAt set when the status is no longer pending). */
-  readonly recordAttempt: (attempt: WebhookAttempt, outcome: DeliveryOutcome) => Effect.Effect<void, StoreError>
-  /** recordAttempt for many attempts at once, set-based (one insert of the attempts, one update of their deliveries,
-   *  split only at the parameter limit), atomically. Each delivery appears at most once in one call. With `streaks`,
+  /** Records attempts and what each did to its delivery (status, last status code and error, attempts counted,
+   *  completedAt set when the status is no longer pending), set-based (one insert of the attempts, one update of their
+   *  deliveries, split only at the parameter limit), atomically. Each delivery appears at most once in one call. With `streaks`,
    *  the same atomic write sets those endpoints' failure streaks (writing only those that differ; an endpoint of
    *  another account, or gone, is left alone): on Postgres the whole record is one statement. */
   readonly recordAttempts: (
@@ -471,6 +483,26 @@ export interface FormRepository {
   readonly delete: (accountId: AccountId, id: FormId) => Effect.Effect<boolean, StoreError>
 }
 
+export interface DomainRepository {
+  /** Inserts a new domain. Fails with DomainAlreadyExists when the account has a domain with this hostname; nothing
+   *  is written then. */
+  readonly insert: (domain: Domain) => Effect.Effect<void, DomainAlreadyExists | StoreError>
+  /** Replaces status, records, spfValue, verifiedAt, lastCheckedAt and failingSince of the account's domain. False
+   *  when the domain is unknown in the account (nothing is written then). */
+  readonly update: (domain: Domain) => Effect.Effect<boolean, StoreError>
+  /** The account's domain, or none (also for another account's id). */
+  readonly findById: (accountId: AccountId, id: string) => Effect.Effect<Option.Option<Domain>, StoreError>
+  /** The account's domain with this hostname (lower-case, punycode), or none. */
+  readonly findByHostname: (accountId: AccountId, hostname: string) => Effect.Effect<Option.Option<Domain>, StoreError>
+  /** One page of the account's domains matching the query (core's matchesDomainQuery), in core's compareDomains
+   *  order (newest first), with the total matching. */
+  readonly list: (accountId: AccountId, query: DomainQuery) => Effect.Effect<{ readonly domains: ReadonlyArray<Domain>; readonly total: number }, StoreError>
+  /** How many domains the account has, whatever their status. */
+  readonly count: (accountId: AccountId) => Effect.Effect<number, StoreError>
+  /** Deletes the account's domain with its key. False when it did not exist. */
+  readonly delete: (accountId: AccountId, id: DomainId) => Effect.Effect<boolean, StoreError>
+}
+
 /** How durable the commits of the transactions run under it are.
  *  - "full" (the default): on disk when the commit returns; an operating-system crash or a power failure keeps it.
  *  - "relaxed": survives a crash of the process, but an operating-system crash or a power failure may undo it (SQLite:
@@ -484,6 +516,25 @@ export type Durability = "full" | "relaxed"
 export class CommitDurability extends Context.Reference<CommitDurability>()("@mailroom/core/CommitDurability", {
   defaultValue: (): Durability => "full",
 }) {}
+
+/** The effects registered with `afterCommit` in the outermost Store transaction running in this fiber; undefined
+ *  outside one. */
+const commitHooks = FiberRef.unsafeMake<Array<Effect.Effect<void>> | undefined>(undefined)
+
+/** Runs `effect` once the Store transaction in progress in this fiber commits (its outermost one), or at once outside
+ *  a transaction; dropped when the transaction rolls back. For work that must not see uncommitted rows: the wake of a
+ *  job worker for jobs enqueued in the transaction, say. */
+export const afterCommit = (effect: Effect.Effect<void>): Effect.Effect<void> =>
+  Effect.flatMap(FiberRef.get(commitHooks), (hooks) => hooks === undefined ? effect : Effect.sync(() => { hooks.push(effect) }))
+
+/** For Store implementations: runs `transaction` and, when it is the outermost Store transaction of the fiber, the
+ *  effects registered in it with `afterCommit` once it committed. */
+export const withCommitHooks = <A, E, R>(transaction: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(FiberRef.get(commitHooks), (hooks) => {
+    if (hooks !== undefined) return transaction
+    const own: Array<Effect.Effect<void>> = []
+    return Effect.tap(Effect.locally(transaction, commitHooks, own), () => Effect.forEach(own, (hook) => hook, { discard: true }))
+  })
 
 /** Persistence for every resource. An id that belongs to another account is "not found". */
 export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
@@ -504,8 +555,10 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly quota: QuotaRepository
   readonly idempotency: IdempotencyRepository
   readonly forms: FormRepository
+  readonly domains: DomainRepository
   /** Runs `effect` atomically: all of its writes and events commit, or none do (on failure, defect or interruption).
-   *  Nested calls join the outer transaction. */
+   *  Nested calls join the outer transaction. The outermost one runs the effects given to `afterCommit` once it
+   *  committed (withCommitHooks). */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
   /** Succeeds when the database answers a trivial query. */
   readonly ping: Effect.Effect<void, StoreError>

@@ -105,8 +105,22 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
         ? { status: to, subscribedAt: at }
         : { status: to }
 
+    /** PATCH /contacts/{id}: the status move is decided from the stored status and written only while the contact
+     *  still has it (a compare-and-set, store.contacts.update's `expectedStatus`). A concurrent move that committed
+     *  in between makes the write miss; the move is then decided again from the status it left, so that every
+     *  history of concurrent moves is one that some order of them allows (a move after COMPLAINED is refused). Each
+     *  try is a transaction of its own: a missed write may still hold the contact's row lock (Postgres), and a try
+     *  that went on to lock the account (a move to ACTIVE under a cap) could then deadlock with one that holds it. */
     const update = method("Contacts.update")(function* (account: Account, id: string, fields: typeof UpdateContactInput.Encoded) {
       const input = yield* decodeInput(UpdateContactInput, fields)
+      for (;;) {
+        const written = yield* store.transaction(updateOnce(account, id, input))
+        if (Option.isSome(written)) return written.value
+      }
+    })
+
+    /** One try of `update`: none when the status changed between the read and the write. */
+    const updateOnce = (account: Account, id: string, input: UpdateContactInput) => Effect.gen(function* () {
       const current = yield* find(account, id)
       const at = yield* now
       const status = input.status === undefined ? current.status : yield* Either.match(moveStatus(current.status, input.status), {
@@ -123,10 +137,10 @@ export class Contacts extends Effect.Service<Contacts>()("@mailroom/core/Contact
         ...(input.customFields !== undefined ? { customFields: customFieldsFor(current.id, input.customFields, at) } : {}),
         updatedAt: at,
       }
-      yield* store.contacts.update(next)
+      if (!(yield* store.contacts.update(next, { expectedStatus: current.status }))) return Option.none<Contact>()
       if (input.customFields !== undefined) yield* store.contacts.replaceCustomFields(account.id, current.id, next.customFields)
-      return next
-    }, store.transaction)
+      return Option.some(next)
+    })
 
     const remove = method("Contacts.delete")(function* (account: Account, id: string) {
       const deleted = yield* store.contacts.delete(account.id, id as ContactId)

@@ -38,7 +38,12 @@ export const recordHardBounce = (accountId: AccountId, email: string, details: H
     }
     const contact = yield* store.contacts.findByEmail(accountId, address)
     if (Option.isSome(contact) && contact.value.status === "ACTIVE") {
-      // The address is the contact's own, so no other contact can hold it.
-      yield* Effect.catchTag(store.contacts.update({ ...contact.value, status: "BOUNCED", updatedAt: at }), "DuplicateContact", Effect.die)
+      // The address is the contact's own, so no other contact can hold it. Only while it is still ACTIVE: a move that
+      // committed since the read (COMPLAINED, say) is not overwritten.
+      yield* Effect.catchTag(
+        store.contacts.update({ ...contact.value, status: "BOUNCED", updatedAt: at }, { expectedStatus: "ACTIVE" }),
+        "DuplicateContact",
+        Effect.die,
+      )
     }
   })

@@ -22,12 +22,15 @@ import { LinkUnsubscribes } from "./link-unsubscribes.js"
 import { Sending } from "./sending.js"
 import { MessageDelivery } from "./message-delivery.js"
 import { Feedback } from "./feedback.js"
+import { Domains } from "./domains.js"
 
 // Webhooks and Tokens read the platform secret through Accounts, so they are built over the same Accounts instance.
 // MessageDelivery renders with Tokens' links, so it is built over them.
-// Subscriptions hands confirmation links to ConfirmationLinks; LinkUnsubscribes unsubscribes through Subscriptions.
+// Subscriptions hands confirmation links to ConfirmationLinks and signup forms' calls to FormSignups; LinkUnsubscribes
+// unsubscribes through Subscriptions.
 export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubscribes.Default).pipe(Layer.provideMerge(Layer.mergeAll(
   Webhooks.Default, Subscriptions.DefaultWithoutDependencies, Sending.Default,
+  Domains.Default,
 ).pipe(
   Layer.provideMerge(Layer.mergeAll(ConfirmationLinks.DefaultWithoutDependencies, FormSignups.DefaultWithoutDependencies)),
   Layer.provideMerge(Tokens.DefaultWithoutDependencies),
@@ -40,4 +43,4 @@ export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubsc
 export type MailroomServices =
   | Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens | Webhooks | Background | Quota | Idempotency
   | Messages | Subscriptions | SendingPause | Sending | MessageDelivery | Feedback | Forms | ConfirmationLinks | FormSignups
-  | LinkUnsubscribes
+  | LinkUnsubscribes | Domains

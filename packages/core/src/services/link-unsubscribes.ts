@@ -6,7 +6,7 @@
 import { Effect } from "effect"
 import type { EmailAddress } from "../domain/email.js"
 import type { UnsubscribeScope } from "../domain/subscription.js"
-import { linkScope, PublicUnsubscribeBody, publicScope, scopeOf, topicOf } from "../domain/unsubscribe-link.js"
+import { linkScope, type PublicUnsubscribeBody, scopeOf, topicOf } from "../domain/unsubscribe-link.js"
 import { linkTokens, type ResolvedToken } from "../internal/link-tokens.js"
 import { Lists } from "./lists.js"
 import { Subscriptions } from "./subscriptions.js"
@@ -75,7 +75,7 @@ export class LinkUnsubscribes extends Effect.Service<LinkUnsubscribes>()("@mailr
     const unsubscribe = method("LinkUnsubscribes.unsubscribe")(function* (body: typeof PublicUnsubscribeBody.Type) {
       const resolved = yield* resolver.resolveToken("unsubscribe", body.token)
       const target = yield* scopeOf(
-        yield* publicScope(body.scope),
+        body.scope ?? "all",
         body.listId ?? resolved.claims.l,
         (yield* topicOf(body)) ?? resolved.claims.t,
       )

@@ -15,6 +15,7 @@ import {
 } from "../domain/member.js"
 import { decodeInput } from "../validation.js"
 import type { SegmentRules } from "../domain/segment.js"
+import { suppressionBehind, type SuppressionReason } from "../domain/suppression.js"
 import { ListNotFound, NotAMember, type StoreError, TopicNotFound, ValidationFailed } from "../errors.js"
 import { activeRoom } from "../internal/active-room.js"
 import { sentFields } from "../internal/patch.js"
@@ -86,8 +87,8 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
             onSome: ({ id, name, publicLabel }) => ({ id, name, publicLabel }),
           }))
 
-    const find = (account: Account, id: string) =>
-      store.lists.findById(account.id, id).pipe(orFailWith(() => new ListNotFound({ listId: id })))
+    const find = (account: Account, id: string, options?: { readonly forUpdate?: boolean }) =>
+      store.lists.findById(account.id, id, options).pipe(orFailWith(() => new ListNotFound({ listId: id })))
 
     /** The list, refusing a DYNAMIC one: its members follow its rules and are never added or removed by hand. */
     const findStatic = (account: Account, id: string) =>
@@ -140,10 +141,14 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
       return yield* details(account, created, at)
     }, store.transaction)
 
+    /** The list, locked until the transaction ends: its writers read it, change some fields and write it back whole, so
+     *  a second writer must read it only once the first one's change is in. */
+    const findForUpdate = (account: Account, id: string) => find(account, id, { forUpdate: true })
+
     /** PATCH: only sent fields change. A DYNAMIC list keeps rules (null is refused) and a STATIC one takes none. */
     const update = method("Lists.update")(function* (account: Account, id: string, fields: typeof UpdateListInput.Encoded) {
       const input = yield* decodeInput(UpdateListInput, fields)
-      const current = yield* find(account, id)
+      const current = yield* findForUpdate(account, id)
       const segmentRules = input.segmentRules === undefined
         ? current.segmentRules
         : yield* checkSegmentRules(current.type, input.segmentRules)
@@ -161,7 +166,7 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
 
     /** DELETE archives: the list and its memberships stay, with isArchived true. Archiving twice is no error. */
     const archive = method("Lists.archive")(function* (account: Account, id: string) {
-      const current = yield* find(account, id)
+      const current = yield* findForUpdate(account, id)
       if (current.isArchived) return
       yield* store.lists.update({ ...current, isArchived: true, updatedAt: yield* now })
     }, store.transaction)
@@ -196,6 +201,16 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
     const contactsByEmails = (account: Account, emails: ReadonlyArray<EmailAddress>) =>
       emails.length === 0 ? Effect.succeed([]) : store.contacts.findByEmails(account.id, emails)
 
+    /** The account-level suppression of each of `emails` that has one, read in one set-based call. */
+    const suppressionsOf = (account: Account, emails: ReadonlyArray<EmailAddress>) =>
+      emails.length === 0
+        ? Effect.succeed(new Map<EmailAddress, SuppressionReason>())
+        : Effect.map(store.suppressions.eligibility(account.id, { kind: "marketing", topicId: null }, emails), ({ dropped }) =>
+          new Map(dropped.flatMap(({ email, reason }) => {
+            const suppression = suppressionBehind(reason)
+            return suppression === null ? [] : [[email, suppression] as const]
+          })))
+
     const appendMemberEvents = (
       type: "list.member_added" | "list.member_removed",
       account: Account,
@@ -215,8 +230,8 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
 
     /** POST members. Contacts named by id, and existing addresses without createMissing, are added as they are
      *  (send-time suppression still skips them). With createMissing, unknown addresses become ACTIVE contacts (within
-     *  the Free cap) and addresses that unsubscribed, bounced, complained or were cleaned are refused, as the
-     *  Subscriptions API would. */
+     *  the Free cap), except those with an account-level suppression, and contacts that unsubscribed, bounced,
+     *  complained or were cleaned are refused: as the Subscriptions API would refuse them, with its codes. */
     const addMembers = method("Lists.addMembers")(function* (account: Account, id: string, fields: typeof AddMembersInput.Encoded) {
       const input = yield* decodeInput(AddMembersInput, fields)
       const target = yield* findStatic(account, id)
@@ -235,18 +250,29 @@ export class Lists extends Effect.Service<Lists>()("@mailroom/core/Lists", {
       for (const contactId of contactIds) if (!foundIds.has(contactId)) notFound.push(contactId)
 
       const byEmail = new Map((yield* contactsByEmails(account, emails)).map((c) => [c.email as string, c]))
-      const missing: Array<EmailAddress> = []
+      const unknown: Array<EmailAddress> = []
+      // An existing contact is judged by its status alone: the spec adds existing contacts as they are and leaves
+      // their suppressions to send time.
       const admit = (contact: Contact) => {
         if (candidates.has(contact.id)) return
-        const reason = createMissing ? createMissingBlock(contact.status) : undefined
+        const reason = createMissing ? createMissingBlock(contact.email, { contactStatus: contact.status, suppression: null }) : undefined
         if (reason === undefined) candidates.set(contact.id, contact)
         else blocked.push({ email: contact.email, reason })
       }
       for (const email of emails) {
         const contact = byEmail.get(email)
         if (contact !== undefined) admit(contact)
-        else if (createMissing) missing.push(email)
+        else if (createMissing) unknown.push(email)
         else notFound.push(email)
+      }
+
+      // An address that is no contact yet is refused for its suppression, as the Subscriptions API refuses it.
+      const suppressed = yield* suppressionsOf(account, unknown)
+      const missing: Array<EmailAddress> = []
+      for (const email of unknown) {
+        const reason = createMissingBlock(email, { contactStatus: null, suppression: suppressed.get(email) ?? null })
+        if (reason === undefined) missing.push(email)
+        else blocked.push({ email, reason })
       }
 
       let created = 0

@@ -27,11 +27,12 @@ import { Store } from "../ports/store.js"
 import { orNotFound } from "../internal/found.js"
 import { Background } from "./background.js"
 import { recordHardBounce } from "./hard-bounce.js"
+import { Domains } from "./domains.js"
 import { Tokens } from "./tokens.js"
 
 export interface DeliveryOptions {
-  /** DKIM keys by domain: a message whose From: address is at `domainName` is signed with that key. Until the domains
-   *  work picks keys from verified sending domains, hosts configure them here. */
+  /** DKIM keys by domain, beside those of the account's verified sending domains (docs/domains.md): a message whose
+   *  From: address is at `domainName` is signed with that key, whatever the account. */
   readonly dkimKeys?: ReadonlyArray<DkimKey> | undefined
   /** SMTP MAIL FROM of every message (where asynchronous bounces go). Default: the message's From: address. */
   readonly envelopeFrom?: string | undefined
@@ -246,6 +247,8 @@ export const deliverMessage = (
     const config = yield* DeliveryConfig
     const mailer = yield* Effect.serviceOption(Mailer)
     if (Option.isNone(mailer)) return yield* Effect.dieMessage("message delivery needs a Mailer")
+    // Without the Domains service (a host running delivery alone), only the configured keys sign.
+    const domains = yield* Effect.serviceOption(Domains)
     const accountId = payload.accountId as AccountId
     const messageIds = (payload.batch ?? [payload.messageId]) as ReadonlyArray<MessageId>
 
@@ -276,7 +279,12 @@ export const deliverMessage = (
         const { dropped } = yield* store.suppressions.eligibility(accountId, scope, [...addresses])
         reasonsByScope.set(key, new Map(dropped.map((d) => [d.email, d.reason])))
       }
-      const taken: Array<{ readonly message: StoredMessage; readonly recipients: ReadonlyArray<MessageRecipient> }> = []
+      const taken: Array<{
+        readonly message: StoredMessage
+        readonly recipients: ReadonlyArray<MessageRecipient>
+        /** Recipients the message no longer goes to: dropped at acceptance, or by this run's filtering. */
+        readonly dropped: ReadonlySet<string>
+      }> = []
       const droppedEvents: Array<ReturnType<typeof eventsOf>> = []
       for (const { message, candidates } of loaded) {
         const reasons = reasonsByScope.get(`${message.content.stream}\u0000${message.content.topicId ?? ""}`)!
@@ -290,7 +298,10 @@ export const deliverMessage = (
         ])
         droppedEvents.push(...blocked.map((r) =>
           eventsOf(ids, message, r.email, message.content.subject, "email.dropped", undefined, at, { reason: reasons.get(r.email)! })))
-        if (recipients.length > 0) taken.push({ message, recipients })
+        if (recipients.length > 0) {
+          const dropped = new Set([...message.recipients.filter((r) => r.status === "dropped"), ...blocked].map((r) => r.email))
+          taken.push({ message, recipients, dropped })
+        }
       }
       if (droppedEvents.length > 0) {
         yield* store.messages.appendEvents(droppedEvents.map((m) => m.record))
@@ -301,12 +312,26 @@ export const deliverMessage = (
     if (taken.length === 0) return
     const lastAttempt = run.lastAttempt
 
+    /** The key that signs mail from a domain in this run: a configured key, else the account's verified domain's (read
+     *  once per domain per run; a domain deleted since acceptance signs nothing). */
+    const keys = new Map<string, DkimKey | undefined>()
+    const keyFor = (domain: string) =>
+      Effect.gen(function* () {
+        if (keys.has(domain)) return keys.get(domain)
+        const configured = config.dkimKeys?.find((key) => key.domainName.toLowerCase() === domain)
+        const key = configured ?? (Option.isSome(domains)
+          ? Option.getOrUndefined(yield* domains.value.signingKey(accountId, domain))
+          : undefined)
+        keys.set(domain, key)
+        return key
+      })
+
     /** The submissions of one message, one per recipient. */
-    const submissions = ({ message, recipients }: (typeof taken)[number]) => {
+    const submissions = ({ message, recipients, dropped }: (typeof taken)[number]) => Effect.gen(function* () {
       const accepted = toAcceptedMessage(message)
       const from = message.content.from.email
       const compiled = compileContent(accepted, "content.", { checked: true })
-      const dkim = config.dkimKeys?.find((key) => key.domainName.toLowerCase() === domainOf(from))
+      const dkim = yield* keyFor(domainOf(from))
       return recipients.map((recipient) => Effect.gen(function* () {
         const base = { recipient, before: recipient.status, subject: message.content.subject }
         let unsubscribe: UnsubscribeLinks | undefined
@@ -325,6 +350,7 @@ export const deliverMessage = (
           envelopeFrom: config.envelopeFrom ?? from,
           unsubscribe,
           compiled: compiled.right,
+          dropped,
         })
         if (built._tag === "Left") {
           return { ...base, result: { kind: "dropped", detail: built.left.message } } satisfies Outcome
@@ -333,10 +359,10 @@ export const deliverMessage = (
         const sent = yield* Effect.either(mailer.value.send(outgoing))
         return { ...base, subject: outgoing.subject, result: resultOf(recipient.email, sent) } satisfies Outcome
       }))
-    }
+    })
 
     // Every submission of the run at once, up to the bound (the Mailer's pool queues the rest).
-    const attempts = taken.map(submissions)
+    const attempts = yield* Effect.forEach(taken, submissions)
     const flat: ReadonlyArray<Outcome> = yield* Effect.all(attempts.flat(), { concurrency: submissionConcurrency })
     const at = new Date(yield* Clock.currentTimeMillis)
     // A deferral on the last run gives up; otherwise resolveRecipient decides from the run's number.
@@ -419,8 +445,9 @@ export class MessageDelivery extends Effect.Service<MessageDelivery>()("@mailroo
     const tokens = yield* Tokens
     const background = yield* Background
     const config = yield* DeliveryConfig
+    const domains = yield* Domains
     const context = Context.make(Store, store).pipe(
-      Context.add(Ids, ids), Context.add(Tokens, tokens), Context.add(DeliveryConfig, config))
+      Context.add(Ids, ids), Context.add(Tokens, tokens), Context.add(DeliveryConfig, config), Context.add(Domains, domains))
 
     yield* background.consume({ name: deliveryDispatchConsumer, handle: dispatchQueuedMessages, types: ["email.queued"] })
     yield* background.work(

@@ -2,7 +2,7 @@
  *  Spec: sending "Limits" and rules 2-3. Enterprise has no quota (the spec does not show one). */
 import { Effect } from "effect"
 import { type Account, planLimits } from "../domain/account.js"
-import { quotaPeriod, quotaResetsAt } from "../domain/message-record.js"
+import { quotaPeriod, quotaResetsAt } from "../domain/quota.js"
 import { QuotaExceeded } from "../errors.js"
 import { Store } from "../ports/store.js"
 import { serviceMethod } from "./tracing.js"

@@ -22,6 +22,7 @@ import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 import { decodeInput } from "../validation.js"
 import { Background } from "./background.js"
+import { checkSender } from "./domains.js"
 import { checkIdempotencyKey, Idempotency, requestFingerprint } from "./idempotency.js"
 import { Quota } from "./quota.js"
 import { serviceMethod } from "./tracing.js"
@@ -209,6 +210,7 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
       const message = yield* acceptSend(yield* decodeInput(SendInput, fields))
       return yield* once(account, "send", fields, options, SendResult, Effect.gen(function* () {
         yield* checkTopic(account, message)
+        yield* checkSender(store, account.id, message.from.email)
         const at = yield* now
         const [stored] = yield* queue(account, [message], null, at)
         return {
@@ -227,6 +229,7 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
       const messages = yield* acceptBatch(yield* decodeInput(BatchInput, fields))
       return yield* once(account, "batch", fields, options, BatchResult, Effect.gen(function* () {
         yield* checkTopic(account, messages[0]!)
+        yield* checkSender(store, account.id, messages[0]!.from.email)
         const at = yield* now
         const batchId = ids.make("batch", at)
         const stored = yield* queue(account, messages, batchId, at)
@@ -246,6 +249,7 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
       const accepted = yield* acceptSchedule(input, yield* now)
       return yield* once(account, "schedule", fields, options, ScheduleResult, Effect.gen(function* () {
         yield* checkTopic(account, accepted.message)
+        yield* checkSender(store, account.id, accepted.message.from.email)
         const at = yield* now
         const message = toStoredMessage({
           id: ids.make("message", at) as MessageId, accountId: account.id, batchId: null, message: accepted.message,

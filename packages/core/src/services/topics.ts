@@ -1,7 +1,7 @@
 /** The topics API (suppression groups) and their opt-outs. Spec: audience "Topics (suppression groups)". The member
  *  routes only edit the group: they touch no list and append no events (the Subscriptions API and the links do).
  *  Deleting a topic deletes its opt-outs, so those addresses become eligible for its mail again. */
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { Account } from "../domain/account.js"
 import type { EmailAddress } from "../domain/email.js"
 import type { PageRequest } from "../domain/paging.js"
@@ -20,17 +20,25 @@ export class Topics extends Effect.Service<Topics>()("@mailroom/core/Topics", {
     const ids = yield* Ids
     const now = currentDate
 
-    const find = (account: Account, id: string) => store.topics.findById(account.id, id).pipe(orNotFound("topic", id))
+    const find = (account: Account, id: string, options?: { readonly forUpdate?: boolean }) =>
+      store.topics.findById(account.id, id, options).pipe(orNotFound("topic", id))
 
     const withCount = (topic: Topic) =>
       Effect.map(store.topics.countOptOuts(topic.accountId, topic.id), (optOuts): TopicWithCount => ({ topic, optOuts }))
 
-    /** One default topic per account: making a topic the default clears the flag of the others. */
-    const clearOtherDefaults = (topic: Topic, at: Date) =>
+    /** One default topic per account: making a topic the default clears the flag of the others. The account is locked
+     *  first, so that two topics made the default at once cannot both keep the flag; each other default is locked and
+     *  read again before its flag is cleared, so that a concurrent PATCH of its other fields is not lost. Only writers
+     *  holding the account's lock take a second topic's lock, so they cannot deadlock with a PATCH of one topic. */
+    const makeDefault = (account: Account, topic: Topic, at: Date) =>
       Effect.gen(function* () {
-        if (!topic.isDefault) return
+        yield* store.accounts.lock(account.id)
         for (const other of yield* store.topics.all(topic.accountId)) {
-          if (other.id !== topic.id && other.isDefault) yield* store.topics.update({ ...other, isDefault: false, updatedAt: at })
+          if (other.id === topic.id || !other.isDefault) continue
+          const locked = yield* store.topics.findById(account.id, other.id, { forUpdate: true })
+          if (Option.isSome(locked) && locked.value.isDefault) {
+            yield* store.topics.update({ ...locked.value, isDefault: false, updatedAt: at })
+          }
         }
       })
 
@@ -57,13 +65,17 @@ export class Topics extends Effect.Service<Topics>()("@mailroom/core/Topics", {
         createdAt: at,
         updatedAt: at,
       }
-      yield* clearOtherDefaults(topic, at)
+      if (topic.isDefault) yield* makeDefault(account, topic, at)
       yield* store.topics.insert(topic)
       return { topic, optOuts: 0 } satisfies TopicWithCount
     }, store.transaction)
 
+    /** PATCH: the topic is locked while it is read, changed and written back whole, so that concurrent PATCHes of
+     *  other fields are not lost. Making it the default takes the account's lock first (makeDefault), before the
+     *  topic's, in the order every writer of the default takes them. */
     const update = method("Topics.update")(function* (account: Account, id: string, input: UpdateTopicInput) {
-      const current = yield* find(account, id)
+      if (input.isDefault === true) yield* store.accounts.lock(account.id)
+      const current = yield* find(account, id, { forUpdate: true })
       const at = yield* now
       const next: Topic = {
         ...current,
@@ -72,7 +84,7 @@ export class Topics extends Effect.Service<Topics>()("@mailroom/core/Topics", {
         ]),
         updatedAt: at,
       }
-      yield* clearOtherDefaults(next, at)
+      if (input.isDefault === true) yield* makeDefault(account, next, at)
       yield* store.topics.update(next)
       return yield* withCount(next)
     }, store.transaction)

@@ -2,7 +2,7 @@
  *  deliveries that arrive together made by one job run, the retry job (one attempt per run, retried by the queue on the
  *  rest of the schedule: the five retries come after 30 s, 2 min, 15 min, 1 h and 4 h), failure notices, and the 90-day
  *  purge of attempts. Spec: "Delivery and retry". */
-import { Clock, Duration, Effect, Either, Fiber, Option, Schedule, Schema } from "effect"
+import { Clock, Duration, Effect, Either, Fiber, Option, Schema } from "effect"
 import type { AccountId } from "../domain/account.js"
 import type { DomainEvent } from "../domain/event.js"
 import {
@@ -11,7 +11,7 @@ import {
 import type { StoreError } from "../errors.js"
 import { makeWakeSignal } from "../internal/wake-signal.js"
 import {
-  type ClaimedHere, defineJob, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService, type JobRun,
+  defineJob, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService, type JobRun,
 } from "../ports/job-queue.js"
 import { HttpTransport, type PostOutcome } from "../ports/http-transport.js"
 import { Ids } from "../ports/ids.js"
@@ -50,8 +50,8 @@ const firstAttemptsBudget = Duration.seconds(15)
  *  the delivery concurrency), the attempts recorded in parts as they finish (`firstAttemptsRecordedPer`, one
  *  transaction each); a delivery whose first attempt failed goes to webhookDeliveryJob, due 30 seconds later. A run
  *  that fails (the database is down) or is cut short (its process died) is retried, 30 seconds later; it attempts again
- *  only the deliveries still without an attempt. A run the relay claims at creation (JobQueue.enqueueClaimed) has no
- *  dedupe key: it commits once, with its deliveries; a queued run's is its first delivery's id. */
+ *  only the deliveries still without an attempt. A run the relay enqueues has no dedupe key: it commits once, with its
+ *  deliveries; any other run's is its first delivery's id. */
 export const webhookFirstAttemptsJob = defineJob(
   "webhook.first-attempts",
   Schema.Struct({ accountId: Schema.String, deliveryIds: Schema.Array(Schema.String) }),
@@ -126,8 +126,10 @@ export class DeliveryAttemptFailed extends Schema.TaggedError<DeliveryAttemptFai
   detail: Schema.String,
 }) {}
 
-/** The deliveries' first-attempts runs: in the order given, by account, up to `firstAttemptsPerRun` per run. */
-const firstAttemptRuns = (deliveries: ReadonlyArray<Pick<WebhookDelivery, "id" | "accountId">>, runAt: Date | undefined) => {
+/** The deliveries' first-attempts runs: in the order given, by account, up to `firstAttemptsPerRun` per run. A run
+ *  due now is keyed by its first delivery's id unless `keyed` is false (runs enqueued with their deliveries, in the
+ *  same transaction, are made once). */
+const firstAttemptRuns = (deliveries: ReadonlyArray<Pick<WebhookDelivery, "id" | "accountId">>, runAt: Date | undefined, keyed = true) => {
   const byAccount = new Map<string, Array<string>>()
   for (const delivery of deliveries) {
     const ids = byAccount.get(delivery.accountId)
@@ -138,7 +140,8 @@ const firstAttemptRuns = (deliveries: ReadonlyArray<Pick<WebhookDelivery, "id" |
     Array.from({ length: Math.ceil(ids.length / firstAttemptsPerRun) }, (_, i) => {
       const deliveryIds = ids.slice(i * firstAttemptsPerRun, (i + 1) * firstAttemptsPerRun)
       // A run queued for later has a key of its own: it must never take the place of a run due now.
-      return { payload: { accountId, deliveryIds }, options: runAt === undefined ? { dedupeKey: deliveryIds[0]! } : { dedupeKey: `later:${deliveryIds[0]!}`, runAt } }
+      const options: EnqueueOptions = runAt !== undefined ? { dedupeKey: `later:${deliveryIds[0]!}`, runAt } : keyed ? { dedupeKey: deliveryIds[0]! } : {}
+      return { payload: { accountId, deliveryIds }, options }
     }))
 }
 
@@ -193,90 +196,19 @@ export const makeWindowDeliveries = (window: EventWindow) =>
     return yield* store.webhooks.fanOutWindow(window, new Date(yield* Clock.currentTimeMillis))
   })
 
-/** Fan-out and the first-attempts runs of the deliveries made. The outbox consumer queues only once its transaction
- *  committed (see `webhookConsumer`): a job queued on pg-boss may run before an uncommitted delivery can be read. */
+/** Fan-out and the first-attempts runs of the deliveries made. */
 export const fanOutEvents = (events: ReadonlyArray<DomainEvent>) => Effect.tap(makeDeliveries(events), enqueueDeliveries)
 
-/** The deliveries that fan-out made in this process, kept for a short while once committed, so that the
- *  first-attempts run of this process's worker takes them from here instead of reading them back: they are as fan-out
- *  stored them (pending, never attempted), and until that run no other attempts them (their retry jobs come from it;
- *  a run queued again at start is due `requeuedFirstAttemptsDelay` later). Their endpoints are still read by the run,
- *  as they are now. A run elsewhere (another process on Postgres), or a later run of the same job, reads them. */
-export interface FreshDeliveries {
-  /** Keeps `deliveries`, committed at `at` (epoch milliseconds). */
-  readonly put: (deliveries: ReadonlyArray<WebhookDelivery>, at: number) => void
-  /** The deliveries named, in order, when all are kept and kept for no longer than the age limit at `at`; they are
-   *  no longer kept either way. */
-  readonly take: (ids: ReadonlyArray<string>, at: number) => ReadonlyArray<WebhookDelivery> | undefined
-}
-
-/** How many fresh deliveries a process keeps (the oldest go first), and for how long: far less than
- *  `requeuedFirstAttemptsDelay`, so that a run queued again at start, which may name the same deliveries after another
- *  process attempted them, always reads them. */
-export const freshDeliveryLimits = { count: 10_000, ageMs: 60_000 } as const
-
-export const makeFreshDeliveries = (limits: { readonly count: number; readonly ageMs: number } = freshDeliveryLimits): FreshDeliveries => {
-  // In the order kept, so that the first key is the oldest.
-  const kept = new Map<string, { readonly delivery: WebhookDelivery; readonly at: number }>()
-  return {
-    put: (deliveries, at) => {
-      for (const delivery of deliveries) {
-        kept.delete(delivery.id)
-        kept.set(delivery.id, { delivery, at })
-      }
-      for (const id of kept.keys()) {
-        if (kept.size <= limits.count) break
-        kept.delete(id)
-      }
-    },
-    take: (ids, at) => {
-      const found = ids.map((id) => kept.get(id))
-      for (const id of ids) kept.delete(id)
-      return found.every((one) => one !== undefined && at - one.at <= limits.ageMs) ? found.map((one) => one!.delivery) : undefined
-    },
-  }
-}
-
-/** The first-attempts runs of deliveries made in the relay's transaction, written in it as claimed by this process's
- *  worker (JobQueue.enqueueClaimed) when that worker has room for them: None when there is no queue, or it answers
- *  None (the runs are then queued once the transaction committed). */
-const claimFirstAttempts = (deliveries: ReadonlyArray<WebhookDelivery>) =>
-  deliveries.length === 0 ? Effect.succeedNone : withQueue(Option.none<ClaimedHere>(), (queue) =>
-    queue.enqueueClaimed(webhookFirstAttemptsJob, firstAttemptRuns(deliveries, undefined).map((run) => run.payload)))
-
-/** The outbox consumer of webhooks: each batch makes its deliveries in the relay's transaction (one statement over the
- *  batch's window of events, which are not read into memory) and, when this process's worker has room for them, their
- *  first-attempts runs, claimed by that worker, which starts them once the transaction committed: no enqueue, no
- *  claim, and the deliveries and their jobs commit together. Otherwise their jobs are queued once it committed (tried
- *  again for a while when the queue fails; a delivery left without a job is queued again when the work next starts).
- *  With `fresh`, the committed deliveries are kept there for this process's first-attempts runs. */
-export const webhookConsumer = (fresh?: FreshDeliveries) => {
-  let made: ReadonlyArray<WebhookDelivery> = []
-  let claimed: Option.Option<ClaimedHere> = Option.none()
-  return {
-    name: "webhooks",
-    batchSize: firstAttemptsPerRun,
-    handleWindow: (window: EventWindow) =>
-      Effect.gen(function* () {
-        made = yield* makeWindowDeliveries(window)
-        claimed = yield* claimFirstAttempts(made)
-      }),
-    // Takes the batch's deliveries when called (the relay may handle its next batch while the jobs are queued).
-    committed: () => {
-      const queued = made
-      const runs = claimed
-      made = []
-      claimed = Option.none()
-      return Effect.zipRight(
-        fresh === undefined ? Effect.void : Effect.map(Clock.currentTimeMillis, (now) => fresh.put(queued, now)),
-        Option.isSome(runs) ? runs.value.start : enqueueDeliveries(queued).pipe(
-          Effect.retry(Schedule.exponential("250 millis").pipe(Schedule.intersect(Schedule.recurs(6)))),
-          Effect.catchAll((error) => Effect.logError("webhooks: deliveries not queued; they are queued again at the next start", error)),
-        ),
-      )
-    },
-  }
-}
+/** The outbox consumer of webhooks, in the relay's transaction: fan out (one statement over the batch's window of
+ *  events), then enqueue the first-attempts runs of the deliveries made. The queue joins the transaction (JobQueue), so
+ *  that the deliveries and their jobs commit together or not at all: a process that dies at any point leaves no
+ *  delivery without its job, and the jobs are claimed once the transaction committed. */
+export const webhookConsumer = {
+  name: "webhooks",
+  batchSize: firstAttemptsPerRun,
+  handleWindow: (window: EventWindow) =>
+    Effect.flatMap(makeWindowDeliveries(window), (made) => enqueueWhenQueued(webhookFirstAttemptsJob, firstAttemptRuns(made, undefined, false))),
+} as const
 
 /** The failure notice of a streak: one message to the endpoint's notify addresses, or the account owner. */
 const sendNotice = (result: AttemptResult) =>
@@ -330,16 +262,6 @@ export const loadDeliveryPairs = (refs: ReadonlyArray<{ readonly accountId: stri
     return refs.map((ref) => Option.fromNullable(byId.get(ref.deliveryId)))
   })
 
-/** `deliveries` of one account, each with its endpoint as it is now (none for a delivery whose endpoint is gone), in
- *  one read of their endpoints. */
-const withEndpoints = (accountId: AccountId, deliveries: ReadonlyArray<WebhookDelivery>) =>
-  Effect.gen(function* () {
-    const store = yield* Store
-    const refs = [...new Set(deliveries.map((delivery) => delivery.endpointId))].map((endpointId) => ({ accountId, endpointId }))
-    const endpoints = new Map((yield* store.webhooks.findEndpoints(refs)).map((endpoint) => [endpoint.id as string, endpoint]))
-    return deliveries.map((delivery) => Option.map(Option.fromNullable(endpoints.get(delivery.endpointId)), (endpoint): DeliveryPair => [delivery, endpoint]))
-  })
-
 const loadOne = (ref: { readonly accountId: string; readonly deliveryId: string }) =>
   Effect.map(loadDeliveryPairs([ref]), (pairs) => pairs[0]!)
 
@@ -389,21 +311,12 @@ export const runDeliveryJob = (
  *  record or the queueing fails (the POSTs still under way are abandoned). */
 export const runFirstAttempts = (
   payload: { readonly accountId: string; readonly deliveryIds: ReadonlyArray<string> },
-  options: {
-    readonly concurrency: number
-    /** The deliveries this process's fan-out made: the job's first run takes its deliveries from there when all are
-     *  kept, and reads only their endpoints. */
-    readonly fresh?: FreshDeliveries
-  },
-  run?: Pick<JobRun, "attempt">,
+  options: { readonly concurrency: number },
 ) =>
   Effect.gen(function* () {
     const accountId = payload.accountId as AccountId
     const started = yield* Clock.currentTimeMillis
-    const kept = run?.attempt === 1 ? options.fresh?.take(payload.deliveryIds, started) : undefined
-    const pairs = kept !== undefined
-      ? yield* withEndpoints(accountId, kept)
-      : yield* loadDeliveryPairs(payload.deliveryIds.map((deliveryId) => ({ accountId, deliveryId })))
+    const pairs = yield* loadDeliveryPairs(payload.deliveryIds.map((deliveryId) => ({ accountId, deliveryId })))
     const live = pairs.flatMap((pair) => Option.isSome(pair) && attemptable(pair.value) ? [pair.value] : [])
     const unattempted = live.filter(([delivery]) => delivery.attempts === 0)
     const masterSecret = yield* (yield* Accounts).secret

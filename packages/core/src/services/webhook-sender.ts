@@ -5,7 +5,7 @@ import { Clock, Effect, Either } from "effect"
 import type { Account } from "../domain/account.js"
 import {
   afterAttempt, isSuccessStatus, previousSecretValid, signedHeaders, type SigningSecrets, type StreakDecision, type WebhookAttempt,
-  type WebhookDelivery, type WebhookEndpoint, webhookLimits,
+  type WebhookDelivery, type WebhookEndpoint, webhookLimits, webhookRetryPolicy,
 } from "../domain/webhook.js"
 import type { StoreError } from "../errors.js"
 import { makeRecentCache } from "../internal/recent-cache.js"
@@ -15,8 +15,8 @@ import { Ids, type IdsService } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 import { type CheckedTarget, checkWebhookTarget, WebhooksConfig } from "./webhook-target.js"
 
-/** Attempts after which a delivery is failed: the first POST and five retries. */
-export const maxAttempts = 6
+/** Attempts after which a delivery is failed: the first POST and one per delay of the retry schedule. */
+export const maxAttempts = webhookRetryPolicy.delays.length + 1
 
 export interface AttemptResult {
   readonly attempt: WebhookAttempt

@@ -2,14 +2,14 @@
  *  manual retry. Spec: audience "Webhook endpoint", "Webhooks", "Events" (Signature, Delivery and retry) and "Limits".
  *  Deliveries of outbox events are made by the delivery job (webhook-delivery.ts). */
 import { Clock, Effect, Either, Option } from "effect"
-import { type Account, planLimits } from "../domain/account.js"
+import type { Account } from "../domain/account.js"
 import {
-  checkEventTypes, type CreateWebhookInput, defaultFailureSettings, type DeliveryId, type DeliveryQuery,
+  checkEndpointRoom, checkEventTypes, checkWebhookPlan, type CreateWebhookInput, defaultFailureSettings, type DeliveryId, type DeliveryQuery,
   displaySecret, type FailureSettingsInput, healthBadge, makeSecret, type ReceivedEventType,
   retryEventType, successRate, type UpdateWebhookInput, webhookEnvelope, type WebhookEndpoint, type WebhookId,
   webhookLimits, type WebhookDelivery,
 } from "../domain/webhook.js"
-import { ValidationFailed, WebhookLimitReached, WebhookNotFound } from "../errors.js"
+import { ValidationFailed, WebhookNotFound } from "../errors.js"
 import { makeGroupCommit } from "../internal/group-commit.js"
 import { sentFields } from "../internal/patch.js"
 import { Ids } from "../ports/ids.js"
@@ -21,7 +21,7 @@ import { attemptDelivery, recordAttempts, sealSecret } from "./webhook-sender.js
 import { checkWebhookTarget, WebhooksConfig } from "./webhook-target.js"
 import { Background } from "./background.js"
 import {
-  enqueueDelivery, loadDeliveryPairs, makeFreshDeliveries, purgeWebhookHistory, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts,
+  enqueueDelivery, loadDeliveryPairs, purgeWebhookHistory, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts,
   schedulePurge, webhookConsumer, webhookDeliveryJob, webhookFirstAttemptsJob, webhookPurgeJob,
 } from "./webhook-queue.js"
 import { currentDate } from "../internal/time.js"
@@ -64,9 +64,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
     const background = yield* Background
     const withServices = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(Effect.provideService(Accounts, accounts), Effect.provideService(Ids, ids))
-    // The deliveries fan-out commits in this process, for the first-attempts runs this process makes of them.
-    const fresh = makeFreshDeliveries()
-    yield* background.consume(webhookConsumer(fresh))
+    yield* background.consume(webhookConsumer)
     // A run of first attempts makes up to deliveryConcurrency POSTs at once, and the worker runs two runs (on Postgres,
     // where each statement is a round trip, deliveryRunsPerPost of them: 4), so that the reads and records of some
     // overlap the POSTs of others. The transport bounds the POSTs under way in the process, whichever job makes them
@@ -74,8 +72,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
     const webhooksConfig = yield* WebhooksConfig
     const posts = Math.max(1, Math.floor(webhooksConfig.deliveryConcurrency ?? defaultDeliveryConcurrency))
     const runsPerPost = Math.max(1, Math.floor(webhooksConfig.deliveryRunsPerPost ?? 1))
-    yield* background.work(webhookFirstAttemptsJob, (payload, run) =>
-      withServices(runFirstAttempts(payload, { concurrency: posts, fresh }, run)), { concurrency: Math.max(2, runsPerPost) })
+    yield* background.work(webhookFirstAttemptsJob, (payload) =>
+      withServices(runFirstAttempts(payload, { concurrency: posts })), { concurrency: Math.max(2, runsPerPost) })
     // Retries: one attempt per run. Runs that start together read their deliveries in one query, and attempts that
     // finish together are recorded in one transaction (one commit for many deliveries); the worker may run more
     // retries than POSTs (deliveryRunsPerPost), so that the reads and records of some overlap the POSTs of others.
@@ -114,6 +112,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
     })
 
     const create = method("Webhooks.create")(function* (account: Account, input: CreateWebhookInput) {
+      yield* checkWebhookPlan(account.plan)
       const events = yield* checkEvents(input.events)
       yield* checkUrl(input.url)
       const at = yield* now
@@ -139,10 +138,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
       }
       yield* store.transaction(Effect.gen(function* () {
         yield* store.accounts.lock(account.id)
-        const limit = planLimits[account.plan].webhookEndpoints
-        if (limit !== null && (yield* store.webhooks.countEndpoints(account.id)) >= limit) {
-          return yield* Effect.fail(new WebhookLimitReached({ plan: account.plan, limit }))
-        }
+        yield* checkEndpointRoom(account.plan, yield* store.webhooks.countEndpoints(account.id))
         yield* store.webhooks.insertEndpoint(endpoint)
       }))
       return { endpoint, secret }

@@ -1,10 +1,10 @@
-import { Either } from "effect"
+import { Either, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
   type ContactStatus, contactStatuses, decideSubscribe, decideTopic, decideUnsubscribeAll, eligibilityChecks,
   ineligibility, type RecipientFacts, splitEligibility, type SubscribeFacts, type SuppressionReason,
-  suppressionReasons, unsubscribedEvent, type EmailAddress,
+  suppressionReasons, unsubscribedEvent, type EmailAddress, UnsubscribeScopeInput, decodeInputEither,
 } from "../../src/index.js"
 
 const at = new Date("2024-06-01T00:00:00.000Z")
@@ -180,6 +180,21 @@ describe("subscribe: the spec's decision table", () => {
       fc.pre(known.contactStatus === "COMPLAINED" || known.contactStatus === "CLEANED")
       expect(codeOf(decideSubscribe("a@x.io", known, { ...request, ...asked }, at))).toBe("CONTACT_BLOCKED")
     }))
+  })
+})
+
+describe("unsubscribe scope as requests send it", () => {
+  it.each([
+    ["all", "all"], ["list", "list"], ["topic", "topic"], ["ALL", "all"], ["List", "list"], ["TOPIC", "topic"],
+    ["category", "topic"], ["Category", "topic"],
+  ] as const)("%s reads as %s", (sent, scope) => {
+    expect(Schema.decodeUnknownSync(UnsubscribeScopeInput)(sent)).toBe(scope)
+  })
+
+  it.each(["everything", "", "topics", "group"])("%s is refused, naming the accepted values", (sent) => {
+    const decoded = decodeInputEither(Schema.Struct({ scope: UnsubscribeScopeInput }), { scope: sent })
+    expect(Either.isLeft(decoded) && [decoded.left.field, decoded.left.message])
+      .toEqual(["scope", "scope: must be all, list or topic (any case; category for topic)"])
   })
 })
 

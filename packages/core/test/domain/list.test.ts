@@ -5,7 +5,8 @@ import {
   type AccountId, AddMembersInput, checkSegmentRules, compareLists, compareMembers, type ContactId, type ContactList,
   type ContactStatus, contactStatuses, createMissingBlock, CreateListInput, type EmailAddress, type ListId,
   matchesListQuery, memberEvent, type MemberRecord, memberSuppressionStatuses, RemoveMembersInput, SegmentRules,
-  isSuppressedMember, memberSuppressionRules, suppressionStatuses, UpdateListInput,
+  isSuppressedMember, memberSuppressionRules, suppressionStatuses, UpdateListInput, checkSubscribe, eligibilityChecks,
+  suppressionBehind, suppressionReasons,
 } from "../../src/index.js"
 
 const problemOf = <A, I>(schema: Schema.Schema<A, I>, input: unknown) => {
@@ -187,7 +188,7 @@ describe("member suppression statuses", () => {
 
 describe("adding members", () => {
   it.each([
-    [undefined, undefined],
+    [null, undefined],
     ["PENDING", undefined],
     ["ACTIVE", undefined],
     ["UNSUBSCRIBED", "RECIPIENT_UNSUBSCRIBED"],
@@ -195,8 +196,38 @@ describe("adding members", () => {
     ["COMPLAINED", "RECIPIENT_SUPPRESSED"],
     ["CLEANED", "RECIPIENT_SUPPRESSED"],
   ] as const)("an address whose contact is %s is refused with createMissing as %s", (status, reason) => {
-    expect(createMissingBlock(status)).toBe(reason)
+    expect(createMissingBlock("ada@example.com", { contactStatus: status, suppression: null })).toBe(reason)
   })
+
+  it.each([
+    ["Bounce", "RECIPIENT_SUPPRESSED"],
+    ["Complaint", "RECIPIENT_SUPPRESSED"],
+    ["Unsubscribe", "RECIPIENT_UNSUBSCRIBED"],
+    ["Manual", "RECIPIENT_UNSUBSCRIBED"],
+  ] as const)("an address that is no contact with a %s suppression is refused with createMissing as %s", (suppression, reason) => {
+    expect(createMissingBlock("ada@example.com", { contactStatus: null, suppression })).toBe(reason)
+  })
+
+  it("refuses with createMissing exactly the addresses a subscribe without resubscribe refuses, with its code", () => {
+    fc.assert(fc.property(
+      fc.constantFrom(null, ...contactStatuses),
+      fc.constantFrom(null, ...suppressionReasons),
+      (contactStatus, suppression) => {
+        const facts = { contactStatus, suppression }
+        const subscribe = checkSubscribe("ada@example.com", facts, false)
+        const block = createMissingBlock("ada@example.com", facts)
+        expect(block === undefined).toBe(Either.isRight(subscribe))
+        if (Either.isLeft(subscribe) && subscribe.left.code !== "CONTACT_BLOCKED") expect(block).toBe(subscribe.left.code)
+      },
+    ))
+  })
+
+  it.each(eligibilityChecks.map((check) => [check.reason, check.fact.kind === "suppression" ? check.fact.reason : null] as const))(
+    "the send-time reason %s stands for the suppression %s",
+    (reason, suppression) => {
+      expect(suppressionBehind(reason)).toBe(suppression)
+    },
+  )
 
   it("takes contactIds and emails, up to 1,000 each, and at least one of them", () => {
     const input = decoded(AddMembersInput, { emails: [" Ada@Example.com "], createMissing: true })

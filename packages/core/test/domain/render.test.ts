@@ -128,6 +128,30 @@ describe("the outgoing message of one recipient", () => {
     expect(out.attachments).toEqual([{ filename: "a.txt", contentBase64: "aGVsbG8=", contentType: "text/plain" }])
   })
 
+  it("names only the recipients that remain in To and Cc: dropped ones are left out, the Message-ID keeps its position", () => {
+    const m = message({
+      to: [{ email: "ada@example.org" }, { email: "dan@example.org" }],
+      cc: [{ email: "bob@example.org" }, { email: "carol@example.org", name: "Carol" }],
+      bcc: [{ email: "erin@example.org" }],
+    })
+    const dropped = new Set(["dan@example.org", "bob@example.org"])
+    const out = Either.getOrThrow(buildOutgoing({ messageId: "m", message: m, recipient: "carol@example.org", envelopeFrom: "b@x.test", dropped }))
+    expect(out.envelopeTo).toEqual(["carol@example.org"])
+    expect(out.to).toEqual([{ email: "ada@example.org" }])
+    expect(out.cc).toEqual([{ email: "carol@example.org", name: "Carol" }])
+    expect(out.messageId).toBe("<m-3@example.com>")
+    const allCcDropped = Either.getOrThrow(buildOutgoing({
+      messageId: "m", message: m, recipient: "ada@example.org", envelopeFrom: "b@x.test",
+      dropped: new Set(["bob@example.org", "carol@example.org"]),
+    }))
+    expect(allCcDropped.cc).toBeUndefined()
+    const allToDropped = Either.getOrThrow(buildOutgoing({
+      messageId: "m", message: m, recipient: "carol@example.org", envelopeFrom: "b@x.test",
+      dropped: new Set(["ada@example.org", "dan@example.org"]),
+    }))
+    expect(allToDropped.to).toEqual([{ email: "news@example.com", name: "Example News" }])
+  })
+
   it("shows the sender as To when every recipient is in Bcc", () => {
     const m = message({ to: [{ email: "ada@example.org" }], bcc: [{ email: "b@example.org" }] })
     expect(m.envelope.recipients).toHaveLength(2)

@@ -1,7 +1,8 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
-  escapeLike, foldText, illFormedTextPath, isWellFormedText, type LikeShape, likePattern, matchesLike, parseEmail,
+  escapeLike, foldText, isWellFormedText, type LikeShape, likePattern, matchesLike, parseEmail, textProblem,
+  textProblemIn,
 } from "../../src/index.js"
 
 describe("foldText", () => {
@@ -78,10 +79,23 @@ describe("well-formed text", () => {
     expect(isWellFormedText("a\ud83d\ude00b")).toBe(true)
     expect(isWellFormedText("a\ud800b")).toBe(false)
     expect(isWellFormedText("\udc00")).toBe(false)
-    expect(illFormedTextPath({ firstName: "ok", tags: ["x", "\ud800"] })).toEqual(["tags", "1"])
-    expect(illFormedTextPath({ customFields: { "\udfff": "v" } })).toEqual(["customFields"])
-    expect(illFormedTextPath({ contacts: [{ email: "a@b.co", lastName: "\ud800\ud800" }] })).toEqual(["contacts", "0", "lastName"])
-    expect(illFormedTextPath({ metadata: { note: "\ud83d\ude00" } })).toBeUndefined()
-    expect(illFormedTextPath("\ud800")).toEqual([])
+    const pathOf = (value: unknown) => textProblemIn(value)?.path
+    expect(pathOf({ firstName: "ok", tags: ["x", "\ud800"] })).toEqual(["tags", "1"])
+    expect(pathOf({ customFields: { "\udfff": "v" } })).toEqual(["customFields"])
+    expect(pathOf({ contacts: [{ email: "a@b.co", lastName: "\ud800\ud800" }] })).toEqual(["contacts", "0", "lastName"])
+    expect(pathOf({ metadata: { note: "\ud83d\ude00" } })).toBeUndefined()
+    expect(pathOf("\ud800")).toEqual([])
+  })
+
+  it("finds a NUL character (U+0000) in a value or a key, and nothing in text without one", () => {
+    const nul = { path: ["contacts", "1", "firstName"], problem: "must not contain NUL characters (U+0000)" }
+    expect(textProblemIn({ contacts: [{ firstName: "Ada" }, { firstName: "Bo\u0000b" }] })).toEqual(nul)
+    expect(textProblemIn({ metadata: { "k\u0000": 1 } })?.path).toEqual(["metadata"])
+    expect(textProblem("\u0000")).toBe("must not contain NUL characters (U+0000)")
+    expect(textProblem("a\ud800\u0000")).toMatch(/lone UTF-16 surrogate/)
+    fc.assert(fc.property(fc.string({ unit: "grapheme" }), (text) => {
+      expect(textProblem(text) === undefined).toBe(!text.includes("\u0000"))
+      expect(textProblem(`${text}\u0000${text}`)).toBe("must not contain NUL characters (U+0000)")
+    }))
   })
 })

@@ -4,8 +4,9 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
   addressProblem, afterAttempt, checkAddresses, checkEventTypes, defaultFailureSettings, displaySecret, eventTypes,
-  healthBadge, isSuccessStatus, makeSecret, parseWebhookUrl, retryDelayAfter, signBody, signedHeaders,
-  standardSignature, successRate, webhookEnvelope, webhookRetryPolicy,
+  healthBadge, isSuccessStatus, makeSecret, maxAttempts, parseWebhookUrl, signBody, signedHeaders,
+  standardSignature, successRate, webhookEnvelope, webhookRetryPolicy, secretPrefixLength, checkWebhookPlan,
+  checkEndpointRoom, type Plan,
 } from "../../src/index.js"
 
 const relaxed = { allowPrivate: true }
@@ -119,12 +120,12 @@ describe("retry schedule", () => {
   it.each([
     [1, "30 seconds"], [2, "2 minutes"], [3, "15 minutes"], [4, "1 hour"], [5, "4 hours"],
   ] as const)("after failed attempt %i the delivery waits %s", (attempt, wait) => {
-    expect(Duration.toMillis(Option.getOrThrow(retryDelayAfter(attempt)))).toBe(Duration.toMillis(Duration.decode(wait)))
+    expect(Duration.toMillis(Duration.decode(webhookRetryPolicy.delays[attempt - 1]!))).toBe(Duration.toMillis(Duration.decode(wait)))
   })
 
   it("gives up after the sixth attempt: five retries", () => {
-    expect(Option.isNone(retryDelayAfter(6))).toBe(true)
     expect(webhookRetryPolicy.delays).toHaveLength(5)
+    expect(maxAttempts).toBe(6)
   })
 
   it.each([[200, true], [204, true], [299, true], [199, false], [301, false], [404, false], [500, false]])(
@@ -196,13 +197,48 @@ describe("health badge", () => {
   })
 })
 
+describe("plans", () => {
+  // Spec: webhooks need the Starter plan or above; endpoints per plan Starter 1, Micro 3, Pro 10, Scale unlimited.
+  it.each([
+    ["free", 0, "PLAN_UPGRADE_REQUIRED"],
+    ["starter", 0, undefined],
+    ["starter", 1, "API_KEY_LIMIT_REACHED"],
+    ["micro", 2, undefined],
+    ["micro", 3, "API_KEY_LIMIT_REACHED"],
+    ["pro", 9, undefined],
+    ["pro", 10, "API_KEY_LIMIT_REACHED"],
+    ["scale", 1000, undefined],
+    ["enterprise", 1000, undefined],
+  ] as const)("a %s account holding %i endpoints adding one: %s", (plan: Plan, count, code) => {
+    const checked = checkEndpointRoom(plan, count)
+    expect(Either.isLeft(checked) ? checked.left.code : undefined).toBe(code)
+  })
+
+  it("names the Starter plan to a Free account, and the plan's limit to a full one", () => {
+    const free = checkWebhookPlan("free")
+    expect(Either.isLeft(free) && free.left.message).toBe("the free plan does not include webhooks; webhooks need the Starter plan or above")
+    const micro = checkEndpointRoom("micro", 3)
+    expect(Either.isLeft(micro) && micro.left.message).toMatch(/^the micro plan allows at most 3 webhook endpoints/)
+    expect(Either.isRight(checkWebhookPlan("starter"))).toBe(true)
+  })
+})
+
 describe("signing", () => {
   const secret = makeSecret("00112233445566778899aabbccddeeff0011223344556677")
   const body = JSON.stringify({ eventType: "email.delivered", messageId: "m1" })
 
   it("makes whsec_ secrets and lists only a prefix", () => {
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/)
-    expect(displaySecret(secret)).toBe(`${secret.slice(0, 10)}…`)
+    expect(displaySecret(secret)).toBe(secret.slice(0, 12))
+  })
+
+  it("lists a prefix that is literally the start of the secret, with nothing added", () => {
+    fc.assert(fc.property(fc.uint8Array({ minLength: 24, maxLength: 24 }), (bytes) => {
+      const made = makeSecret(Buffer.from(bytes).toString("hex"))
+      const shown = displaySecret(made)
+      expect(shown).toHaveLength(secretPrefixLength)
+      expect(made.startsWith(shown)).toBe(true)
+    }))
   })
 
   it("X-Service-Signature is the hex HMAC-SHA256 of the raw body keyed with the secret", () => {

@@ -1,12 +1,12 @@
 /** Tells the relay of this process that events committed: `track` wraps the Store's transactions, `appended` marks
  *  the transaction in progress with the types of the events appended to it, and the waiters of those types wake once
  *  the outermost transaction commits (at once for an append made outside a transaction of the Store). */
-import { type EventType, makeKindWakeSignals } from "@mailroom/core"
+import { type EventType, makeKindWakeSignals, withCommitHooks } from "@mailroom/core"
 import { Effect, Exit, FiberRef } from "effect"
 
 export interface CommitSignal {
-  /** Runs a transaction; when it is the outermost one and events were appended in it, wakes the waiters of their types
-   *  once it committed. */
+  /** Runs a transaction; when it is the outermost one, wakes the waiters of the types of the events appended in it, and
+   *  runs the effects given to core's `afterCommit` in it (withCommitHooks), once it committed. */
   readonly track: <A, E, R>(transaction: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** Called after events of `types` were appended. */
   readonly appended: (types: ReadonlyArray<EventType>) => Effect.Effect<void>
@@ -23,7 +23,7 @@ export const makeCommitSignal = (): CommitSignal => {
     // steps per transaction): everything but the transaction itself runs uninterruptible, so the mark always comes
     // off. Only the outermost transaction sets it, so taking it off leaves none.
     track: (transaction) =>
-      Effect.uninterruptibleMask((restore) =>
+      withCommitHooks(Effect.uninterruptibleMask((restore) =>
         Effect.withFiberRuntime((fiber) => {
           if (fiber.getFiberRef(mark) !== undefined) return restore(transaction)
           const own = new Set<EventType>()
@@ -31,7 +31,7 @@ export const makeCommitSignal = (): CommitSignal => {
             if (own.size > 0 && Exit.isSuccess(exit)) signals.wake(own)
             return Effect.zipRight(FiberRef.set(mark, undefined), exit)
           }))
-        })),
+        }))),
     appended: (types) =>
       Effect.withFiberRuntime((fiber) => {
         const current = fiber.getFiberRef(mark)

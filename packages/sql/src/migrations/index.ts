@@ -12,6 +12,8 @@ import { forms } from "./0010_forms.js"
 import { confirmationForm } from "./0011_confirmation_form.js"
 import { attemptsPurgeByEndpoint } from "./0012_attempts_purge_by_endpoint.js"
 import { deliveriesRecordedInPlace } from "./0013_deliveries_recorded_in_place.js"
+import { domains } from "./0014_domains.js"
+import { literalSecretPrefix } from "./0015_literal_secret_prefix.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -28,6 +30,8 @@ export const migrations: ReadonlyArray<Migration> = [
   confirmationForm,
   attemptsPurgeByEndpoint,
   deliveriesRecordedInPlace,
+  domains,
+  literalSecretPrefix,
 ]
 
 export type { Migration } from "./migration.js"

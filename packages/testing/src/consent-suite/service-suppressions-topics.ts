@@ -77,6 +77,50 @@ export const suppressionTopicServiceTests = (it: ConsentTester) => {
         expect((yield* topics.get(account, first.topic.id)).topic.name).toBe("First")
       }))
 
+    it.effect("concurrent PATCHes of one topic, each of another field, all take effect: no write is lost", () =>
+      Effect.gen(function* () {
+        const topics = yield* Topics
+        const account = yield* freshAccount
+        // Several rounds, each on a topic of its own: the calls of one round may happen to run one by one.
+        for (let round = 0; round < 5; round++) {
+          const created = yield* topics.create(account, { name: `Topic ${round}` })
+          const patches = [
+            { name: `Renamed ${round}` }, { description: "About" }, { publicLabel: "Label" }, { publicDescription: "Shown" },
+            { sortOrder: 7 }, { isPublishedOnUnsub: true },
+          ]
+          yield* Effect.all(
+            [...patches, ...patches, ...patches].map((patch) => topics.update(account, created.topic.id, patch)),
+            { concurrency: "unbounded", discard: true },
+          )
+          expect((yield* topics.get(account, created.topic.id)).topic, `round ${round}`).toMatchObject({
+            name: `Renamed ${round}`, description: "About", publicLabel: "Label", publicDescription: "Shown", sortOrder: 7,
+            isPublishedOnUnsub: true,
+          })
+        }
+      }))
+
+    it.effect("concurrent moves of the default to different topics leave exactly one default, and lose no other change", () =>
+      Effect.gen(function* () {
+        const topics = yield* Topics
+        for (let round = 0; round < 3; round++) {
+          const account = yield* freshAccount
+          const created = yield* Effect.forEach(Array.from({ length: 8 }, (_, i) => `T${i}`), (name) => topics.create(account, { name }))
+          yield* Effect.all(
+            created.flatMap(({ topic }, i) => [
+              topics.update(account, topic.id, { isDefault: true }),
+              topics.update(account, topic.id, { description: `About ${i}` }),
+              topics.create(account, { name: `New ${i}`, isDefault: true }),
+            ]),
+            { concurrency: "unbounded", discard: true },
+          )
+          const all = yield* (yield* Store).topics.all(account.id)
+          expect(all.filter((topic) => topic.isDefault), `round ${round}`).toHaveLength(1)
+          for (const [i, { topic }] of created.entries()) {
+            expect(all.find((t) => t.id === topic.id)?.description, `round ${round}`).toBe(`About ${i}`)
+          }
+        }
+      }))
+
     it.effect("an opt-out drops marketing mail under the topic; deleting the topic makes the address eligible again", () =>
       Effect.gen(function* () {
         const topics = yield* Topics

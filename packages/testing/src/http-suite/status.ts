@@ -1,6 +1,8 @@
 /** Contact status changed with PATCH /contacts/{id}: every move of the spec's table, allowed and forbidden. Spec:
  *  audience "Contact status changed with PATCH /contacts/{id}". */
 import { describe, expect, it } from "vitest"
+import type { ContactStatus } from "@mailroom/core"
+import { someSerialOrderAllows } from "../serial-history.js"
 import { type Client, expectError } from "./client.js"
 
 const statuses = ["PENDING", "ACTIVE", "UNSUBSCRIBED", "BOUNCED", "COMPLAINED", "CLEANED"] as const
@@ -45,6 +47,25 @@ export const statusTests = (client: () => Client) => {
       const contact = await client().contact(key, { email: "same@example.com", status })
       const answer = await client().call("PATCH", `/v1/contacts/${contact.id}`, { key, body: { status } })
       expect({ status: answer.status, contact: answer.json.data?.status }).toEqual({ status: 200, contact: status })
+    })
+
+    it("twenty concurrent moves of one contact answer a history that some order of the accepted moves allows", async () => {
+      const { key } = await client().account()
+      const targets = ["UNSUBSCRIBED", "BOUNCED", "ACTIVE", "COMPLAINED", "PENDING"] as const
+      const moves = Array.from({ length: 20 }, (_, i) => targets[i % targets.length]!)
+      // Several rounds, each on a contact of its own: the requests of one round may happen to arrive one by one.
+      for (let round = 0; round < 5; round++) {
+        const contact = await client().contact(key, { email: `race-${round}@example.com` })
+        const answers = await Promise.all(moves.map((to) =>
+          client().call("PATCH", `/v1/contacts/${contact.id}`, { key, body: { status: to } })))
+        for (const answer of answers) {
+          if (answer.status !== 200) expectError(answer, 400, "INVALID_STATUS_TRANSITION")
+        }
+        const accepted = moves.filter((_, i) => answers[i]!.status === 200)
+        const final = (await client().read(key, contact.id)).status as ContactStatus
+        expect(someSerialOrderAllows("ACTIVE", accepted, final), `round ${round}: accepted ${accepted.join(" ")}, final ${final}`)
+          .toBe(true)
+      }
     })
 
     it("stamps unsubscribedAt when a contact moves to UNSUBSCRIBED", async () => {

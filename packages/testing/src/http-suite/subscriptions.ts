@@ -78,6 +78,10 @@ export const subscriptionTests = (client: () => Client) => {
       const byTopic = await unsubscribe({ email, scope: "topic", topicId: topic })
       expect(byTopic.json).toEqual({ success: true, data: { email, contactId, scope: "topic", changed: true } })
       expect((await unsubscribe({ email, scope: "topic", topicId: topic })).json.data.changed).toBe(false)
+      // The legacy scope value `category` means topic here as on POST /unsubscribe.
+      expect((await unsubscribe({ email, scope: "category", topicId: topic })).json)
+        .toEqual({ success: true, data: { email, contactId, scope: "topic", changed: false } })
+      expectError(await unsubscribe({ email, scope: "everything" }), 400, "VALIDATION_ERROR", "scope")
       const status = (await client().call("GET", path(email), { key })).json.data
       expect(status.lists).toEqual([expect.objectContaining({ id: tagged, subscribed: false, removedAt: expect.any(String) })])
       expect(status.topics).toEqual([{ id: topic, name: "Promotions", label: null, description: null, subscribed: false }])

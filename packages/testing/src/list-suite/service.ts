@@ -3,7 +3,7 @@
 import { describe, expect } from "@effect/vitest"
 import {
   type Account, type AddMembersInput, Contacts, type CreateContactInput, Lists, type MailroomError, type MemberQuery,
-  Store, Topics,
+  Store, Suppressions, Topics,
 } from "@mailroom/core"
 import { Effect, Option, TestClock } from "effect"
 import { email, emailsOf, freshAccount, type ListTester, rules, sorted } from "./support.js"
@@ -148,6 +148,25 @@ export const serviceTests = (it: ListTester) => {
         expect((yield* lists.get(account, created.list.id)).list.name).toBe("Renamed")
       }))
 
+    it.effect("concurrent PATCHes and archives of one list all take effect: no write is lost", () =>
+      Effect.gen(function* () {
+        const lists = yield* Lists
+        const account = yield* freshAccount()
+        // Several rounds, each on a list of its own: the calls of one round may happen to run one by one.
+        for (let round = 0; round < 5; round++) {
+          const created = yield* lists.create(account, { name: `List ${round}` })
+          const id = created.list.id
+          const calls = [
+            lists.update(account, id, { name: `Renamed ${round}` }), lists.update(account, id, { description: "About" }),
+            lists.update(account, id, { trackingEnabled: false }), lists.archive(account, id),
+          ]
+          yield* Effect.all([...calls, ...calls, ...calls, ...calls], { concurrency: "unbounded", discard: true })
+          expect((yield* lists.get(account, id)).list, `round ${round}`).toMatchObject({
+            name: `Renamed ${round}`, description: "About", trackingEnabled: false, isArchived: true,
+          })
+        }
+      }))
+
     it.effect("DELETE archives: the list leaves the default listing, keeps its memberships, and can come back", () =>
       Effect.gen(function* () {
         const lists = yield* Lists
@@ -230,6 +249,48 @@ export const serviceTests = (it: ListTester) => {
         // Without createMissing, existing contacts are added as they are; send-time suppression skips them later.
         const plain = yield* lists.addMembers(account, list.id, addInput({ emails: ["unsubscribed@example.com"] }))
         expect(plain).toMatchObject({ added: 1, blocked: [] })
+      }))
+
+    it.effect("createMissing creates no contact for a suppressed address and blocks it with the Subscriptions code", () =>
+      Effect.gen(function* () {
+        const lists = yield* Lists
+        const suppressions = yield* Suppressions
+        const store = yield* Store
+        const account = yield* freshAccount("free")
+        for (const reason of ["Bounce", "Complaint", "Unsubscribe", "Manual"] as const) {
+          yield* suppressions.add(account, { email: email(`${reason.toLowerCase()}@example.com`), reason })
+        }
+        yield* (yield* Contacts).bulkCreate(account, {
+          contacts: Array.from({ length: 99 }, (_, i) => ({ email: email(`c${i}@example.com`) })),
+          skipDuplicates: true,
+        })
+        const list = (yield* lists.create(account, { name: "News" })).list
+        const before = yield* store.events.list(account.id)
+        const result = yield* lists.addMembers(account, list.id, addInput({
+          emails: ["bounce@example.com", "complaint@example.com", "unsubscribe@example.com", "manual@example.com", "new@example.com"],
+          createMissing: true,
+        }))
+        // The four suppressed addresses take none of the Free plan's last place: the new address gets it.
+        expect(result).toEqual({
+          added: 1,
+          alreadyMembers: 0,
+          notFound: [],
+          blocked: [
+            { email: "bounce@example.com", reason: "RECIPIENT_SUPPRESSED" },
+            { email: "complaint@example.com", reason: "RECIPIENT_SUPPRESSED" },
+            { email: "unsubscribe@example.com", reason: "RECIPIENT_UNSUBSCRIBED" },
+            { email: "manual@example.com", reason: "RECIPIENT_UNSUBSCRIBED" },
+          ],
+          created: 1,
+        })
+        const found = yield* store.contacts.findByEmails(account.id, [
+          email("bounce@example.com"), email("complaint@example.com"), email("unsubscribe@example.com"),
+          email("manual@example.com"), email("new@example.com"),
+        ])
+        expect(found.map((c) => c.email)).toEqual(["new@example.com"])
+        expect(emailsOf((yield* lists.members(account, list.id, everyone)).members)).toEqual(["new@example.com"])
+        const events = (yield* store.events.list(account.id)).slice(before.length)
+        expect(events.map((event) => [event.type, event.recipient])).toEqual([["list.member_added", "new@example.com"]])
       }))
 
     it.effect("createMissing on a Free account stops at 100 active contacts and blocks the rest", () =>

@@ -187,6 +187,23 @@ export const contactWriteTests = (it: StoreTester) => {
         expect(Option.isNone(yield* contacts.findById(stranger, contact.id))).toBe(true)
       }))
 
+    it.effect("with expectedStatus, writes only while the stored status is that one, and answers whether it wrote", () =>
+      Effect.gen(function* () {
+        const { contacts } = yield* Store
+        const accountId = yield* insertAccount
+        const contact = makeContact({ accountId, email: "ada@example.com", status: "ACTIVE", firstName: "Ada" })
+        yield* contacts.insert(contact)
+        expect(yield* contacts.update({ ...contact, status: "COMPLAINED" }, { expectedStatus: "ACTIVE" })).toBe(true)
+        // A writer that read ACTIVE before the move above: its write misses and changes nothing.
+        expect(yield* contacts.update({ ...contact, status: "UNSUBSCRIBED", firstName: "Late" }, { expectedStatus: "ACTIVE" })).toBe(false)
+        const stored = Option.getOrThrow(yield* contacts.findById(accountId, contact.id))
+        expect([stored.status, stored.firstName]).toEqual(["COMPLAINED", "Ada"])
+        expect(yield* contacts.update({ ...contact, status: "COMPLAINED", firstName: "Ada L" }, { expectedStatus: "COMPLAINED" })).toBe(true)
+        expect(Option.getOrThrow(yield* contacts.findById(accountId, contact.id)).firstName).toBe("Ada L")
+        expect(yield* contacts.update({ ...contact, accountId: yield* insertAccount }, { expectedStatus: "ACTIVE" })).toBe(false)
+        expect(yield* contacts.update({ ...contact, firstName: "No check" })).toBe(true)
+      }))
+
     it.effect("frees the old address for a new contact", () =>
       Effect.gen(function* () {
         const { contacts } = yield* Store

@@ -145,13 +145,13 @@ export const webhookTests = (it: StoreTester) => {
         yield* webhooks.insertDelivery(delivery)
         const ref = { accountId, endpointId: endpoint.id, deliveryId: delivery.id }
         const failed = makeWebhookAttempt({ ...ref, attempt: 1, succeeded: false, statusCode: 503, responseSnippet: "busy", error: "status 503", startedAt: at(10) })
-        yield* webhooks.recordAttempt(failed, { status: "pending", lastStatusCode: 503, lastError: "status 503", at: at(11) })
+        yield* webhooks.recordAttempts([{ attempt: failed, outcome: { status: "pending", lastStatusCode: 503, lastError: "status 503", at: at(11) } }])
         const pending = Option.getOrThrow(yield* webhooks.findDelivery(accountId, delivery.id))
         expect(pending).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: 503, lastError: "status 503", completedAt: null })
         const timeout = makeWebhookAttempt({ ...ref, attempt: 2, succeeded: false, statusCode: null, responseSnippet: null, error: "no answer", startedAt: at(40) })
-        yield* webhooks.recordAttempt(timeout, { status: "pending", lastStatusCode: null, lastError: "no answer", at: at(41) })
+        yield* webhooks.recordAttempts([{ attempt: timeout, outcome: { status: "pending", lastStatusCode: null, lastError: "no answer", at: at(41) } }])
         const ok = makeWebhookAttempt({ ...ref, attempt: 3, startedAt: at(200) })
-        yield* webhooks.recordAttempt(ok, { status: "succeeded", lastStatusCode: 200, lastError: null, at: at(201) })
+        yield* webhooks.recordAttempts([{ attempt: ok, outcome: { status: "succeeded", lastStatusCode: 200, lastError: null, at: at(201) } }])
         const done = Option.getOrThrow(yield* webhooks.findDelivery(accountId, delivery.id))
         expect(done).toMatchObject({ status: "succeeded", attempts: 3, lastStatusCode: 200, lastError: null })
         expect(done.completedAt?.getTime()).toBe(at(201).getTime())
@@ -314,9 +314,10 @@ export const webhookTests = (it: StoreTester) => {
         const kept = yield* insertEndpoint({ accountId })
         const [gone, stays] = yield* webhooks.fanOut([fanOutEvent(accountId)], at(1)).pipe(
           Effect.map((made) => [made.find((d) => d.endpointId === endpoint.id)!, made.find((d) => d.endpointId === kept.id)!]))
-        yield* webhooks.recordAttempt(makeWebhookAttempt({ accountId, endpointId: endpoint.id, deliveryId: gone!.id }), {
-          status: "succeeded", lastStatusCode: 200, lastError: null, at: at(2),
-        })
+        yield* webhooks.recordAttempts([{
+          attempt: makeWebhookAttempt({ accountId, endpointId: endpoint.id, deliveryId: gone!.id }),
+          outcome: { status: "succeeded", lastStatusCode: 200, lastError: null, at: at(2) },
+        }])
         expect(yield* webhooks.deleteEndpoint(yield* insertAccount, endpoint.id)).toBe(false)
         expect(yield* webhooks.deleteEndpoint(accountId, endpoint.id)).toBe(true)
         expect(yield* webhooks.deleteEndpoint(accountId, endpoint.id)).toBe(false)
@@ -337,14 +338,14 @@ export const webhookTests = (it: StoreTester) => {
         // Far in the past, so that attempts of other tests sharing the database are not counted.
         const old = new Date(Date.UTC(1990, 0, 1))
         const newer = new Date(Date.UTC(1990, 0, 2))
-        yield* webhooks.recordAttempt(makeWebhookAttempt({ ...ref, attempt: 1, startedAt: old }), outcome)
-        yield* webhooks.recordAttempt(makeWebhookAttempt({ ...ref, attempt: 2, startedAt: newer }), outcome)
+        yield* webhooks.recordAttempts([{ attempt: makeWebhookAttempt({ ...ref, attempt: 1, startedAt: old }), outcome }])
+        yield* webhooks.recordAttempts([{ attempt: makeWebhookAttempt({ ...ref, attempt: 2, startedAt: newer }), outcome }])
         // Another account's endpoint, with an old attempt too.
         const otherAccount = yield* insertAccount
         const otherEndpoint = yield* insertEndpoint({ accountId: otherAccount })
         const otherDelivery = makeWebhookDelivery({ accountId: otherAccount, endpointId: otherEndpoint.id })
         yield* webhooks.insertDelivery(otherDelivery)
-        yield* webhooks.recordAttempt(makeWebhookAttempt({ accountId: otherAccount, endpointId: otherEndpoint.id, deliveryId: otherDelivery.id, attempt: 1, startedAt: old }), outcome)
+        yield* webhooks.recordAttempts([{ attempt: makeWebhookAttempt({ accountId: otherAccount, endpointId: otherEndpoint.id, deliveryId: otherDelivery.id, attempt: 1, startedAt: old }), outcome }])
         expect(yield* webhooks.purgeAttempts(new Date(Date.UTC(1990, 0, 1, 12)))).toBe(2)
         expect((yield* webhooks.listAttempts(accountId, delivery.id)).map((a) => a.attempt)).toEqual([2])
         expect(yield* webhooks.listAttempts(otherAccount, otherDelivery.id)).toEqual([])
