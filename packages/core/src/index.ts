@@ -190,7 +190,7 @@ export type { MailroomServices } from "./services/layer.js"
 export {
   FormId, formLimits, formFieldTypes, FormFieldType, contactFieldNames, reservedFieldNames, consentTextOf, parseOrigin,
   parseRedirectUrl, FormFieldInput, FormName, CreateFormInput, UpdateFormInput, canonicalOrigin, originAllowed,
-  parseSubmission, submissionControlNames,
+  parseSubmission, submissionControlNames, honeypotField,
 } from "./domain/form.js"
 export type { Form, FormField, Submission } from "./domain/form.js"
 export { Forms } from "./services/forms.js"
@@ -199,9 +199,16 @@ export {
 } from "./domain/subscription-input.js"
 export { Subscriptions, SubscriptionsConfig, defaultConfirmationFrom } from "./services/subscriptions.js"
 export type {
-  SubscriptionsSettings, SignupForm, SubscribeContext, SubscribeResult, UnsubscribeContext, UnsubscribeResult, UpdateChannel, UpdateContext,
-  ConsentView, SubscriptionStatus, ResendResult, ConfirmationLink,
+  SubscriptionsSettings, SubscribeContext, SubscribeResult, UnsubscribeContext, UnsubscribeResult, UpdateChannel, UpdateContext,
+  ConsentView, SubscriptionStatus, ResendResult,
 } from "./services/subscriptions.js"
+export { ConfirmationLinks } from "./services/confirmation-links.js"
+export type { ConfirmationLink, ConfirmationPageState, RenewedLink } from "./services/confirmation-links.js"
+export { FormSignups } from "./services/form-signups.js"
+export type { FormSubmissionRequest, SignupForm } from "./services/form-signups.js"
+export { LinkUnsubscribes } from "./services/link-unsubscribes.js"
+export type { Leaving, UnsubscribePage } from "./services/link-unsubscribes.js"
+export { linkScope, PublicUnsubscribeBody, scopeOf, topicOf } from "./domain/unsubscribe-link.js"
 export { confirmsOnVisit } from "./services/confirmation-links.js"
 export type { AutomatedSignal, ConfirmationMode, LinkRequest, LinkVisit } from "./domain/link-visit.js"
 export { SendingPause } from "./services/sending-pause.js"

@@ -33,6 +33,10 @@ export type FormFieldType = typeof FormFieldType.Type
 /** Field names that fill the contact's own fields; every other name becomes a custom field of the contact. */
 export const contactFieldNames = ["firstName", "lastName", "phone"] as const
 
+/** The honeypot: a field the hosted form hides from people. A submission that fills it is a bot's; it gets the answer a
+ *  person gets, and nothing is written. */
+export const honeypotField = "website_url"
+
 /** Names a field may not take: the address, and the names the submit route reserves for itself. */
 export const reservedFieldNames = ["email", "website_url", "cf-turnstile-response", "challengeToken"] as const
 

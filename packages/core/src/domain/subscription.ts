@@ -122,6 +122,39 @@ export const decideSubscribe = (
     }
   })
 
+/** What a subscribe call does about the contact's double opt-in link:
+ *  - send: a confirmation is due and none is outstanding: a new link is made and mailed;
+ *  - outstanding: a confirmation is due and the link already mailed still holds: nothing is mailed again (resend);
+ *  - withdraw: no confirmation is due (the contact is ACTIVE) but one was pending: it goes;
+ *  - none: nothing to do. */
+export type ConfirmationStep = "send" | "outstanding" | "withdraw" | "none"
+
+/** Spec: "Moves made by other operations" (doubleOptIn is ignored for an ACTIVE contact) and POST
+ *  /subscriptions/{email}/resend-confirmation (a repeated call does not mail again). `previousStatus` is the contact's
+ *  status before the call (null for a new contact); `pending` its confirmation, if any. */
+export const confirmationStep = (
+  requiresConfirmation: boolean,
+  previousStatus: ContactStatus | null,
+  pending: { readonly expiresAt: Date } | undefined,
+  at: Date,
+): ConfirmationStep => {
+  if (!requiresConfirmation) return pending === undefined ? "none" : "withdraw"
+  const outstanding = previousStatus === "PENDING" && pending !== undefined && pending.expiresAt.getTime() > at.getTime()
+  return outstanding ? "outstanding" : "send"
+}
+
+/** Whether a subscribe call changed anything, which decides whether contact.subscribed fires: a repeat that changes
+ *  nothing fires nothing. */
+export const subscribeChanged = (change: {
+  readonly created: boolean
+  readonly statusChanged: boolean
+  readonly decision: Pick<SubscribeDecision, "resubscribed" | "liftSuppression">
+  readonly listsJoined: number
+  readonly topicsOptedIn: number
+}): boolean =>
+  change.created || change.statusChanged || change.decision.resubscribed || change.decision.liftSuppression
+  || change.listsJoined > 0 || change.topicsOptedIn > 0
+
 /** Scope of an unsubscribe. */
 export const unsubscribeScopes = ["all", "list", "topic"] as const
 export const UnsubscribeScope = Schema.Literal(...unsubscribeScopes)

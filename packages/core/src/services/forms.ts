@@ -1,7 +1,7 @@
 /** The forms API: signup forms of an account (docs/forms.md). A form names the lists and topics a submission joins,
  *  whether it asks for double opt-in, the origins its public submissions may come from, where a plain post is sent
- *  afterwards, the fields it collects and the consent text it records. Submissions go through the Subscriptions
- *  service (see http's form routes); this service only keeps the forms. */
+ *  afterwards, the fields it collects and the consent text it records. Submissions go through the FormSignups
+ *  service; this service only keeps the forms. */
 import { Effect, Option } from "effect"
 import type { Account } from "../domain/account.js"
 import {

@@ -16,6 +16,9 @@ import { Quota } from "./quota.js"
 import { Forms } from "./forms.js"
 import { SendingPause } from "./sending-pause.js"
 import { Subscriptions } from "./subscriptions.js"
+import { ConfirmationLinks } from "./confirmation-links.js"
+import { FormSignups } from "./form-signups.js"
+import { LinkUnsubscribes } from "./link-unsubscribes.js"
 import { Sending } from "./sending.js"
 import { MessageDelivery } from "./message-delivery.js"
 import { Feedback } from "./feedback.js"
@@ -23,10 +26,13 @@ import { Domains } from "./domains.js"
 
 // Webhooks and Tokens read the platform secret through Accounts, so they are built over the same Accounts instance.
 // MessageDelivery renders with Tokens' links, so it is built over them.
-export const servicesLayer = MessageDelivery.Default.pipe(Layer.provideMerge(Layer.mergeAll(
+// Subscriptions hands confirmation links to ConfirmationLinks and signup forms' calls to FormSignups; LinkUnsubscribes
+// unsubscribes through Subscriptions.
+export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubscribes.Default).pipe(Layer.provideMerge(Layer.mergeAll(
   Webhooks.Default, Subscriptions.DefaultWithoutDependencies, Sending.Default,
   Domains.Default,
 ).pipe(
+  Layer.provideMerge(Layer.mergeAll(ConfirmationLinks.DefaultWithoutDependencies, FormSignups.DefaultWithoutDependencies)),
   Layer.provideMerge(Tokens.DefaultWithoutDependencies),
   Layer.provideMerge(Layer.mergeAll(
     Accounts.Default, Contacts.Default, Lists.Default, Imports.Default, Suppressions.Default, Topics.Default,
@@ -36,5 +42,5 @@ export const servicesLayer = MessageDelivery.Default.pipe(Layer.provideMerge(Lay
 )))
 export type MailroomServices =
   | Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens | Webhooks | Background | Quota | Idempotency
-  | Messages | Subscriptions | SendingPause | Sending | MessageDelivery | Feedback | Forms
-  | Domains
+  | Messages | Subscriptions | SendingPause | Sending | MessageDelivery | Feedback | Forms | ConfirmationLinks | FormSignups
+  | LinkUnsubscribes | Domains

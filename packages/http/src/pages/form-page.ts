@@ -1,12 +1,12 @@
 /** The signup form as recipients see it: the hosted page `{APP_URL}/f/<id>` and the embed snippet a host pastes into
  *  its own site. Both post the same fields to POST /v1/forms/<id>/submit and work without JavaScript; the snippet's
  *  small script, when it runs, posts with fetch and shows the answer in place. docs/forms.md. */
-import { type Form, type FormField, formLimits } from "@mailroom/core"
+import { type Form, type FormField, formLimits, honeypotField } from "@mailroom/core"
 import { html, type HtmlValue, raw, type SafeHtml } from "./html.js"
 import { notice, type PageTheme, pageResponse, submitButton, textField } from "./layout.js"
 
 /** The hidden field bots fill and people never see. A submission that fills it is answered as a success and dropped. */
-export const honeypotField = "website_url"
+export { honeypotField }
 
 /** A bot-challenge widget the page shows when the host configured one (Cloudflare Turnstile, say). */
 export interface ChallengeWidget {

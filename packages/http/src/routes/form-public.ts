@@ -1,13 +1,11 @@
 /** The public side of signup forms (docs/forms.md): the hosted page GET /f/{id} and POST /v1/forms/{id}/submit with its
  *  CORS preflight. No API key: the form id is public, and the guards are the form's allowed origins, a honeypot field,
- *  per-IP and per-address rate limits and, when the host configured one, a bot challenge. A submission subscribes
- *  through the Subscriptions service as a signup form, so it follows the same rules and fires the same events as the
- *  API. Answers: JSON for fetch callers (Accept: application/json, or a JSON body), a 303 redirect for plain form
+ *  per-IP and per-address rate limits and, when the host configured one, a bot challenge, all checked by core's
+ *  FormSignups, which subscribes the address through the same steps as the Subscriptions API, so it follows the same
+ *  rules and fires the same events. This module reads the request (origin, body, client address), counts the rate
+ *  limits with the host's limiters and answers. Answers: JSON for fetch callers (Accept: application/json, or a JSON body), a 303 redirect for plain form
  *  posts; every accepted submission gets the same answer, whether or not the address was known. */
-import {
-  Accounts, BotChallenge, consentTextOf, Forms, LinksConfig, type MailroomError, originAllowed, OriginNotAllowed,
-  parseSubmission, ResourceNotFound, Subscriptions, ValidationFailed,
-} from "@mailroom/core"
+import { BotChallenge, FormSignups, Forms, LinksConfig, type MailroomError, ResourceNotFound, ValidationFailed } from "@mailroom/core"
 import { Cause, Effect, Exit, Option } from "effect"
 import { Hono, type Context } from "hono"
 import { readBody } from "../body.js"
@@ -20,8 +18,6 @@ import { consumeLimit } from "../rate-limit.js"
 
 /** A submission's body: a handful of short fields. */
 export const formSubmissionLimitBytes = 32 * 1024
-
-const userAgentLength = 1024
 
 type Ctx = Context<MailroomEnv>
 
@@ -87,10 +83,6 @@ const readEntries = (c: Ctx) =>
     return [...new URLSearchParams(text).entries()] as Array<readonly [string, string]>
   })
 
-/** The errors a submission answers as a success: the address cannot be (re)subscribed, and saying so would tell the
- *  submitter that it is known. Nothing changes for them. */
-const quietlyRefused = new Set(["RecipientUnsubscribed", "RecipientSuppressed", "ContactBlocked", "FreeTierContactLimit"])
-
 export interface PublicFormOptions {
   readonly theme: PageTheme
 }
@@ -108,55 +100,23 @@ export const publicFormRoutes = (options: PublicFormOptions) => {
       return { form, links, ownOrigin: new URL(links.pageUrl).origin }
     })
 
-  /** Subscribes the submission. Answers whether the submission was acted on (false for the honeypot). */
+  /** Submits through FormSignups, which checks the origin, the honeypot, the fields and the challenge; the limiters
+   *  and the body are this layer's. What was received is kept in `received`, for the page that shows the form again. */
   const submit = (c: Ctx, id: string, received: Array<readonly [string, string]>) =>
     Effect.gen(function* () {
-      const { form, links, ownOrigin } = yield* loadForm(id)
-      const origin = requestOrigin(c)
-      if (!originAllowed(form, origin, ownOrigin)) return yield* Effect.fail(new OriginNotAllowed({ origin }))
       const limiters = c.get("limiters")
       const ip = c.get("clientAddress")
-      yield* consumeLimit(limiters.formSubmissionsPerIp, ip ?? "unknown")
-      const entries = yield* readEntries(c)
-      received.push(...entries)
-      // A filled honeypot is a bot: it gets the answer a person gets, and nothing is written.
-      if (entries.some(([name, value]) => name === honeypotField && value !== "")) return { form, links, origin }
-      const submission = yield* Effect.mapError(
-        parseSubmission(form, entries),
-        (problem) => new ValidationFailed({ field: problem.field, detail: problem.detail }),
-      )
-      const { verifier } = yield* BotChallenge
-      if (verifier !== undefined) {
-        const answer = entries.find(([name]) => name === verifier.widget.fieldName || name === "challengeToken")?.[1] ?? ""
-        const passed = yield* Effect.mapError(verifier.verify(answer, ip), (error) =>
-          new ValidationFailed({ field: "challenge", detail: error.message }))
-        if (!passed) return yield* Effect.fail(new ValidationFailed({ field: "challenge", detail: "the bot challenge was not passed; try again" }))
-      }
-      yield* consumeLimit(limiters.formSubmissionsPerAddress, `${form.accountId}:${submission.email.toLowerCase()}`)
-      const account = yield* (yield* Accounts).get(form.accountId)
-      const userAgent = c.req.header("user-agent")
-      yield* (yield* Subscriptions).subscribe(account, {
-        email: submission.email,
-        ...(submission.firstName !== undefined ? { firstName: submission.firstName } : {}),
-        ...(submission.lastName !== undefined ? { lastName: submission.lastName } : {}),
-        ...(submission.phone !== undefined ? { phone: submission.phone } : {}),
-        listIds: [...form.listIds],
-        topicIds: [...form.topicIds],
-        ...(Object.keys(submission.customFields).length > 0 ? { customFields: { ...submission.customFields } } : {}),
-        doubleOptIn: form.doubleOptIn,
-        // Someone who unsubscribed comes back only through the confirmation mail of a double opt-in form: the click
-        // is their fresh consent. A single opt-in form changes nothing for them (and says nothing of it).
-        resubscribe: form.doubleOptIn,
-        consent: {
-          ...(ip !== null ? { ip: ip.slice(0, 64) } : {}),
-          ...(userAgent !== undefined ? { userAgent: userAgent.slice(0, userAgentLength) } : {}),
-          text: consentTextOf(form),
-        },
-      }, {
+      const form = yield* (yield* FormSignups).submit(id, {
+        origin: requestOrigin(c),
         clientAddress: ip,
-        form: { id: form.id, name: form.name, listId: form.listIds[0] ?? null, fields: submission.fields },
-      }).pipe(Effect.catchIf((error) => quietlyRefused.has(error._tag), () => Effect.void))
-      return { form, links, origin }
+        userAgent: c.req.header("user-agent"),
+        limitPerIp: consumeLimit(limiters.formSubmissionsPerIp, ip ?? "unknown"),
+        entries: Effect.tap(readEntries(c), (entries) => {
+          received.push(...entries)
+        }),
+        limitPerAddress: (key) => consumeLimit(limiters.formSubmissionsPerAddress, key),
+      })
+      return { form, links: formLinks((yield* LinksConfig).appUrl, form) }
     })
 
   /** A plain post that was refused: the form again with the problem (and what was typed, escaped), or a short page. */
@@ -215,9 +175,9 @@ export const publicFormRoutes = (options: PublicFormOptions) => {
       return notFoundPage(exit.cause) ?? c.get("answerFailure")(exit.cause)
     })
     .options("/v1/forms/:id/submit", async (c) => {
-      const exit = await c.get("runExit")(loadForm(c.req.param("id")))
       const origin = requestOrigin(c)
-      if (Exit.isSuccess(exit) && originAllowed(exit.value.form, origin, exit.value.ownOrigin)) {
+      const exit = await c.get("runExit")(Effect.flatMap(FormSignups, (signups) => signups.allowsOrigin(c.req.param("id"), origin)))
+      if (Exit.isSuccess(exit) && exit.value) {
         return new Response(null, {
           status: 204,
           headers: {

@@ -15,121 +15,35 @@
  *  Apart from a person's GET of a confirmation link, a GET or HEAD never changes anything, so link scanners that
  *  fetch links ahead of the recipient neither unsubscribe nor confirm anyone (docs/consent.md, "Link scanners"). */
 import {
-  Accounts, type Account, confirmsOnVisit, type EmailAddress, InvalidToken, LinksConfig, Lists, parseEmail, type TokenClaims,
-  Tokens, Topics, type UnsubscribeScope, UnsubscribeScopeInput, ValidationFailed,
+  type ConfirmationPageState, ConfirmationLinks, LinkUnsubscribes, LinksConfig, PublicUnsubscribeBody, type UnsubscribeScope,
+  ValidationFailed,
 } from "@mailroom/core"
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { type Context, Hono } from "hono"
 import { readBody } from "../body.js"
 import type { MailroomEnv } from "../env.js"
 import {
-  confirmedPage, confirmPage, consentPageResponse, invalidLinkPage, type Leaving, newLinkPage, nothingToConfirmPage,
+  confirmedPage, confirmPage, consentPageResponse, invalidLinkPage, newLinkPage, nothingToConfirmPage,
   type PageContent, staleConfirmationPage, unsubscribedPage, unsubscribePage,
 } from "../pages/consent-pages.js"
 import type { PageTheme } from "../pages/layout.js"
 import { decodeInput, readJson } from "../validation.js"
-import { type ConfirmationState, confirmationLink, resendConfirmation, unsubscribeRecipient } from "./consent-actions.js"
+
+export { PublicUnsubscribeBody }
 
 /** Form bodies of one-click POSTs are a single short field; anything larger is not read. */
 const formBodyLimitBytes = 64 * 1024
-
-/** POST /unsubscribe's body. `suppressionGroupId` and `category` are legacy names of `topicId`. Unknown fields, a
- *  bare `contactId` among them, are refused. */
-export const PublicUnsubscribeBody = Schema.Struct({
-  token: Schema.String.pipe(Schema.minLength(1, { message: () => "is required" })),
-  scope: Schema.optional(UnsubscribeScopeInput),
-  listId: Schema.optional(Schema.String),
-  topicId: Schema.optional(Schema.String),
-  suppressionGroupId: Schema.optional(Schema.String),
-  category: Schema.optional(Schema.String),
-  reason: Schema.optional(Schema.String.pipe(Schema.maxLength(500, { message: () => "is at most 500 characters" }))),
-})
-
-/** What a verified unsubscribe token resolves to: the account it names and the recipient's address. */
-interface Resolved {
-  readonly account: Account
-  readonly email: EmailAddress
-  readonly claims: TokenClaims
-}
-
-/** The account and recipient of a genuine, unexpired token of `purpose`, or INVALID_TOKEN: forged, malformed,
- *  truncated, expired, of another purpose, or naming an account or address that does not exist (unmatched). */
-const resolveToken = (purpose: "unsubscribe" | "confirm", token: string) =>
-  Effect.gen(function* () {
-    const tokens = yield* Tokens
-    const claims = yield* tokens.verify(purpose, token)
-    return yield* resolveClaims(claims)
-  })
-
-const resolveClaims = (claims: TokenClaims) =>
-  Effect.gen(function* () {
-    const accounts = yield* Accounts
-    const account = yield* accounts.get(claims.a).pipe(
-      Effect.catchTag("ResourceNotFound", () => Effect.fail(new InvalidToken({ detail: "the link matches no account" }))),
-    )
-    const email = parseEmail(claims.r)
-    if (email === undefined) return yield* Effect.fail(new InvalidToken({ detail: "the link matches no address" }))
-    return { account, email, claims } satisfies Resolved
-  })
-
-/** Which topic id the body names, under any of its three names; they must agree when several are sent. */
-const topicOf = (body: typeof PublicUnsubscribeBody.Type): Effect.Effect<string | undefined, ValidationFailed> => {
-  const named = (["topicId", "suppressionGroupId", "category"] as const).filter((field) => body[field] !== undefined)
-  const values = new Set(named.map((field) => body[field]))
-  if (values.size > 1) {
-    return Effect.fail(new ValidationFailed({
-      field: named[1]!,
-      detail: `names another topic than ${named[0]}; send one of topicId, suppressionGroupId, category`,
-    }))
-  }
-  return Effect.succeed(named.length === 0 ? undefined : body[named[0]!])
-}
-
-/** The scope and its id for an unsubscribe: the body's, or else the list or topic the token names. */
-const scopeOf = (scope: UnsubscribeScope, listId: string | undefined, topicId: string | undefined) => {
-  if (scope === "list" && listId === undefined) {
-    return Effect.fail(new ValidationFailed({ field: "listId", detail: "is required when scope is list" }))
-  }
-  if (scope === "topic" && topicId === undefined) {
-    return Effect.fail(new ValidationFailed({ field: "topicId", detail: "is required when scope is topic" }))
-  }
-  return Effect.succeed({
-    scope,
-    listId: scope === "list" ? listId! : null,
-    topicId: scope === "topic" ? topicId! : null,
-  })
-}
 
 const messageOf = (scope: UnsubscribeScope, changed: boolean) => {
   const what = scope === "all" ? "all mail" : scope === "list" ? "the list" : "the topic"
   return changed ? `Unsubscribed from ${what}.` : `Already unsubscribed from ${what}.`
 }
 
-/** What the token of an unsubscribe link makes the recipient leave: its topic, else its list, else everything. */
-const linkScope = (claims: TokenClaims) =>
-  claims.t !== undefined ? { scope: "topic" as const, listId: null, topicId: claims.t }
-  : claims.l !== undefined ? { scope: "list" as const, listId: claims.l, topicId: null }
-  : { scope: "all" as const, listId: null, topicId: null }
-
-const leaving = (value: Leaving): Leaving => value
-
-/** How the unsubscribe page names what the link leaves; the topic's public label when it has one. */
-const leavingOf = (resolved: Resolved) =>
-  Effect.gen(function* () {
-    const { scope, listId, topicId } = linkScope(resolved.claims)
-    if (scope === "topic") {
-      const { topic } = yield* (yield* Topics).get(resolved.account, topicId)
-      return leaving({ kind: "topic", name: topic.publicLabel ?? topic.name, description: topic.publicDescription })
-    }
-    if (scope === "list") return leaving({ kind: "list", name: (yield* (yield* Lists).get(resolved.account, listId)).list.name })
-    return leaving({ kind: "all", sender: resolved.account.name })
-  })
-
 /** A page for a link whose token failed, or whose list or topic is gone. */
 const brokenLink = (kind: "confirm" | "unsubscribe") => () => Effect.succeed(invalidLinkPage(kind))
 
 /** The page of a confirmation link in `state`; an expired or replaced link offers a new one through `<token>/resend`. */
-const confirmationPage = (state: ConfirmationState, token: string) => {
+const confirmationPage = (state: ConfirmationPageState, token: string) => {
   switch (state.kind) {
     case "pending":
       return confirmPage(state.email)
@@ -172,10 +86,6 @@ const queryToken = (c: Context<MailroomEnv>) => {
     : Effect.succeed(token)
 }
 
-/** The preference centre's link for the recipient of an unsubscribe link, which the unsubscribe pages offer. */
-const preferencesUrlOf = (resolved: Resolved) =>
-  Effect.flatMap(Tokens, (tokens) => tokens.preferencesUrl({ accountId: resolved.account.id, recipient: resolved.email }))
-
 export interface PublicRouteOptions {
   /** The look of the unsubscribe and confirmation pages (docs/hosted-pages.md). */
   readonly theme: PageTheme
@@ -194,19 +104,8 @@ export const publicRoutes = ({ theme }: PublicRouteOptions) => {
           }))
         }
         const body = yield* decodeInput(PublicUnsubscribeBody, json, { onExcessProperty: "error" })
-        const resolved = yield* resolveToken("unsubscribe", body.token)
-        const target = yield* scopeOf(
-          body.scope ?? "all",
-          body.listId ?? resolved.claims.l,
-          (yield* topicOf(body)) ?? resolved.claims.t,
-        )
-        const { changed } = yield* unsubscribeRecipient(resolved.account, {
-          email: resolved.email,
-          ...target,
-          reason: body.reason ?? null,
-          campaignId: resolved.claims.c ?? null,
-        }, "link")
-        return c.json({ success: true, message: messageOf(target.scope, changed), data: { scope: target.scope, changed } })
+        const { scope, changed } = yield* (yield* LinkUnsubscribes).unsubscribe(body)
+        return c.json({ success: true, message: messageOf(scope, changed), data: { scope, changed } })
       })))
     .post("/v1/unsubscribe/one-click", (c) =>
       c.get("run")(Effect.gen(function* () {
@@ -214,13 +113,7 @@ export const publicRoutes = ({ theme }: PublicRouteOptions) => {
         yield* readOneClickBody(c.req.raw)
         // Always 200 once a token is present, with the same message whether or not anything changed: a caller learns
         // nothing about which tokens hold.
-        yield* resolveToken("unsubscribe", token).pipe(
-          Effect.flatMap((resolved) => unsubscribeRecipient(resolved.account, {
-            email: resolved.email, scope: "all", listId: null, topicId: null, reason: null,
-            campaignId: resolved.claims.c ?? null,
-          }, "one_click")),
-          Effect.catchTag("InvalidToken", () => Effect.void),
-        )
+        yield* (yield* LinkUnsubscribes).oneClick(token)
         return c.json({ success: true, message: "The unsubscribe request was received." })
       })))
     .get("/v1/unsubscribe/one-click", (c) =>
@@ -232,8 +125,8 @@ export const publicRoutes = ({ theme }: PublicRouteOptions) => {
       })))
     .get("/u/:token", (c) =>
       c.get("run")(Effect.gen(function* () {
-        const resolved = yield* resolveToken("unsubscribe", c.req.param("token"))
-        return pageResponse(unsubscribePage(resolved.email, yield* leavingOf(resolved), yield* preferencesUrlOf(resolved)))
+        const page = yield* (yield* LinkUnsubscribes).page(c.req.param("token"))
+        return pageResponse(unsubscribePage(page.email, page.leaving, page.preferencesUrl))
       }).pipe(
         Effect.catchTags({ InvalidToken: brokenLink("unsubscribe"), ListNotFound: brokenLink("unsubscribe"),
           ResourceNotFound: brokenLink("unsubscribe") }),
@@ -242,12 +135,8 @@ export const publicRoutes = ({ theme }: PublicRouteOptions) => {
     .post("/u/:token", (c) =>
       c.get("run")(Effect.gen(function* () {
         yield* readOneClickBody(c.req.raw)
-        const resolved = yield* resolveToken("unsubscribe", c.req.param("token"))
-        const leaving = yield* leavingOf(resolved)
-        const { changed } = yield* unsubscribeRecipient(resolved.account, {
-          email: resolved.email, ...linkScope(resolved.claims), reason: null, campaignId: resolved.claims.c ?? null,
-        }, "one_click")
-        return pageResponse(unsubscribedPage(resolved.email, leaving, changed, yield* preferencesUrlOf(resolved)))
+        const done = yield* (yield* LinkUnsubscribes).press(c.req.param("token"))
+        return pageResponse(unsubscribedPage(done.email, done.leaving, done.changed, done.preferencesUrl))
       }).pipe(
         Effect.catchTags({ InvalidToken: brokenLink("unsubscribe"), ListNotFound: brokenLink("unsubscribe"),
           ResourceNotFound: brokenLink("unsubscribe") }),
@@ -256,8 +145,7 @@ export const publicRoutes = ({ theme }: PublicRouteOptions) => {
     .get("/c/:token", (c) =>
       c.get("run")(Effect.gen(function* () {
         // A person's browser confirms on following the link; HEAD, prefetches and robots get the page with the button.
-        const apply = yield* confirmsOnVisit(c.req.raw)
-        const state = yield* confirmationLink(c.req.param("token"), apply)
+        const state = yield* (yield* ConfirmationLinks).open(c.req.param("token"), c.req.raw)
         return state.kind === "confirmed" && state.redirectUrl !== null
           ? c.redirect(state.redirectUrl, 303)
           : pageResponse(confirmationPage(state, c.req.param("token")))
@@ -265,7 +153,7 @@ export const publicRoutes = ({ theme }: PublicRouteOptions) => {
     .post("/c/:token", (c) =>
       c.get("run")(Effect.gen(function* () {
         yield* readOneClickBody(c.req.raw)
-        const state = yield* confirmationLink(c.req.param("token"), true)
+        const state = yield* (yield* ConfirmationLinks).press(c.req.param("token"))
         return state.kind === "confirmed" && state.redirectUrl !== null
           ? c.redirect(state.redirectUrl, 303)
           : pageResponse(confirmationPage(state, c.req.param("token")))
@@ -274,10 +162,8 @@ export const publicRoutes = ({ theme }: PublicRouteOptions) => {
       c.get("run")(Effect.gen(function* () {
         yield* readOneClickBody(c.req.raw)
         // An expired link may ask for a new one: its signature still says who asked.
-        const { claims } = yield* (yield* Tokens).inspect("confirm", c.req.param("token"))
-        const resolved = yield* resolveClaims(claims)
-        const outcome = yield* resendConfirmation(resolved.account, resolved.email)
-        return outcome === "nothing" ? nothingToConfirmPage() : newLinkPage(resolved.email, outcome === "sent")
+        const { email, outcome } = yield* (yield* ConfirmationLinks).renew(c.req.param("token"))
+        return outcome === "nothing" ? nothingToConfirmPage() : newLinkPage(email, outcome === "sent")
       }).pipe(
         Effect.catchTags({ InvalidToken: brokenLink("confirm") }),
         Effect.map(pageResponse),
