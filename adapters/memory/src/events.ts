@@ -2,7 +2,7 @@
  *  database runs one writer at a time), listed per account by time of occurrence, and relayed to consumers in order
  *  from a cursor each. */
 import {
-  type AccountId, type DomainEvent, type EventOutbox, type EventWindow, EventWindowTypeId, makeKindWakeSignals, relayPassWindow,
+  type AccountId, type DomainEvent, type EventOutbox, makeKindWakeSignals, relayPassWindow,
 } from "@mailroom/core"
 import { Effect } from "effect"
 import type { MemoryDb, MemoryTable } from "./db.js"
@@ -12,15 +12,6 @@ const copyEvent = (event: DomainEvent): DomainEvent => ({
   details: structuredClone(event.details),
   occurredAt: new Date(event.occurredAt.getTime()),
 })
-
-/** A window as the memory outbox hands it out (relayWindow): copies of its events, in order. */
-interface MemoryEventWindow extends EventWindow {
-  readonly events: ReadonlyArray<DomainEvent>
-}
-
-/** The events of a window that relayWindow handed out, or undefined for a window of another Store. */
-export const eventsOfWindow = (window: EventWindow): ReadonlyArray<DomainEvent> | undefined =>
-  (window as Partial<MemoryEventWindow>).events
 
 export const makeEventOutbox = (db: MemoryDb): EventOutbox => {
   /** Every event by its place in the order. The counter is not rolled back: a rolled-back transaction leaves a gap. */
@@ -69,21 +60,6 @@ export const makeEventOutbox = (db: MemoryDb): EventOutbox => {
           .sort((a, b) => a.occurredAt.getTime() - b.occurredAt.getTime())
         return (limit === undefined ? events : events.slice(0, limit)).map(copyEvent)
       }),
-
-    relayWindow: (consumer, limit, handle) =>
-      db.transaction(Effect.gen(function* () {
-        const batch = eventsAfter(cursors.get(consumer) ?? 0, limit)
-        const last = batch.at(-1)
-        if (last === undefined) return 0
-        const window: MemoryEventWindow = {
-          [EventWindowTypeId]: EventWindowTypeId,
-          size: batch.length,
-          events: batch.map(([, event]) => copyEvent(event)),
-        }
-        yield* handle(window)
-        cursors.set(consumer, last[0])
-        return batch.length
-      })),
 
     relay: (consumer, limit, handle, types) =>
       db.transaction(Effect.gen(function* () {

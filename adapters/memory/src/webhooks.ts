@@ -2,11 +2,10 @@
  *  same rules the SQL stores compile into their INSERT … SELECT. */
 import {
   type AccountId, type DeliveryOutcome, deliveryIdFor, type FailureStreak, type FanOutEvent, fannedOutDelivery, subscribes, type WebhookAttempt, type WebhookDelivery,
-  type WebhookEndpoint, webhookEnvelope, type WebhookRepository,
+  type WebhookEndpoint, type WebhookRepository,
 } from "@mailroom/core"
-import { Effect, Option } from "effect"
+import { Option } from "effect"
 import type { MemoryDb } from "./db.js"
-import { eventsOfWindow } from "./events.js"
 
 const copyEndpoint = (endpoint: WebhookEndpoint): WebhookEndpoint => structuredClone(endpoint)
 
@@ -99,13 +98,6 @@ export const makeWebhookRepository = (db: MemoryDb): WebhookRepository => {
       }),
 
     fanOut: (events, at) => db.atomic(() => fanOut(events, at)),
-
-    // The window's events with their bodies built as the SQL stores build them in their statement (webhookEnvelope).
-    fanOutWindow: (window, at) => {
-      const events = eventsOfWindow(window)
-      if (events === undefined) return Effect.dieMessage("an event window handed out by another Store")
-      return db.atomic(() => fanOut(events.map((event) => ({ ...event, payload: JSON.stringify(webhookEnvelope(event)) })), at))
-    },
 
     insertDelivery: (delivery) => db.atomic(() => deliveries.set(delivery.id, { ...delivery })),
 

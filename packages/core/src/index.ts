@@ -125,11 +125,11 @@ export type {
 
 export { confirmationSources } from "./domain/confirmation.js"
 export type { ConfirmationSource, PendingConfirmation } from "./domain/confirmation.js"
-export { afterCommit, CommitDurability, EventWindowTypeId, relayPassWindow, Store, withCommitHooks } from "./ports/store.js"
+export { afterCommit, CommitDurability, relayPassWindow, Store, withCommitHooks } from "./ports/store.js"
 export type {
   Durability,
   AccountRepository, ApiKeyRepository, AppCredentialRepository, SettingRepository, ContactRepository, ContactPage, AddressRecord,
-  EventOutbox, EventWindow, ListPage, ListRepository, MemberRepository, DevOutboxRepository, WebhookRepository, EndpointStreak, FanOutEvent,
+  EventOutbox, ListPage, ListRepository, MemberRepository, DevOutboxRepository, WebhookRepository, EndpointStreak, FanOutEvent,
   DeliveryOutcome, SuppressionPage, SuppressionRepository, TopicPage, TopicRepository, ConfirmationRepository,
   MessageRepository, QuotaRepository, IdempotencyRepository, FormRepository,
 } from "./ports/store.js"

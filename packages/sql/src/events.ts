@@ -1,8 +1,8 @@
 /** The events table behind `Store.events`: the outbox, written in the caller's transaction, read oldest first, and
  *  relayed to consumers in order (see migration 0007 for how the order is kept on each dialect). */
-import type { SqlClient, SqlError } from "@effect/sql"
-import { AccountId, type DomainEvent, type EventOutbox, EventType, type EventWindow, EventWindowTypeId, relayPassWindow } from "@mailroom/core"
-import { Clock, Effect, type ParseResult, Schema } from "effect"
+import type { SqlClient } from "@effect/sql"
+import { AccountId, type DomainEvent, type EventOutbox, EventType, relayPassWindow } from "@mailroom/core"
+import { Clock, Effect, Schema } from "effect"
 import { insertColumns } from "./internal/batch.js"
 import { EpochMillis, IntegerColumn, JsonColumn, LiteralColumn, toJson, toMillis } from "./internal/columns.js"
 import type { CommitSignal } from "./internal/commit-signal.js"
@@ -131,21 +131,6 @@ const between = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, end: type
     orElse: () => sql`${sql.literal(e)}.seq > ${cursor.seq} AND ${sql.literal(e)}.seq <= ${end.seq}`,
   })
 
-/** A window as the SQL outbox hands it out (relayWindow): the consumer's cursor and the batch's end. */
-interface SqlEventWindow extends EventWindow {
-  readonly cursor: typeof Cursor.Type
-  readonly end: typeof Cursor.Type
-}
-
-/** The condition on an events row (aliased `e`) of lying in `window`, for the repositories that read a window handed
- *  out by relayWindow (webhook fan-out). Every event up to its end was in the window that the end closes. */
-export const inEventWindow = (sql: SqlClient.SqlClient, window: EventWindow, e: string) => {
-  const { cursor, end } = window as Partial<SqlEventWindow>
-  return cursor === undefined || end === undefined
-    ? Effect.dieMessage("an event window handed out by another Store")
-    : Effect.succeed(between(sql, cursor, end, e))
-}
-
 /** The events of `types` after `cursor` up to `end` (included), in the relay's order. Every event up to `end` was in
  *  the window that `end` closes: on Postgres every transaction with a smaller xid had ended when that window was read. */
 const eventsThrough = (
@@ -198,61 +183,6 @@ const lockCursor = (sql: SqlClient.SqlClient, consumer: string) =>
         Effect.flatMap((rows) => rows[0]?.locked === true ? readCursor(sql, consumer) : Effect.succeed([])),
       ),
     orElse: () => readCursor(sql, consumer),
-  })
-
-interface TakenWindow {
-  readonly cursor: typeof Cursor.Type
-  readonly end: typeof Cursor.Type & { readonly passed: number }
-  /** Whether the cursor was moved to the end already. */
-  readonly moved: boolean
-}
-
-const decodeTakenWindows = Schema.decodeUnknown(Schema.Array(Schema.Struct({
-  cursor_xid: Cursor.fields.xid, cursor_seq: Cursor.fields.seq, ...Cursor.fields, passed: IntegerColumn,
-})))
-
-/** The consumer's next window, taken: the window after its cursor (see windowAfter), at most `limit` events, with the
- *  cursor where it starts and where it ends; none when it is empty, or when another process holds the consumer's
- *  cursor (the transaction of a batch that is under way there). The caller moves the cursor to the end (on Postgres it
- *  has moved already). In the caller's transaction.
- *
- *  Postgres: one statement takes the consumer's lock (the advisory lock of lockCursor), reads its cursor, reads the
- *  window after it and moves the cursor to its end (the transaction's rollback undoes the move): one round trip where
- *  taking the lock, reading the cursor, reading the window and moving the cursor took four. The statement reads as of
- *  its start, which may predate the commit of the transaction that held the lock until then (see lockCursor): the
- *  cursor it read may be the one that transaction moved. The move is therefore made only from the cursor read (the
- *  UPDATE meets the row as that commit left it), and a window whose move found the cursor moved is not taken: the
- *  relay looks again at its next wake. An empty window writes nothing, so a relay that finds nothing gives its
- *  transaction no xid; the move gives it one, after the snapshot that bounds the window was taken. SQLite: the cursor,
- *  then the window. */
-const takeWindow = (
-  sql: SqlClient.SqlClient,
-  consumer: string,
-  limit: number,
-  at: number,
-): Effect.Effect<ReadonlyArray<TakenWindow>, SqlError.SqlError | ParseResult.ParseError> =>
-  sql.onDialectOrElse({
-    pg: () =>
-      sql`WITH c AS (SELECT xid, seq FROM event_relay_cursors
-            WHERE consumer = ${consumer} AND pg_try_advisory_xact_lock(hashtext('mailroom_relay'), hashtext(${consumer}))),
-          w AS (${windowAfter(sql, storedCursor, limit, "type")}),
-          last AS (SELECT xid, seq FROM w ORDER BY xid::xid8 DESC, seq DESC LIMIT 1),
-          moved AS (UPDATE event_relay_cursors r SET xid = last.xid::bigint, seq = last.seq, updated_at = ${at}
-            FROM last, c WHERE r.consumer = ${consumer} AND r.xid = c.xid AND r.seq = c.seq RETURNING r.consumer)
-        SELECT c.xid AS cursor_xid, c.seq AS cursor_seq, last.xid, last.seq, (SELECT count(*) FROM w) AS passed
-        FROM c, last, moved`.pipe(
-        Effect.flatMap(decodeTakenWindows),
-        Effect.map((rows) => rows.map((row) => ({
-          cursor: { xid: row.cursor_xid, seq: row.cursor_seq },
-          end: { xid: row.xid, seq: row.seq, passed: row.passed },
-          moved: true,
-        }))),
-      ),
-    orElse: () =>
-      readCursor(sql, consumer).pipe(
-        Effect.flatMap(([cursor]) => cursor === undefined ? Effect.succeed([]) : Effect.map(windowEnd(sql, cursor, limit, []), (ends) =>
-          ends.map((end) => ({ cursor, end, moved: false })))),
-      ),
   })
 
 /** The consumer's stored cursor, without taking it. */
@@ -320,22 +250,6 @@ export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal)
         Effect.map((rows) => rows.map(toEvent)),
         orStoreError("events.list"),
       ),
-
-    relayWindow: (consumer, limit, handle) =>
-      Effect.gen(function* () {
-        // Outside the transaction: on Postgres, a write would give the relay's transaction an xid of its own.
-        yield* ensureCursor(consumer)
-        const moved = yield* commits.track(sql.withTransaction(Effect.gen(function* () {
-          const [taken] = yield* takeWindow(sql, consumer, limit, yield* Clock.currentTimeMillis).pipe(orStoreError("events.relay"))
-          if (taken === undefined) return 0
-          const { cursor, end } = taken
-          const window: SqlEventWindow = { [EventWindowTypeId]: EventWindowTypeId, size: end.passed, cursor, end }
-          yield* handle(window)
-          if (!taken.moved) yield* moveCursor(consumer, end)
-          return end.passed
-        }))).pipe(Effect.catchIf(isSqlError, (cause) => Effect.fail(storeError("events.relay")(cause))))
-        return moved
-      }),
 
     relay: (consumer, limit, handle, types) =>
       Effect.gen(function* () {

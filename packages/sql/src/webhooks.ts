@@ -9,8 +9,6 @@ import {
 import { Effect, Option, Schema } from "effect"
 import { atomically, forEachChunk, insertColumns, insertRows, maxInList, pgRowsStatementOfTwo, rowsStatement } from "./internal/batch.js"
 import { EpochMillis, IntegerColumn, JsonColumn, LiteralColumn, toJson, toMillis, toMillisOrNull } from "./internal/columns.js"
-import { envelopeSql } from "./envelope-sql.js"
-import { inEventWindow } from "./events.js"
 import { orStoreError } from "./internal/errors.js"
 import { BooleanColumn, booleanParam } from "./lists.js"
 
@@ -128,13 +126,6 @@ const decodeEndpoints = Schema.decodeUnknown(Schema.Array(EndpointRow))
 const decodeEndpointsWithCount = Schema.decodeUnknown(Schema.Array(Schema.extend(EndpointRow, Schema.Struct({ total_deliveries: IntegerColumn }))))
 const decodeDeliveries = Schema.decodeUnknown(Schema.Array(DeliveryRow))
 const decodeMadePairs = Schema.decodeUnknown(Schema.Array(Schema.Struct({ event_id: Schema.String, endpoint_id: WebhookId })))
-const decodeMadeFromWindow = Schema.decodeUnknown(Schema.Array(Schema.Struct({
-  event_id: Schema.String,
-  endpoint_id: WebhookId,
-  account_id: AccountId,
-  event_type: LiteralColumn(EventType),
-  payload: Schema.String,
-})))
 const decodeAttempts = Schema.decodeUnknown(Schema.Array(AttemptRow))
 const decodeCount = Schema.decodeUnknown(Schema.Array(Schema.Struct({ total: IntegerColumn })))
 const decodeStats = Schema.decodeUnknown(Schema.Array(Schema.Struct({ total: IntegerColumn, succeeded: Schema.NullOr(IntegerColumn) })))
@@ -342,24 +333,6 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
         }),
         orStoreError("webhooks.fanOut"),
       ),
-
-    // The events read where they are: each delivery's body built by the statement (envelopeSql), in the window's order.
-    fanOutWindow: (window, at) =>
-      Effect.gen(function* () {
-        const inWindow = yield* inEventWindow(sql, window, "e")
-        const rows = yield* sql`INSERT INTO webhook_deliveries (${sql.literal(deliveryColumns)})
-          SELECT 'whd_' || e.id || '_' || w.id, e.account_id, w.id, e.id, e.type, 'event', ${sql.literal(envelopeSql(sql, "e"))},
-            'pending', 0, NULL, NULL, ${toMillis(at)}, ${toMillis(at)}, NULL
-          FROM events e
-          JOIN webhook_subscriptions s ON s.account_id = e.account_id AND s.event_type = e.type
-          JOIN webhook_endpoints w ON w.id = s.endpoint_id AND w.active = ${sql.literal(activeTrue)}
-          WHERE ${inWindow}
-          ORDER BY ${sql.onDialectOrElse({ pg: () => sql.literal("e.xid, e.seq"), orElse: () => sql.literal("e.seq") })}, w.id
-          ON CONFLICT (event_id, endpoint_id) DO NOTHING
-          RETURNING event_id, endpoint_id, account_id, event_type, payload`.pipe(Effect.flatMap(decodeMadeFromWindow))
-        return rows.map((row) =>
-          fannedOutDelivery({ id: row.event_id, accountId: row.account_id, type: row.event_type, payload: row.payload }, row.endpoint_id, at))
-      }).pipe(orStoreError("webhooks.fanOutWindow")),
 
     insertDelivery: (delivery) =>
       sql`INSERT INTO webhook_deliveries ${sql.insert({

@@ -3,13 +3,17 @@
  *  head of the outbox, so events of earlier tests do not reach it. */
 import { expect, it } from "@effect/vitest"
 import {
-  Background, BackgroundConfig, deliveryIdFor, type DomainEvent, type EventWindow, IdsLive, JobQueue, Mailer, Store, StoreError, type WebhookDelivery,
+  Background, BackgroundConfig, deliveryIdFor, type DomainEvent, IdsLive, JobQueue, Mailer, Store, StoreError, type WebhookDelivery,
   webhookEnvelope,
 } from "@mailroom/core"
 import { type Context, Deferred, Duration, Effect, Exit, Layer, Option, Queue, Ref, Scope, TestClock, TestServices } from "effect"
 import { makeAccount, makeContact, makeEvent, makeWebhookEndpoint, uniqueText } from "./fixtures.js"
 
 const noop = () => Effect.void
+
+/** Events as webhook fan-out takes them: each with its request body (webhookEnvelope). */
+const asFanOut = (events: ReadonlyArray<DomainEvent>) =>
+  events.map((event) => ({ id: event.id, accountId: event.accountId, type: event.type, payload: JSON.stringify(webhookEnvelope(event)) }))
 
 /** A consumer name no other test uses, with its cursor moved past every event already in the outbox. */
 const freshConsumer = Effect.gen(function* () {
@@ -152,7 +156,7 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
         expect(seen).toEqual([kept.id])
       }))
 
-    it.effect("a window consumer gets each batch as a window of at most `limit` events, which fan-out reads in the Store", () =>
+    it.effect("webhook fan-out of each relayed batch: one delivery per event and active endpoint of its account subscribed to its type, the body core's envelope", () =>
       Effect.gen(function* () {
         const store = yield* Store
         const consumer = yield* freshConsumer
@@ -170,17 +174,17 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
         ]
         yield* store.transaction(store.events.append(appended))
         const at = new Date(1_700_000_000_000)
-        const windows: Array<number> = []
+        const batches: Array<number> = []
         const made: Array<ReadonlyArray<WebhookDelivery>> = []
-        const fanOut = (window: EventWindow) =>
-          Effect.map(store.webhooks.fanOutWindow(window, at), (deliveries) => {
-            windows.push(window.size)
+        const fanOut = (events: ReadonlyArray<DomainEvent>) =>
+          Effect.map(store.webhooks.fanOut(asFanOut(events), at), (deliveries) => {
+            batches.push(events.length)
             made.push(deliveries)
           })
-        expect(yield* store.events.relayWindow(consumer, 3, fanOut)).toBe(3)
-        expect(yield* store.events.relayWindow(consumer, 3, fanOut)).toBe(1)
-        expect(yield* store.events.relayWindow(consumer, 3, fanOut)).toBe(0)
-        expect(windows).toEqual([3, 1])
+        expect(yield* store.events.relay(consumer, 3, fanOut)).toBe(3)
+        expect(yield* store.events.relay(consumer, 3, fanOut)).toBe(1)
+        expect(yield* store.events.relay(consumer, 3, fanOut)).toBe(0)
+        expect(batches).toEqual([3, 1])
         // One delivery per (event, active endpoint of its account subscribed to its type), the body core's envelope.
         const expected = (event: DomainEvent, endpointId: string) => ({
           id: deliveryIdFor(event.id, endpointId), accountId: event.accountId, endpointId, eventId: event.id, eventType: event.type,
@@ -199,7 +203,7 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
         }
       }))
 
-    it.effect("a window whose handler fails is offered again, whole; fan-out of the same window twice makes nothing new", () =>
+    it.effect("a batch whose fan-out handler fails is offered again, whole; fan-out of the same batch twice makes nothing new", () =>
       Effect.gen(function* () {
         const store = yield* Store
         const consumer = yield* freshConsumer
@@ -209,16 +213,16 @@ export const eventRelaySuite = <E>(backend: string, storeLayer: Layer.Layer<Stor
         yield* store.events.append(appended)
         const at = new Date(1_700_000_000_000)
         // The fan-out committed, and the handler failed after it: neither the deliveries nor the cursor move.
-        const failure = yield* Effect.flip(store.events.relayWindow(consumer, 10, (window) =>
-          Effect.zipRight(store.webhooks.fanOutWindow(window, at), Effect.fail(new StoreError({ operation: "test", cause: "down" })))))
+        const failure = yield* Effect.flip(store.events.relay(consumer, 10, (events) =>
+          Effect.zipRight(store.webhooks.fanOut(asFanOut(events), at), Effect.fail(new StoreError({ operation: "test", cause: "down" })))))
         expect(failure._tag).toBe("StoreError")
         const made: Array<number> = []
-        const fanOutTwice = (window: EventWindow) =>
+        const fanOutTwice = (events: ReadonlyArray<DomainEvent>) =>
           Effect.gen(function* () {
-            made.push((yield* store.webhooks.fanOutWindow(window, at)).length)
-            made.push((yield* store.webhooks.fanOutWindow(window, at)).length)
+            made.push((yield* store.webhooks.fanOut(asFanOut(events), at)).length)
+            made.push((yield* store.webhooks.fanOut(asFanOut(events), at)).length)
           })
-        expect(yield* store.events.relayWindow(consumer, 10, fanOutTwice)).toBe(2)
+        expect(yield* store.events.relay(consumer, 10, fanOutTwice)).toBe(2)
         expect(made).toEqual([2, 0])
       }))
 

@@ -84,15 +84,15 @@ export const webhookDeliverySuite = <E>(
     const runJob = (account: Account, deliveryId: string, attempt: number) =>
       Effect.either(runDeliveryJob({ accountId: account.id, deliveryId }, run(attempt)))
 
-    /** Appends `events` and hands exactly them to the webhooks consumer as the relay would: a window of its own, from a
+    /** Appends `events` and hands exactly them to the webhooks consumer as the relay would: a batch of its own, from a
      *  cursor moved first past every event appended before. */
     const handOut = (consumer: typeof webhookConsumer, events: ReadonlyArray<DomainEvent>) =>
       Effect.gen(function* () {
         const store = yield* Store
         const name = uniqueText("webhooks-test")
-        while ((yield* store.events.relayWindow(name, 10_000, () => Effect.void)) > 0) { /* to the end */ }
+        while ((yield* store.events.relay(name, 10_000, () => Effect.void)) > 0) { /* to the end */ }
         yield* store.transaction(store.events.append(events))
-        expect(yield* store.events.relayWindow(name, 10_000, consumer.handleWindow)).toBe(events.length)
+        expect(yield* store.events.relay(name, 10_000, consumer.handle)).toBe(events.length)
       })
 
     const only = <A>(items: ReadonlyArray<A>) => {

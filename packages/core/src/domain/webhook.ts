@@ -485,7 +485,7 @@ export const deliveryEventTypes: ReadonlyArray<EventType> = [
   "email.queued", "email.delivered", "email.bounced", "email.deferred", "email.dropped", "email.received",
 ]
 /** The details fields of a delivery event lifted to the envelope's top level, in their order there, after messageId
- *  (taken from the details as well). The SQL stores build the same envelope from these (envelope-sql.ts). */
+ *  (taken from the details as well). */
 export const liftedEnvelopeFields = ["sender", "subject", "status", "smtpResponse", "bounceReason", "bounceType"] as const
 
 export interface EnvelopeSource {

@@ -134,17 +134,6 @@ export interface ContactRepository {
  *  EventOutbox.relay): one read of the window's end instead of one per batch of the consumer's size. */
 export const relayPassWindow = 5_000
 
-/** A window of committed events that the relay hands to a consumer (EventOutbox.relayWindow): the events after the
- *  consumer's cursor, up to the batch's end, in the relay's order. Opaque: only the Store that made it reads it. */
-export interface EventWindow {
-  readonly [EventWindowTypeId]: EventWindowTypeId
-  /** How many events it holds. */
-  readonly size: number
-}
-
-export const EventWindowTypeId: unique symbol = Symbol.for("@mailroom/core/EventWindow")
-export type EventWindowTypeId = typeof EventWindowTypeId
-
 export interface EventOutbox {
   /** Appends events; they commit or roll back with the surrounding transaction. */
   readonly append: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, StoreError>
@@ -166,14 +155,6 @@ export interface EventOutbox {
     limit: number,
     handle: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, E, R>,
     types?: ReadonlyArray<EventType>,
-  ) => Effect.Effect<number, E | StoreError, R>
-  /** As `relay` with every type, for a consumer that reads its batch in the Store itself rather than in memory (webhook
-   *  fan-out: one INSERT … SELECT from the events): `handle` receives the window of events the batch covers, which
-   *  only this Store's repositories read (WebhookRepository.fanOutWindow), inside the same transaction. */
-  readonly relayWindow: <E, R>(
-    consumer: string,
-    limit: number,
-    handle: (window: EventWindow) => Effect.Effect<void, E, R>,
   ) => Effect.Effect<number, E | StoreError, R>
   /** The wait for new events (of `types`, when given): answers an effect that completes once a transaction of this
    *  process that appended such events commits after the call (an append outside a transaction counts on its own). The
@@ -387,9 +368,6 @@ export interface WebhookRepository {
    *  twice makes nothing new. Set-based: one statement for the whole batch (split only at the parameter limit).
    *  Answers the deliveries made, in no particular order. */
   readonly fanOut: (events: ReadonlyArray<FanOutEvent>, at: Date) => Effect.Effect<ReadonlyArray<WebhookDelivery>, StoreError>
-  /** As fanOut, for the events of a window that the relay handed out (EventOutbox.relayWindow), read in the Store: the
-   *  request body of each delivery is built from the stored event as webhookEnvelope builds it. */
-  readonly fanOutWindow: (window: EventWindow, at: Date) => Effect.Effect<ReadonlyArray<WebhookDelivery>, StoreError>
   /** Inserts one delivery (tests and retry notices). */
   readonly insertDelivery: (delivery: WebhookDelivery) => Effect.Effect<void, StoreError>
   /** The account's delivery, or none. */

@@ -3,47 +3,31 @@
  *  `ready()` or the first request) and stops it by closing the scope it was started in (the facade's `close()`).
  *  Background work commits with relaxed durability (CommitDurability): what an operating-system crash undoes is done
  *  again, as after a crash of the process. */
-import { Context, Duration, Effect, Fiber, Option, Ref, Scope } from "effect"
+import { Context, Duration, Effect, Option, Ref, Scope } from "effect"
 import type { DomainEvent, EventType } from "../domain/event.js"
 import type { StoreError } from "../errors.js"
 import { type JobDefinition, JobQueue, type JobRun } from "../ports/job-queue.js"
 import type { Mailer } from "../ports/mailer.js"
-import { CommitDurability, type EventWindow, relayPassWindow, Store } from "../ports/store.js"
+import { CommitDurability, relayPassWindow, Store } from "../ports/store.js"
 
 /** What background handlers may use beside the services they were registered by: the ports the host provides when it
  *  starts the work (the facade's runtime provides them all; Dns and HttpTransport are references with defaults). */
 export type BackgroundContext = Store | JobQueue | Mailer
 
-/** A consumer of the outbox: it receives every committed event, in order, in batches: the events themselves
- *  (`handle`), or the window they lie in, for repository methods that read it in the Store (`handleWindow`). */
-export type EventConsumer = EventConsumerBase & (
-  | {
-    /** Handles one batch. It runs inside the relay's Store transaction: its Store writes commit together with the
-     *  move of the cursor, or not at all. It must be idempotent: a batch whose handler fails is offered again (after
-     *  a pause), and so is a batch that was handled when the process died before the commit; anything done outside
-     *  the Store (a job enqueued on Postgres) may then happen twice. */
-    readonly handle: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, StoreError, BackgroundContext>
-    /** The event types it handles, when not all: the others pass it by unread (its cursor moves past them), and a
-     *  batch with none of its types is not handed to it. */
-    readonly types?: ReadonlyArray<EventType>
-  }
-  | {
-    /** As `handle`, given the window of the batch's events (EventOutbox.relayWindow) rather than the events read into
-     *  memory: for a consumer whose work is one statement over them (webhook fan-out). Every type. */
-    readonly handleWindow: (window: EventWindow) => Effect.Effect<void, StoreError, BackgroundContext>
-  }
-)
-
-interface EventConsumerBase {
+/** A consumer of the outbox: it receives every committed event, in order, in batches. */
+export interface EventConsumer {
   /** Stable and unique: the relay keeps the consumer's cursor under this name. A new name starts at the oldest event. */
   readonly name: string
   /** Most events handed to it in one batch, when not BackgroundConfig's `relayBatchSize`. */
   readonly batchSize?: number
-  /** Called once a handled batch committed; the effect it answers runs outside the transaction: for work that must
-   *  not see uncommitted rows (jobs queued on pg-boss, which another process may run at once). It runs beside the
-   *  relay's next batch, one at a time and in order (the next batch's waits for it), and the relay stops only once it
-   *  finished. Its failures are the consumer's to handle. */
-  readonly committed?: () => Effect.Effect<void, never, BackgroundContext>
+  /** Handles one batch. It runs inside the relay's Store transaction: its Store writes, and the jobs it enqueues
+   *  (JobQueue), commit together with the move of the cursor, or not at all. It must be idempotent: a batch whose
+   *  handler fails is offered again (after a pause), and so is a batch that was handled when the process died before
+   *  the commit. */
+  readonly handle: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, StoreError, BackgroundContext>
+  /** The event types it handles, when not all: the others pass it by unread (its cursor moves past them), and a
+   *  batch with none of its types is not handed to it. */
+  readonly types?: ReadonlyArray<EventType>
 }
 
 /** Settings of the background work. */
@@ -77,30 +61,15 @@ const mayHaveMore = (moved: number, batchSize: number, typed: boolean) =>
   typed ? moved === batchSize || moved >= Math.max(batchSize, relayPassWindow) : moved >= batchSize
 
 /** Relays committed events to one consumer until interrupted. A batch in progress finishes before the relay stops. */
-const relayTo = (consumer: EventConsumer) => {
-  /** The committed work of the last batch, running beside the next batch's transaction. */
-  let after: Fiber.RuntimeFiber<void> | undefined
-  return Effect.gen(function* () {
+const relayTo = (consumer: EventConsumer) =>
+  Effect.gen(function* () {
     const store = yield* Store
     const config = yield* BackgroundConfig
     const maxBackoff = Duration.toMillis(config.relayMaxBackoff)
     let backoff = 1000
-    const committed = consumer.committed
     const batchSize = consumer.batchSize ?? config.relayBatchSize
-    const types = "types" in consumer ? consumer.types : undefined
-    const relayed = "handleWindow" in consumer
-      ? store.events.relayWindow(consumer.name, batchSize, consumer.handleWindow)
-      : store.events.relay(consumer.name, batchSize, consumer.handle, types)
-    const batch = Effect.uninterruptible(relayed.pipe(
-      Effect.tap((handled) => handled > 0 && committed !== undefined
-        ? Effect.gen(function* () {
-          const work = committed()
-          if (after !== undefined) yield* Fiber.join(after)
-          // Forked from this uninterruptible region, it cannot be cut short: the relay's end waits for it.
-          after = yield* Effect.fork(work)
-        })
-        : Effect.void),
-    ))
+    const types = consumer.types
+    const batch = Effect.uninterruptible(store.events.relay(consumer.name, batchSize, consumer.handle, types))
     while (true) {
       // Taken before the batch reads, so that events committed while it runs wake the relay at once: events of the
       // consumer's types, when it has some (a commit of other events leaves it to its poll).
@@ -123,11 +92,7 @@ const relayTo = (consumer: EventConsumer) => {
       // last batch queued start, answers that arrived are read, requests get the connection).
       yield* afterWaitingIo
     }
-  }).pipe(
-    // Stopping waits for the committed work of the last batch.
-    Effect.ensuring(Effect.suspend(() => after === undefined ? Effect.void : Fiber.await(after))),
-  )
-}
+  })
 
 export class Background extends Effect.Service<Background>()("@mailroom/core/Background", {
   effect: Effect.gen(function* () {

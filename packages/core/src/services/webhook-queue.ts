@@ -16,7 +16,8 @@ import {
 import { HttpTransport, type PostOutcome } from "../ports/http-transport.js"
 import { Ids } from "../ports/ids.js"
 import { Mailer } from "../ports/mailer.js"
-import { type EventWindow, Store } from "../ports/store.js"
+import { Store } from "../ports/store.js"
+import type { EventConsumer } from "./background.js"
 import { Accounts } from "./accounts.js"
 import {
   type AttemptResult, attemptDelivery, attemptResult, type AttemptTarget, attemptTarget, finishAttempt, type MadeAttempt,
@@ -187,28 +188,20 @@ export const makeDeliveries = (events: ReadonlyArray<DomainEvent>) =>
     })), at)
   })
 
-/** makeDeliveries for the events of a window the relay handed out (EventOutbox.relayWindow): the Store reads them
- *  where they are, each delivery's body built as webhookEnvelope builds it. */
-export const makeWindowDeliveries = (window: EventWindow) =>
-  Effect.gen(function* () {
-    if (window.size === 0) return []
-    const store = yield* Store
-    return yield* store.webhooks.fanOutWindow(window, new Date(yield* Clock.currentTimeMillis))
-  })
-
 /** Fan-out and the first-attempts runs of the deliveries made. */
 export const fanOutEvents = (events: ReadonlyArray<DomainEvent>) => Effect.tap(makeDeliveries(events), enqueueDeliveries)
 
-/** The outbox consumer of webhooks, in the relay's transaction: fan out (one statement over the batch's window of
- *  events), then enqueue the first-attempts runs of the deliveries made. The queue joins the transaction (JobQueue), so
- *  that the deliveries and their jobs commit together or not at all: a process that dies at any point leaves no
- *  delivery without its job, and the jobs are claimed once the transaction committed. */
-export const webhookConsumer = {
+/** The outbox consumer of webhooks, in the relay's transaction: fan out (one delivery per event and subscribed
+ *  endpoint, its body built by webhookEnvelope), then enqueue the first-attempts runs of the deliveries made. The
+ *  queue joins the transaction (JobQueue), so that the deliveries and their jobs commit together or not at all: a
+ *  process that dies at any point leaves no delivery without its job, and the jobs are claimed once the transaction
+ *  committed. */
+export const webhookConsumer: EventConsumer = {
   name: "webhooks",
   batchSize: firstAttemptsPerRun,
-  handleWindow: (window: EventWindow) =>
-    Effect.flatMap(makeWindowDeliveries(window), (made) => enqueueWhenQueued(webhookFirstAttemptsJob, firstAttemptRuns(made, undefined, false))),
-} as const
+  handle: (events) =>
+    Effect.flatMap(makeDeliveries(events), (made) => enqueueWhenQueued(webhookFirstAttemptsJob, firstAttemptRuns(made, undefined, false))),
+}
 
 /** The failure notice of a streak: one message to the endpoint's notify addresses, or the account owner. */
 const sendNotice = (result: AttemptResult) =>
