@@ -104,6 +104,15 @@ export const webhooksSuite = (name: string, makeTarget: () => Promise<HttpTarget
         expect(listed.json.webhooks).toHaveLength(11)
       })
 
+      it("concurrent POST /webhooks never take an account past its plan's endpoint count (Micro: 3 of 12 created)", async () => {
+        const key = await account("micro")
+        const answers = await Promise.all(Array.from({ length: 12 }, () =>
+          client.call("POST", "/v1/webhooks", { key, body: { url: url(), events: ["email.delivered"] } })))
+        expect(answers.filter((answer) => answer.status === 201)).toHaveLength(3)
+        for (const answer of answers) if (answer.status !== 201) expectError(answer, 400, "API_KEY_LIMIT_REACHED")
+        expect((await client.call("GET", "/v1/webhooks", { key })).json.webhooks).toHaveLength(3)
+      })
+
       it("PATCH changes only the fields sent and checks them as create does; DELETE removes the endpoint", async () => {
         const key = await account()
         const { webhook } = await create(key)
