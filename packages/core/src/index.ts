@@ -165,7 +165,7 @@ export { JobQueue, defineJob, enqueueEach, neverClaimed } from "./ports/job-queu
 export type { ClaimedHere, JobDefinition, JobQueueService, JobRun, EnqueueOptions, RetryPolicy } from "./ports/job-queue.js"
 export { Mailer, MailerError } from "./ports/mailer.js"
 export { Dns, DnsError, DnsFailureKind, isNoSuchRecord, recordsOrNone } from "./ports/dns.js"
-export type { DnsService, MxRecord } from "./ports/dns.js"
+export type { DnsService, LookupOptions, MxRecord } from "./ports/dns.js"
 export { HttpTransport, HttpTransportError, postEachWith } from "./ports/http-transport.js"
 export type { BatchedPost, HttpTransportService, PinnedPost, PostAnswer, PostOutcome } from "./ports/http-transport.js"
 export { WebhooksConfig, checkWebhookTarget } from "./services/webhook-target.js"
