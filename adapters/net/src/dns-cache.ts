@@ -25,8 +25,9 @@ interface Entry {
 }
 
 export interface DnsCache {
-  /** The cached answer to `key`, or the answer of `query` (kept for its TTL; a rejection is passed on, not kept). */
-  readonly get: <A>(key: string, query: () => Promise<CachedAnswer<A>>) => Promise<CachedAnswer<A>>
+  /** The cached answer to `key`, or the answer of `query` (kept for its TTL; a rejection is passed on, not kept).
+   *  `fresh` runs `query` whatever is cached, and keeps its answer in place of the cached one. */
+  readonly get: <A>(key: string, query: () => Promise<CachedAnswer<A>>, fresh?: boolean) => Promise<CachedAnswer<A>>
 }
 
 export const makeDnsCache = (options: DnsCacheOptions, now: () => number): DnsCache => {
@@ -47,9 +48,10 @@ export const makeDnsCache = (options: DnsCacheOptions, now: () => number): DnsCa
     entries.set(key, { expiresAt: now() + seconds * 1000, answer })
   }
 
-  const get = <A>(key: string, query: () => Promise<CachedAnswer<A>>): Promise<CachedAnswer<A>> => {
+  const get = <A>(key: string, query: () => Promise<CachedAnswer<A>>, fresh = false): Promise<CachedAnswer<A>> => {
     const entry = entries.get(key)
-    if (entry !== undefined) {
+    if (fresh) entries.delete(key)
+    else if (entry !== undefined) {
       if (entry.expiresAt > now()) return Promise.resolve(entry.answer as CachedAnswer<A>)
       entries.delete(key)
     }

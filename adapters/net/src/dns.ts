@@ -2,7 +2,7 @@
  *  system's resolver (getaddrinfo: hosts file included, as every other program on the machine sees them) and TXT and
  *  MX records from the system's DNS servers; with servers (DNS_SERVERS), every lookup asks those servers. */
 import { promises as dns } from "node:dns"
-import { Dns, DnsError, type DnsService, type MxRecord } from "@mailroom/core"
+import { Dns, DnsError, type DnsService, type LookupOptions, type MxRecord } from "@mailroom/core"
 import { Effect, Layer } from "effect"
 import { type CachedAnswer, type DnsCacheOptions, makeDnsCache } from "./dns-cache.js"
 import { parseDnsServers } from "./dns-servers.js"
@@ -50,7 +50,7 @@ export const makeNodeDns = (options: NodeDnsOptions = {}): DnsService => {
   const cache = cacheOptions === undefined ? undefined : makeDnsCache(cacheOptions, options.now ?? Date.now)
 
   /** One question, as records with their TTL or the authoritative "none"; any other failure rejects. */
-  const ask = <A>(type: string, hostname: string, query: () => Promise<{ records: ReadonlyArray<A>; ttlSeconds: number }>) => {
+  const ask = <A>(type: string, hostname: string, query: () => Promise<{ records: ReadonlyArray<A>; ttlSeconds: number }>, fresh = false) => {
     const run = () => query().then(
       ({ records, ttlSeconds }): CachedAnswer<A> => ({ _tag: "Records", records, ttlSeconds }),
       (cause: unknown): CachedAnswer<A> => {
@@ -59,15 +59,15 @@ export const makeNodeDns = (options: NodeDnsOptions = {}): DnsService => {
         throw cause
       },
     )
-    return cache === undefined ? run() : cache.get(`${type} ${hostname.toLowerCase()}`, run)
+    return cache === undefined ? run() : cache.get(`${type} ${hostname.toLowerCase()}`, run, fresh)
   }
 
-  const lookup = <A>(type: string, hostname: string, query: () => Promise<{ records: ReadonlyArray<A>; ttlSeconds: number }>) =>
-    Effect.tryPromise({ try: () => ask(type, hostname, query), catch: (cause) => failureOf(hostname, cause) })
+  const lookup = <A>(type: string, hostname: string, query: () => Promise<{ records: ReadonlyArray<A>; ttlSeconds: number }>, options?: LookupOptions) =>
+    Effect.tryPromise({ try: () => ask(type, hostname, query, options?.fresh === true), catch: (cause) => failureOf(hostname, cause) })
 
   /** The records, or DnsError `notFound` with the code DNS answered. */
-  const records = <A>(type: string, hostname: string, query: () => Promise<{ records: ReadonlyArray<A>; ttlSeconds: number }>) =>
-    Effect.flatMap(lookup(type, hostname, query), (answer) =>
+  const records = <A>(type: string, hostname: string, query: () => Promise<{ records: ReadonlyArray<A>; ttlSeconds: number }>, options?: LookupOptions) =>
+    Effect.flatMap(lookup(type, hostname, query, options), (answer) =>
       answer._tag === "Records"
         ? Effect.succeed(answer.records)
         : Effect.fail(new DnsError({ hostname, reason: answer.code, kind: "notFound" })))
@@ -99,9 +99,9 @@ export const makeNodeDns = (options: NodeDnsOptions = {}): DnsService => {
 
   return {
     lookupAddresses,
-    resolveTxt: (hostname) =>
-      records("TXT", hostname, () => fixedTtl(resolver.resolveTxt(hostname).then((found) => found.map((parts) => parts.join(""))))),
-    resolveMx: (hostname) => records<MxRecord>("MX", hostname, () => fixedTtl(resolver.resolveMx(hostname))),
+    resolveTxt: (hostname, options) =>
+      records("TXT", hostname, () => fixedTtl(resolver.resolveTxt(hostname).then((found) => found.map((parts) => parts.join("")))), options),
+    resolveMx: (hostname, options) => records<MxRecord>("MX", hostname, () => fixedTtl(resolver.resolveMx(hostname)), options),
   }
 }
 

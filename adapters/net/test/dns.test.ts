@@ -155,6 +155,17 @@ describe("NodeDns's cache", () => {
     expect(asked("MX shared.mailroom.test")).toBe(1)
   })
 
+  it("asks the servers now for a fresh lookup, and keeps its answer for the lookups after it", async () => {
+    const { node } = withClock()
+    expect((await failureOf(node.resolveTxt("fresh.mailroom.test"))).kind).toBe("notFound")
+    dns.zone.set("fresh.mailroom.test", { txt: ["mailroom-verify=dom_3"] })
+    expect((await failureOf(node.resolveTxt("fresh.mailroom.test"))).kind).toBe("notFound")
+    expect(await Effect.runPromise(node.resolveTxt("fresh.mailroom.test", { fresh: true }))).toEqual(["mailroom-verify=dom_3"])
+    const before = asked("TXT fresh.mailroom.test")
+    expect(await Effect.runPromise(node.resolveTxt("fresh.mailroom.test"))).toEqual(["mailroom-verify=dom_3"])
+    expect(asked("TXT fresh.mailroom.test")).toBe(before)
+  })
+
   it("asks every time when the cache is off", async () => {
     dns.zone.set("uncached.mailroom.test", { txt: ["v"], ttl: 300 })
     const node = makeNodeDns({ servers: [dns.server], cache: false })

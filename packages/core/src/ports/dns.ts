@@ -30,6 +30,12 @@ export interface MxRecord {
   readonly priority: number
 }
 
+export interface LookupOptions {
+  /** Ask the servers now, whatever the cache holds (the answer then replaces the cached one): for a check the user
+   *  asked for just after publishing a record, such as a domain verification. */
+  readonly fresh?: boolean | undefined
+}
+
 export interface DnsService {
   /** Every A and AAAA address of `hostname`, IPv4 first. An empty answer when the name exists without addresses;
    *  DnsError `notFound` when it does not exist, `failed` when the lookup fails. */
@@ -37,9 +43,9 @@ export interface DnsService {
   /** The TXT records of `hostname`, one string per record: the character strings of a record joined in order with
    *  nothing between them (RFC 7208 §3.3), never the strings of two records. DnsError `notFound` when the name does not
    *  exist or has no TXT record. */
-  readonly resolveTxt: (hostname: string) => Effect.Effect<ReadonlyArray<string>, DnsError>
+  readonly resolveTxt: (hostname: string, options?: LookupOptions) => Effect.Effect<ReadonlyArray<string>, DnsError>
   /** The MX records of `hostname`. DnsError `notFound` when the name does not exist or has no MX record. */
-  readonly resolveMx: (hostname: string) => Effect.Effect<ReadonlyArray<MxRecord>, DnsError>
+  readonly resolveMx: (hostname: string, options?: LookupOptions) => Effect.Effect<ReadonlyArray<MxRecord>, DnsError>
 }
 
 /** The records of a lookup, or none when DNS says there are none; a failed lookup still fails. */

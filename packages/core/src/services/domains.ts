@@ -119,9 +119,10 @@ export class Domains extends Effect.Service<Domains>()("@mailroom/core/Domains",
         } satisfies DomainRecordView])) as unknown as DomainDetails["dnsRecords"],
       }))
 
-    /** The TXT values at `host`: none when DNS says there are none; DNS_LOOKUP_ERROR when the lookup fails. */
+    /** The TXT values at `host`, asked of the servers now (a verify follows a record just published; the cache may
+     *  still hold "none"): none when DNS says there are none; DNS_LOOKUP_ERROR when the lookup fails. */
     const txtAt = (host: string) =>
-      Effect.flatMap(Dns, (dns) => recordsOrNone(dns.resolveTxt(host))).pipe(
+      Effect.flatMap(Dns, (dns) => recordsOrNone(dns.resolveTxt(host, { fresh: true }))).pipe(
         Effect.mapError((error) => new DnsLookupFailed({ hostname: host, reason: error.reason })),
       )
 
