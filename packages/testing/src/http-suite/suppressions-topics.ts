@@ -27,6 +27,35 @@ export const suppressionTopicTests = (client: () => Client) => {
       expectError(await client().call("GET", `/v1/suppressions/${encodeURIComponent(email)}`, { key }), 404, "RESOURCE_NOT_FOUND")
     })
 
+    it("an address with a suppression is never created by add-members' createMissing: it is blocked with the Subscriptions code", async () => {
+      const { key } = await client().account({ plan: "pro" })
+      const list = (await client().call("POST", "/v1/contacts/lists", { key, body: { name: "News" } })).json.data
+      const suppressed = { Bounce: freshEmail("bounce"), Complaint: freshEmail("complaint"), Unsubscribe: freshEmail("unsub"), Manual: freshEmail("manual") }
+      for (const [reason, email] of Object.entries(suppressed)) {
+        expect((await client().call("POST", "/v1/suppressions", { key, body: { email, reason } })).status).toBe(201)
+      }
+      const fresh = freshEmail("fresh")
+      const added = await client().call("POST", `/v1/contacts/lists/${list.id}/members`, {
+        key, body: { emails: [...Object.values(suppressed), fresh], createMissing: true },
+      })
+      expect(added.status).toBe(200)
+      expect(added.json.data).toEqual({
+        added: 1,
+        alreadyMembers: 0,
+        notFound: [],
+        blocked: [
+          { email: suppressed.Bounce, reason: "RECIPIENT_SUPPRESSED" },
+          { email: suppressed.Complaint, reason: "RECIPIENT_SUPPRESSED" },
+          { email: suppressed.Unsubscribe, reason: "RECIPIENT_UNSUBSCRIBED" },
+          { email: suppressed.Manual, reason: "RECIPIENT_UNSUBSCRIBED" },
+        ],
+      })
+      for (const email of Object.values(suppressed)) {
+        expect(await client().count(key, `search=${encodeURIComponent(email)}`), email).toBe(0)
+      }
+      expect(await client().count(key, `search=${encodeURIComponent(fresh)}`)).toBe(1)
+    })
+
     it("filters by reason and search, pages up to 100, and refuses bad parameters", async () => {
       const { key } = await client().account()
       for (const [i, reason] of ["Bounce", "Manual", "Bounce"].entries()) {
