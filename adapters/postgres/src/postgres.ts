@@ -6,7 +6,6 @@ import { CommitDurability, makeRecentCache, type Store, StoreError } from "@mail
 import { migrationsLayer, SqlStore, withDirectStatements } from "@mailroom/sql"
 import { Chunk, Context, Duration, Effect, Exit, FiberRef, Layer, Stream } from "effect"
 import pg from "pg"
-import { withArrayLiterals } from "./array-literal.js"
 import { queryBeginningWith } from "./begin-with.js"
 import { beginStatements } from "./durability.js"
 import { PgBossJobQueue, type PgBossJobQueueOptions } from "./job-queue.js"
@@ -80,10 +79,9 @@ const deallocate = (client: pg.ClientBase, name: string) =>
  *  Postgres parses and analyses once per connection (and, after a few runs, may plan once), where an unnamed one is
  *  parsed and planned on every run: Mailroom's multi-row statements take longer to plan than to run. The last
  *  `maxPrepared` texts of a connection keep their statement; the one that falls out is deallocated. A statement
- *  without parameters goes as a simple query, as before (it may hold several statements). Array parameters go as
- *  literals written in one pass where they can (see array-literal.ts). */
+ *  without parameters goes as a simple query, as before (it may hold several statements). */
 const queryOn = (client: pg.ClientBase, text: string, params: ReadonlyArray<unknown>, rowMode?: "array"): pg.QueryConfig => {
-  const base = { text, values: withArrayLiterals(params) as Array<unknown>, ...(rowMode === undefined ? {} : { rowMode }) }
+  const base = { text, values: params as Array<unknown>, ...(rowMode === undefined ? {} : { rowMode }) }
   if (params.length === 0) return base
   let names = preparedOn.get(client)
   if (names === undefined) {
