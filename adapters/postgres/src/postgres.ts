@@ -6,8 +6,7 @@ import { CommitDurability, makeRecentCache, type Store, StoreError } from "@mail
 import { migrationsLayer, SqlStore, withDirectStatements } from "@mailroom/sql"
 import { Chunk, Context, Duration, Effect, Exit, FiberRef, Layer, Stream } from "effect"
 import pg from "pg"
-import { queryBeginningWith } from "./begin-with.js"
-import { beginStatements } from "./durability.js"
+import { beginTransaction } from "./durability.js"
 import { PgBossJobQueue, type PgBossJobQueueOptions } from "./job-queue.js"
 
 export interface MailroomPostgresOptions {
@@ -134,9 +133,8 @@ const runOnPool = (opened: pg.Pool) => (sql: string, params: ReadonlyArray<unkno
 
 /** Runs `sql` on `client`, a connection checked out of the pool (a transaction's), as @effect/sql-pg's connection
  *  does: an interrupted statement is cancelled on the server (`onInterrupt`). Without `onInterrupt`, for statements
- *  that run where nothing can interrupt them (COMMIT and ROLLBACK of directTransaction), Effect.async adds no
- *  interruption handler around the statement. With `opening`, the first statement sent takes the statements that begin
- *  the transaction with it (queryBeginningWith). */
+ *  that run where nothing can interrupt them (BEGIN, COMMIT and ROLLBACK of directTransaction), Effect.async adds no
+ *  interruption handler around the statement. */
 const runOnClient = <A>(
   client: pg.PoolClient,
   onInterrupt: Effect.Effect<void> | undefined,
@@ -144,41 +142,25 @@ const runOnClient = <A>(
   params: ReadonlyArray<unknown>,
   answer: (result: Answer | Array<Answer>) => A,
   rowMode?: "array",
-  opening?: Opening,
 ) =>
   Effect.async<A, SqlError.SqlError>((resume) => {
-    const begin = opening?.statements
-    const callback = (error: Error | null, result: Answer | Array<Answer>) => {
+    client.query(queryOn(client, query, params, rowMode), (error: Error | null, result: Answer | Array<Answer>) => {
       if (error) resume(Effect.fail(new SqlError.SqlError({ cause: error, message: "Failed to execute statement" })))
       else resume(Effect.succeed(answer(result)))
-    }
-    const config = queryOn(client, query, params, rowMode)
-    if (begin === undefined) {
-      client.query(config, callback)
-    } else {
-      opening!.statements = undefined
-      queryBeginningWith(client, begin, config, callback)
-    }
+    })
     return onInterrupt
   })
-
-/** How a transaction of directTransaction begins: the statements that begin it, until its first statement takes them
- *  (undefined from then on). */
-interface Opening {
-  statements: ReadonlyArray<string> | undefined
-}
 
 const rowsOf = (result: Answer | Array<Answer>): ReadonlyArray<Record<string, unknown>> =>
   Array.isArray(result) ? result.map((each) => each.rows ?? []) as never : result.rows ?? []
 
 /** The connection of a transaction that Mailroom began itself on `client`: what @effect/sql-pg's connection answers
- *  for each call, except that a stream reads its rows in one query rather than through a cursor. Its first statement
- *  begins the transaction (see runOnClient). */
-const transactionConnection = (opened: pg.Pool, client: pg.PoolClient, opening: Opening): SqlConnection.Connection => {
+ *  for each call, except that a stream reads its rows in one query rather than through a cursor. */
+const transactionConnection = (opened: pg.Pool, client: pg.PoolClient): SqlConnection.Connection => {
   const onInterrupt = cancel(opened, client)
-  /** A statement of the transaction: cancelled when interrupted, the first one beginning the transaction. */
+  /** A statement of the transaction: cancelled when interrupted. */
   const run = <A>(sql: string, params: ReadonlyArray<unknown>, answer: (result: Answer | Array<Answer>) => A, rowMode?: "array") =>
-    runOnClient(client, onInterrupt, sql, params, answer, rowMode, opening)
+    runOnClient(client, onInterrupt, sql, params, answer, rowMode)
   const execute = (sql: string, params: ReadonlyArray<unknown>, transformRows?: (rows: ReadonlyArray<object>) => ReadonlyArray<object>) => {
     const rows = run(sql, params, rowsOf)
     return transformRows ? Effect.map(rows, transformRows) : rows
@@ -222,36 +204,30 @@ const checkOut = (opened: pg.Pool) =>
   })
 
 /** A top-level transaction as @effect/sql runs one (a connection checked out from BEGIN to COMMIT or ROLLBACK, the body
- *  interruptible and the rest not, a failed COMMIT or ROLLBACK a defect), without its span and scope. BEGIN goes with
- *  the body's first statement, in its round trip (queryBeginningWith); a body that runs no statement begins nothing. */
+ *  interruptible and the rest not, a failed COMMIT or ROLLBACK a defect), without its span and scope. */
 const directTransaction = (opened: pg.Pool) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>, context: Context.Context<R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.flatMap(checkOut(opened), ({ client, broken, release }) => {
-      // A relaxed transaction (CommitDurability) begins as beginStatements says.
-      const opening: Opening = { statements: beginStatements(Context.get(context, CommitDurability)) }
-      const connection = transactionConnection(opened, client, opening)
+      const connection = transactionConnection(opened, client)
       const inTransaction = Context.add(context, SqlClient.TransactionConnection, [connection, 0] as const)
-      // COMMIT and ROLLBACK run outside `restore`, uninterruptible: a canceller could never be called. Nothing to end
-      // when no statement began the transaction, or when the connection broke (it is dropped, and its transaction with
-      // it). Otherwise the ROLLBACK goes even when the statement that carried BEGIN failed (BEGIN ran before it; were it
-      // the one to fail, the ROLLBACK would only warn), and after a statement still under way (interrupted), which
-      // node-postgres sends it behind.
+      // A relaxed transaction (CommitDurability) begins as beginTransaction says. BEGIN, COMMIT and ROLLBACK run
+      // outside `restore`, uninterruptible: a canceller could never be called. Nothing to end when the connection broke
+      // (it is dropped, and its transaction with it).
+      const begin = runOnClient(client, undefined, beginTransaction(Context.get(context, CommitDurability)), [], rowsOf)
       const end = (sql: "COMMIT" | "ROLLBACK") => Effect.suspend(() =>
-        opening.statements !== undefined || broken()
-          ? Effect.void
-          : Effect.orDie(runOnClient(client, undefined, sql, [], rowsOf)))
+        broken() ? Effect.void : Effect.orDie(runOnClient(client, undefined, sql, [], rowsOf)))
       // The body sees the transaction's connection in its context. It is set and put back here rather than through
       // Effect.locally (an acquire-use-release of its own, a dozen steps per transaction): this region is
       // uninterruptible outside `restore`, so the put-back cannot be skipped.
-      const transaction = FiberRef.set(FiberRef.currentContext, inTransaction).pipe(
+      const transaction = Effect.zipRight(begin, FiberRef.set(FiberRef.currentContext, inTransaction)).pipe(
         Effect.zipRight(Effect.exit(restore(effect))),
         Effect.zipLeft(FiberRef.set(FiberRef.currentContext, context)),
         Effect.flatMap((exit) => Effect.zipRight(end(Exit.isSuccess(exit) ? "COMMIT" : "ROLLBACK"), exit)),
       )
-      // The connection goes back however the transaction ends (the body's exit after COMMIT or ROLLBACK, a COMMIT that
-      // died). Only the body can be interrupted, and its exit is taken above, so taking the whole exit
-      // here does what Effect.ensuring would, without a region and a finalizer of its own.
+      // The connection goes back however the transaction ends (the body's exit after COMMIT or ROLLBACK, a BEGIN that
+      // failed, a COMMIT that died). Only the body can be interrupted, and its exit is taken above, so taking the whole
+      // exit here does what Effect.ensuring would, without a region and a finalizer of its own.
       return Effect.flatMap(Effect.exit(transaction), (exit) => {
         release()
         return exit

@@ -1,14 +1,13 @@
 /** What MailroomPostgres adds to the SQL store: the pool, the schema at boot (concurrent boots included), and
  *  orderings that do not depend on the database's locale. */
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { CommitDurability, compareContacts, Store } from "@mailroom/core"
 import { migrate, migrations } from "@mailroom/sql"
 import { findTestPostgres, makeAccount, makeContact, makeWebhookAttempt, makeWebhookDelivery, makeWebhookEndpoint } from "@mailroom/testing"
-import { Context, Effect, Either, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { MailroomPostgres } from "../src/index.js"
 import { scratchDatabase } from "./scratch-database.js"
-import { countSentQueries } from "./sent-queries.js"
 
 const url = await findTestPostgres()
 
@@ -140,60 +139,6 @@ describe.skipIf(url === undefined)("MailroomPostgres.layer", () => {
       expect(failed._tag).toBe("SqlError")
       const labels = yield* sql<{ readonly label: string }>`SELECT label FROM relaxed_t ORDER BY label`
       expect(labels.map((row) => row.label)).toEqual(["full", "relaxed"])
-    }).pipe(Effect.withTracerEnabled(false)), 30_000)
-
-  // BEGIN goes with the body's first statement (one round trip fewer per transaction): by the extended protocol for a
-  // statement with parameters, as one simple query otherwise. The count of queries the driver is asked to send shows it.
-  it.scoped("a transaction's BEGIN goes with its first statement: one round trip fewer, the statement's rows alone, failures rolled back", () =>
-    Effect.gen(function* () {
-      const database = yield* scratchDatabase(url!)
-      const sql = Context.get(yield* Layer.build(MailroomPostgres.clientLayer({ url: database, maxConnections: 1 })), SqlClient.SqlClient)
-      yield* sql`CREATE TABLE begun_t (label text PRIMARY KEY)`
-      const labels = Effect.map(sql<{ readonly label: string }>`SELECT label FROM begun_t ORDER BY label`, (rows) => rows.map((row) => row.label))
-      const sent = yield* countSentQueries
-      const counted = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-        Effect.suspend(() => {
-          const before = sent()
-          return Effect.map(Effect.either(effect), (answer) => ({ answer, sent: sent() - before }))
-        })
-
-      // With parameters first: BEGIN and the INSERT in one query, the SELECT, COMMIT.
-      const withParameters = yield* counted(sql.withTransaction(Effect.zipRight(
-        sql`INSERT INTO begun_t (label) VALUES (${"one"})`,
-        sql<{ readonly label: string }>`SELECT label FROM begun_t WHERE label = ${"one"}`,
-      )))
-      expect(withParameters).toEqual({ answer: Either.right([{ label: "one" }]), sent: 3 })
-      // Without parameters first (a simple query): its rows alone come back, not BEGIN's.
-      const simple = yield* counted(sql.withTransaction(sql<{ readonly n: number }>`SELECT 1 AS n`))
-      expect(simple).toEqual({ answer: Either.right([{ n: 1 }]), sent: 2 })
-      // A body that runs no statement sends nothing: no BEGIN, no COMMIT.
-      expect(yield* counted(sql.withTransaction(Effect.succeed("nothing")))).toEqual({ answer: Either.right("nothing"), sent: 0 })
-      // Relaxed on either path: synchronous_commit off from the first statement, which SET LOCAL precedes.
-      const level = (first: Effect.Effect<ReadonlyArray<{ readonly level: string }>, SqlError.SqlError>) =>
-        Effect.provideService(sql.withTransaction(first), CommitDurability, "relaxed")
-      expect(yield* level(sql<{ readonly level: string }>`SELECT current_setting(${"synchronous_commit"}) AS level`)).toEqual([{ level: "off" }])
-      expect(yield* level(sql<{ readonly level: string }>`SELECT current_setting('synchronous_commit') AS level`)).toEqual([{ level: "off" }])
-
-      // A first statement that fails when it runs, or when Postgres parses it: the transaction is rolled back, and the
-      // connection (the pool's only one) answers the next transactions, the failed texts as before.
-      const failsToRun = (label: string) => sql.withTransaction(Effect.zipRight(
-        sql`SELECT 1 / ${0}::int`,
-        sql`INSERT INTO begun_t (label) VALUES (${label})`,
-      ))
-      const failsToParse = sql.withTransaction(sql`SELECT label FROM no_such_table WHERE label = ${"x"}`)
-      for (let round = 0; round < 2; round++) {
-        expect((yield* Effect.flip(failsToRun(`never ${round}`)))._tag).toBe("SqlError")
-        const parse = yield* Effect.flip(failsToParse)
-        expect(String(parse.cause)).toContain("no_such_table")
-        // A duplicate key first: a statement prepared earlier on the connection, now failing.
-        expect((yield* Effect.flip(sql.withTransaction(sql`INSERT INTO begun_t (label) VALUES (${"one"})`)))._tag).toBe("SqlError")
-        yield* sql.withTransaction(sql`INSERT INTO begun_t (label) VALUES (${`after ${round}`})`)
-      }
-      expect(yield* labels).toEqual(["after 0", "after 1", "one"])
-      // Outside any transaction, the connection is idle: a statement alone commits by itself.
-      yield* sql`INSERT INTO begun_t (label) VALUES (${"alone"})`
-      const states = yield* sql<{ readonly state: string }>`SELECT state FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = 'mailroom'`
-      expect(states.every((row) => row.state === "idle")).toBe(true)
     }).pipe(Effect.withTracerEnabled(false)), 30_000)
 
   it.scoped("statements with parameters are prepared once per connection; each keeps its last 256 texts, the rest deallocated", () =>
