@@ -1,12 +1,10 @@
 /** Mailroom's SqlClient over one better-sqlite3 connection: @effect/sql's client (statements, transactions,
- *  savepoints) over a connection that Mailroom opens itself, so that its statements can run straight on the driver
- *  (withDirectStatements). It behaves as @effect/sql-sqlite-node's client does: one connection in WAL mode, a
+ *  savepoints) over a connection that Mailroom opens itself. It behaves as @effect/sql-sqlite-node's client does: one connection in WAL mode, a
  *  transaction holds the connection until it ends, other statements wait for it, and prepared statements are kept
  *  for reuse. */
 import type * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient, type SqlConnection, SqlError, Statement } from "@effect/sql"
 import { CommitDurability, type Durability, makeRecentCache } from "@mailroom/core"
-import { withDirectStatements } from "@mailroom/sql"
 import Database from "better-sqlite3"
 import { Context, Effect, Exit, FiberRef, Scope } from "effect"
 import { startCheckpointer } from "./checkpointer.js"
@@ -131,10 +129,6 @@ export const makeSqliteClient = (filename: string): Effect.Effect<SqlClient.SqlC
       compiler: Statement.makeCompilerSqlite(),
       spanAttributes: [["db.system.name", "sqlite"]],
     })
-    // Outside a transaction a statement runs at once, unless another fiber's transaction is open on the connection:
-    // the statement then waits for it on @effect/sql's path. better-sqlite3 runs synchronously, so nothing else can
-    // begin a transaction between this check and the statement.
-    const direct = withDirectStatements(client, (sql, params) => db.inTransaction ? undefined : execute(sql, params))
 
     // A transaction as @effect/sql runs one (the connection held from BEGIN to COMMIT or ROLLBACK, the body
     // interruptible and the end not, a failed COMMIT or ROLLBACK a defect), without its span and scope when spans are
@@ -159,11 +153,12 @@ export const makeSqliteClient = (filename: string): Effect.Effect<SqlClient.SqlC
     const setBack = (level: number | undefined) => Effect.sync(() => { if (level !== undefined) db.pragma(`synchronous = ${level}`) })
     const end = (sql: "COMMIT" | "ROLLBACK", level: number | undefined) =>
       Effect.suspend(() => execute(sql, [])).pipe(Effect.ensuring(setBack(level)), Effect.orDie, Effect.ensuring(semaphore.release(1)))
+    const libraryTransaction = client.withTransaction
     const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
       Effect.withFiberRuntime((fiber) => {
         const context = fiber.currentContext
         if (fiber.getFiberRef(FiberRef.currentTracerEnabled) || Context.getOption(context, SqlClient.TransactionConnection)._tag === "Some") {
-          return client.withTransaction(effect)
+          return libraryTransaction(effect)
         }
         const inTransaction = Context.add(context, SqlClient.TransactionConnection, [connection, 0] as const)
         const durability = Context.get(context, CommitDurability)
@@ -179,5 +174,5 @@ export const makeSqliteClient = (filename: string): Effect.Effect<SqlClient.SqlC
             ),
           ))
       })
-    return Object.assign(direct, { withTransaction })
+    return Object.assign(client, { withTransaction })
   })

@@ -3,5 +3,5 @@ import { Layer } from "effect"
 import { MailroomSqlite } from "../src/index.js"
 import { tempDbFile } from "./temp-files.js"
 
-// Spans off, as Mailroom runs by default: statements and transactions take the direct path (client.ts).
+// Spans off, as Mailroom runs by default.
 listSuite("sqlite", Layer.merge(MailroomSqlite.layer({ filename: tempDbFile() }), Layer.setTracerEnabled(false)))

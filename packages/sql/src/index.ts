@@ -1,7 +1,5 @@
 // The public surface of @mailroom/sql, listed by name.
 export { SqlStore, makeSqlStore } from "./store.js"
-export { withDirectStatements } from "./direct.js"
-export type { DirectRun } from "./direct.js"
 export { applyMigrations, migrate, migrationsLayer } from "./migrate.js"
 export { migrations } from "./migrations/index.js"
 export type { Migration } from "./migrations/index.js"

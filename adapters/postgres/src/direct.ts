@@ -1,8 +1,9 @@
 /** Running statements straight on the driver. @effect/sql wraps every statement in a span, a scope and a connection
- *  acquisition (on SQLite a semaphore, on Postgres a pool checkout inside the scope), which together cost about 20 µs
- *  of CPU per statement beside a few µs of the driver's own work: more than the statement itself on SQLite.
+ *  acquisition (on Postgres a pool checkout inside the scope). On SQLite switching this path off cost nothing
+ *  measurable, and it went; on Postgres it stays, for what it saves on a request of a few statements in a transaction
+ *  (see docs/performance.md, "Side paths").
  *
- *  `withDirectStatements` gives an adapter's SqlClient statements that skip that wrapping whenever spans are off and no
+ *  `withDirectStatements` gives the adapter's SqlClient statements that skip that wrapping whenever spans are off and no
  *  statement transformer is set: inside a transaction they run on the transaction's connection, outside one through
  *  the adapter's `DirectRun`. With tracing on, or under `Statement.withTransformer` (tests that record statements),
  *  a statement takes @effect/sql's usual path, so it records its span and meets the transformer. The SQL text, its
@@ -11,9 +12,8 @@
 import { SqlClient, type SqlError, Statement } from "@effect/sql"
 import { Context, Effect, Effectable, FiberRef, identity, Option } from "effect"
 
-/** How an adapter runs one compiled statement outside a transaction, as its client's own connection would: the rows,
- *  or undefined when it cannot run it right now (SQLite while another fiber's transaction holds the connection), in
- *  which case the statement takes @effect/sql's usual path and waits for the connection there. */
+/** How the adapter runs one compiled statement outside a transaction, as its client's own connection would: the rows,
+ *  or undefined when it cannot run it right now, in which case the statement takes @effect/sql's usual path. */
 export type DirectRun = (
   sql: string,
   params: ReadonlyArray<unknown>,
