@@ -1,13 +1,10 @@
 /** How a transaction of each CommitDurability begins on Postgres. */
 import type { Durability } from "@mailroom/core"
 
-/** What makes a transaction relaxed, as its first statement: synchronous_commit off for that transaction alone. */
-export const relaxedCommit = "SET LOCAL synchronous_commit TO OFF"
-
 /** The statements that begin a transaction of `durability`: a relaxed one commits without waiting for its WAL to reach
  *  the disk (synchronous_commit off for that transaction alone). */
 export const beginStatements = (durability: Durability): ReadonlyArray<string> =>
-  durability === "relaxed" ? ["BEGIN", relaxedCommit] : ["BEGIN"]
+  durability === "relaxed" ? ["BEGIN", "SET LOCAL synchronous_commit TO OFF"] : ["BEGIN"]
 
 /** The text that begins a transaction of `durability` in one simple query (beginStatements, set in the same round
  *  trip as BEGIN). */

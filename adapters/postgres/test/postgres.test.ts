@@ -54,7 +54,8 @@ describe.skipIf(url === undefined)("MailroomPostgres.layer", () => {
       expect((yield* contacts.tagCounts(account.id)).map((t) => t.name)).toEqual(["a-b", "a1b", "a_b", "ab@"])
     }))
 
-  // Spans are off here, as in the facade by default; the traced insert turns spans on for itself. Both answer alike.
+  // Spans are off here, as in the facade by default, so the statements run straight on the pool (withDirectStatements);
+  // the traced insert turns spans on for itself and takes @effect/sql's path. Both answer alike.
   it.scoped("a contact insert answers alike with spans off and on: DuplicateContact, StoreError, and undone with its transaction", () =>
     Effect.gen(function* () {
       const database = yield* scratchDatabase(url!)
@@ -84,8 +85,8 @@ describe.skipIf(url === undefined)("MailroomPostgres.layer", () => {
       expect(yield* emails).toEqual(["direct@example.com", "traced@example.com"])
     }).pipe(Effect.withTracerEnabled(false)))
 
-  // A nested transaction is a savepoint, with spans off and on. Both settings answer alike, and every connection goes
-  // back to the pool.
+  // With spans off a top-level transaction runs on one connection that Mailroom checks out itself; a nested one is a
+  // savepoint, as with spans on. Both settings answer alike, and every connection goes back to the pool.
   it.scopedLive("transactions answer alike with spans off and on: nested savepoints, an interrupted body undone, connections returned", () =>
     Effect.gen(function* () {
       const database = yield* scratchDatabase(url!)
@@ -138,6 +139,37 @@ describe.skipIf(url === undefined)("MailroomPostgres.layer", () => {
       expect(failed._tag).toBe("SqlError")
       const labels = yield* sql<{ readonly label: string }>`SELECT label FROM relaxed_t ORDER BY label`
       expect(labels.map((row) => row.label)).toEqual(["full", "relaxed"])
+    }).pipe(Effect.withTracerEnabled(false)), 30_000)
+
+  it.scoped("statements with parameters are prepared once per connection; each keeps its last 256 texts, the rest deallocated", () =>
+    Effect.gen(function* () {
+      const database = yield* scratchDatabase(url!)
+      const sql = Context.get(yield* Layer.build(MailroomPostgres.clientLayer({ url: database })), SqlClient.SqlClient)
+      const prepared = sql.unsafe<{ readonly name: string; readonly statement: string }>(
+        "SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'mailroom_%'")
+      // One transaction: every statement runs on its connection.
+      yield* sql.withTransaction(Effect.gen(function* () {
+        for (let i = 0; i < 300; i++) {
+          const rows = yield* sql.unsafe<{ readonly n: number }>(`SELECT $1::int + ${i} AS n`, [1])
+          expect(rows[0]!.n).toBe(i + 1)
+        }
+        const kept = yield* prepared
+        expect(kept).toHaveLength(256)
+        expect(kept.map((row) => row.statement).sort()).toEqual(
+          Array.from({ length: 256 }, (_, i) => `SELECT $1::int + ${i + 44} AS n`).sort())
+        // A text run again uses its statement: nothing is prepared anew.
+        const before = kept.find((row) => row.statement === "SELECT $1::int + 299 AS n")!.name
+        expect((yield* sql.unsafe<{ readonly n: number }>("SELECT $1::int + 299 AS n", [2]))[0]!.n).toBe(301)
+        const after = yield* prepared
+        expect(after).toHaveLength(256)
+        expect(after.find((row) => row.statement === "SELECT $1::int + 299 AS n")!.name).toBe(before)
+        // A text that fell out is prepared again under a new name, in place of the least recently used.
+        expect((yield* sql.unsafe<{ readonly n: number }>("SELECT $1::int + 0 AS n", [5]))[0]!.n).toBe(5)
+        const again = yield* prepared
+        expect(again).toHaveLength(256)
+        expect(again.map((row) => row.statement)).toContain("SELECT $1::int + 0 AS n")
+        expect(again.map((row) => row.statement)).not.toContain("SELECT $1::int + 44 AS n")
+      }))
     }).pipe(Effect.withTracerEnabled(false)), 30_000)
 
   // Migration 13: every delivery is updated when its attempt is recorded; on a full page the new row version went to

@@ -6,6 +6,6 @@ import { MailroomPostgres } from "../src/index.js"
 const url = await findTestPostgres()
 
 describe.skipIf(url === undefined)("postgres", () => {
-  // Spans off, as Mailroom runs by default.
+  // Spans off, as Mailroom runs by default: statements take the direct path (withDirectStatements).
   storeSuite("postgres", Layer.merge(MailroomPostgres.layer({ url: url! }), Layer.setTracerEnabled(false)))
 })
