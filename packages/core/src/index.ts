@@ -74,6 +74,7 @@ export type { IdKind } from "./domain/ids.js"
 export { importLimits, ImportField, ColumnMapping, ImportResult } from "./domain/csv-import.js"
 export { makeClaimWakeup, makeKeyedWakeSignals, makeKindWakeSignals, makeWakeSignal } from "./internal/wake-signal.js"
 export type { WakeSignal } from "./internal/wake-signal.js"
+export { makeRecentCache } from "./internal/recent-cache.js"
 export type {
   CsvSource, ImportRequest, ImportOptions, ImportRow, RowRejection, CsvFile, ColumnPlan, ImportPlan,
 } from "./domain/csv-import.js"
