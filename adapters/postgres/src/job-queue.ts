@@ -106,19 +106,21 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions, store?: SqlCl
       () => Effect.promise(() => boss.stop({ graceful: false, close: false, wait: true })),
     )
 
-    /** Runs `use` in a transaction on a connection of the queue's pool, begun with `durability`. */
+    /** Runs `use` in a transaction on a connection of the queue's pool, begun with `durability`. A transaction that
+     *  fails discards its connection, and Postgres rolls the transaction back as the connection closes: no ROLLBACK is
+     *  sent. After the database dropped the connection (a FATAL error), a ROLLBACK sent on it never settles, and the
+     *  settlement of a failed run (its retry) would wait forever, leaving the job to pg-boss's expiry. */
     const inPoolTransaction = async <A>(durability: Durability, use: (db: PgBoss.Db) => Promise<A>): Promise<A> => {
       const client = await pool.connect()
       try {
         await client.query(beginTransaction(durability))
         const answer = await use({ executeSql: (text, values) => client.query(text, values) })
         await client.query("COMMIT")
+        client.release()
         return answer
       } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined)
+        client.release(error instanceof Error ? error : new Error(String(error)))
         throw error
-      } finally {
-        client.release()
       }
     }
 

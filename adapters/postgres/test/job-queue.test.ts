@@ -4,6 +4,8 @@ import { CommitDurability, defineJob, JobQueue, type JobRun, Store } from "@mail
 import { findTestPostgres, jobQueueSuite, jobQueueWakeSuite } from "@mailroom/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, type Duration, Effect, Layer, Queue, Schema } from "effect"
+import { spawnSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { MailroomPostgres, PgBossJobQueue } from "../src/index.js"
 import { scratchDatabase } from "./scratch-database.js"
@@ -20,6 +22,20 @@ const connectTo = (database: string) =>
     }),
     (opened) => Effect.promise(() => opened.end()),
   )
+
+/** Terminates every connection of the queue's pool (application_name mailroom-jobs) to `database` and waits until they
+ *  are gone, from a process of its own: this process reads nothing meanwhile. */
+const dropQueueConnections = (database: string) => {
+  const script = `import pg from "pg"
+    const client = new pg.Client({ connectionString: process.env.DROP_DATABASE })
+    await client.connect()
+    await client.query("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'mailroom-jobs'")
+    await client.end()`
+  const dropped = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+    cwd: fileURLToPath(new URL("..", import.meta.url)), env: { ...process.env, DROP_DATABASE: database }, encoding: "utf8",
+  })
+  if (dropped.status !== 0) throw new Error(`dropping the connections failed: ${dropped.stderr}`)
+}
 
 describe.skipIf(url === undefined)("postgres", () => {
   jobQueueSuite("pg-boss", Layer.unwrapScoped(Effect.map(scratchDatabase(url!), (database) =>
@@ -96,6 +112,28 @@ describe.skipIf(url === undefined)("postgres", () => {
         const rows = yield* Effect.promise(() => client.query("SELECT data FROM pgboss.job WHERE name = 'test.in_store'"))
         expect(rows.rows).toEqual([{ data: { payload: { n: 1 } } }])
       })).pipe(Effect.provide(queueBeside(jobs, store)))
+    })), 60_000)
+
+  it.live("a failed run is retried after its delay when the database dropped the queue's connections just before its settlement, not left to pg-boss's expiry", () =>
+    Effect.scoped(Effect.gen(function* () {
+      const database = yield* scratchDatabase(url!)
+      // Its timeout keeps pg-boss's expiry (the timeout plus the margin) far past the 10 seconds the retry is given.
+      const dropped = defineJob("test.dropped", Schema.Struct({ n: Schema.Number }), { retry: { delays: ["1 second"] }, timeout: "30 seconds" })
+      yield* Effect.scoped(Effect.gen(function* () {
+        const queue = yield* JobQueue
+        const id = yield* queue.enqueue(dropped, { n: 1 })
+        const seen = yield* Queue.unbounded<JobRun>()
+        // The first run ends as the database drops every connection of the queue's pool: the drop is made by another
+        // process while this one waits (spawnSync), so that the settlement of the failed run takes a pooled connection
+        // before this process has read that it was dropped, as when a run fails on the first sign of an outage.
+        yield* queue.work(dropped, (_, run) => Effect.zipRight(
+          Queue.offer(seen, run),
+          run.attempt === 1 ? Effect.zipRight(Effect.sync(() => dropQueueConnections(database)), Effect.fail(new Error("fails"))) : Effect.void,
+        ))
+        expect(yield* Queue.take(seen).pipe(Effect.timeout("5 seconds"))).toMatchObject({ jobId: id, attempt: 1 })
+        // The retry is written on another connection, and runs after the policy's delay.
+        expect(yield* Queue.take(seen).pipe(Effect.timeout("10 seconds"))).toEqual({ jobId: id, attempt: 2, lastAttempt: true })
+      })).pipe(Effect.provide(queueBeside(database, database)))
     })), 60_000)
 
   it.live("retries come after each delay of the policy although pg-boss keeps one delay per job; each row carries its own attempt's delay and the attempts it has left, for a run cut short", () =>
