@@ -5,7 +5,8 @@ import { isIP } from "node:net"
 import { domainToASCII } from "node:url"
 import { Either, Schema } from "effect"
 import { parse } from "tldts"
-import type { AccountId } from "./account.js"
+import { type AccountId, type Plan, planLimits } from "./account.js"
+import { DomainLimitReached, PlanUpgradeRequired } from "../errors.js"
 
 export const DomainId = Schema.String.pipe(Schema.brand("DomainId"))
 export type DomainId = typeof DomainId.Type
@@ -189,4 +190,17 @@ export const failedByRecheck = (domain: Domain, now: Date): boolean => {
     return domain.failingSince !== null && now.getTime() - domain.failingSince.getTime() >= domainFailurePolicy.failingDays * day
   }
   return domain.status === "pending" && now.getTime() - domain.createdAt.getTime() >= domainFailurePolicy.pendingDays * day
+}
+
+/** Custom domains need the Starter plan or above. Spec: sending "What the service does" and "Limits". */
+export const checkDomainPlan = (plan: Plan): Either.Either<void, PlanUpgradeRequired> =>
+  planLimits[plan].customDomains === 0
+    ? Either.left(new PlanUpgradeRequired({ feature: "custom domains", plan, requiredPlan: "starter" }))
+    : Either.void
+
+/** Whether an account of the plan holding `count` domains may add one more (Starter 1, Micro 2, Pro 5, Scale 20). */
+export const checkDomainRoom = (plan: Plan, count: number): Either.Either<void, PlanUpgradeRequired | DomainLimitReached> => {
+  const limit = planLimits[plan].customDomains
+  return Either.flatMap(checkDomainPlan(plan), () =>
+    limit !== null && count >= limit ? Either.left(new DomainLimitReached({ plan, limit })) : Either.void)
 }

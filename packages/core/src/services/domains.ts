@@ -4,15 +4,15 @@
 import { generateKeyPair } from "node:crypto"
 import { promisify } from "node:util"
 import { Context, Effect, Either, Option } from "effect"
-import { type Account, type AccountId, planLimits } from "../domain/account.js"
+import type { Account, AccountId } from "../domain/account.js"
 import {
-  type CreateDomainInput, decideVerification, type DomainDkimKey, type Domain, type DomainId, domainLimits, type DomainQuery,
+  checkDomainPlan, checkDomainRoom, type CreateDomainInput, decideVerification, type DomainDkimKey, type Domain, type DomainId, domainLimits, type DomainQuery,
   type DomainRecordName, domainRecordNames, type DomainRecordStates, ownershipValue, parseHostname, pendingRecords,
   plainSpfValue, type RecordProblem, type RecordState, recordHost, recordValue, type VerificationFindings,
 } from "../domain/domain.js"
 import { checkDkim, checkDmarc, checkOwnership, checkSpf, doubledName, doubledNameProblem } from "../domain/dns-records.js"
 import {
-  DnsLookupFailed, DomainLimitReached, DomainNotFound, PlanUpgradeRequired, SenderDomainNotVerified, type StoreError,
+  DnsLookupFailed, DomainNotFound, SenderDomainNotVerified, type StoreError,
   ValidationFailed,
 } from "../errors.js"
 import { orFailWith } from "../internal/found.js"
@@ -155,10 +155,7 @@ export class Domains extends Effect.Service<Domains>()("@mailroom/core/Domains",
     /** POST /domains. The SPF value shown starts from the domain's existing SPF record when it has one (a failed lookup
      *  shows the plain record; verify shows the merged one once DNS answers). */
     const create = method("Domains.create")(function* (account: Account, input: CreateDomainInput) {
-      const limit = planLimits[account.plan].customDomains
-      if (limit === 0) {
-        return yield* Effect.fail(new PlanUpgradeRequired({ feature: "custom domains", plan: account.plan, requiredPlan: "starter" }))
-      }
+      yield* checkDomainPlan(account.plan)
       const parsed = parseHostname(input.hostname)
       if (Either.isLeft(parsed)) return yield* Effect.fail(new ValidationFailed({ field: "hostname", detail: `hostname ${parsed.left}` }))
       const hostname = parsed.right
@@ -189,9 +186,7 @@ export class Domains extends Effect.Service<Domains>()("@mailroom/core/Domains",
       }
       yield* store.transaction(Effect.gen(function* () {
         yield* store.accounts.lock(account.id)
-        if (limit !== null && (yield* store.domains.count(account.id)) >= limit) {
-          return yield* Effect.fail(new DomainLimitReached({ plan: account.plan, limit }))
-        }
+        yield* checkDomainRoom(account.plan, yield* store.domains.count(account.id))
         yield* store.domains.insert(domain)
       }))
       return yield* details(domain)
