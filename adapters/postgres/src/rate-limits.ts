@@ -51,8 +51,10 @@ const createTable = `CREATE UNLOGGED TABLE IF NOT EXISTS ${rateLimitTable} (
   expire bigint
 )`
 
-/** Two sessions creating the table at once: one of them fails on the catalog's unique index (23505). */
-const isConcurrentCreate = (error: unknown) => (error as { code?: unknown } | null)?.code === "23505"
+/** Sessions creating the table at once: the losers fail on a catalog's unique index (23505), on the primary key's
+ *  name (42710) or on the table's (42P07), once the winner has committed. The table then exists. */
+const concurrentCreateCodes: ReadonlySet<unknown> = new Set(["23505", "42710", "42P07"])
+const isConcurrentCreate = (error: unknown) => concurrentCreateCodes.has((error as { code?: unknown } | null)?.code)
 
 /** A RateLimiterPostgres whose counts wait for the table. Mailroom counts with `consume` and reads with `get`. */
 class SharedLimiter extends RateLimiterPostgres {

@@ -56,4 +56,18 @@ describe.skipIf(serverUrl === undefined)("postgresRateLimitStore", () => {
       await client.end()
     }
   })
+
+  it("stores that make the table at the same moment all count: losing the race to create it is not an error", async () => {
+    // Each round, eight stores on a fresh database count at once, so that their CREATE TABLE statements race; the
+    // losers meet the catalog's unique indexes (23505, 42710) and must go on counting.
+    for (let round = 0; round < 5; round++) {
+      const { url, drop } = await scratchPostgres(serverUrl!)
+      cleanups.push(drop)
+      const stores = Array.from({ length: 8 }, () => postgresRateLimitStore({ url }))
+      cleanups.push(async () => { for (const store of stores) await store.close() })
+      const spec = { keyPrefix: "mailroom:race", points: 100, duration: 60 }
+      const answers = await Promise.all(stores.map((store) => allowed(store.limiter(spec).consume("key"))))
+      expect(answers).toEqual(Array.from({ length: 8 }, () => true))
+    }
+  })
 })
