@@ -3,7 +3,7 @@
  *  exactly one minute later (deferralDelays), when the relay accepts it. */
 import { describe, expect, it } from "@effect/vitest"
 import { Accounts, Background, IdsLive, JobQueue, Store, servicesLayer } from "@mailroom/core"
-import { makeCaptureMailer, sendBodyTo, storeAcceptedMessage } from "@mailroom/testing"
+import { makeCaptureMailer, sendBodyTo, storeAcceptedMessage, testTemplateEngine } from "@mailroom/testing"
 import { Effect, Layer, Option, TestClock } from "effect"
 import { makeMemoryJobQueue, MemoryStore } from "../src/index.js"
 
@@ -14,7 +14,7 @@ describe("message delivery on the in-process queue under TestClock", () => {
   it.scoped("a deferred recipient is tried again after one minute, not before, and is delivered", () =>
     Effect.gen(function* () {
       const mailer = makeCaptureMailer()
-      const base = Layer.fresh(servicesLayer).pipe(Layer.provideMerge(Layer.mergeAll(MemoryStore.layer, IdsLive)))
+      const base = Layer.fresh(servicesLayer).pipe(Layer.provideMerge(Layer.mergeAll(MemoryStore.layer, IdsLive, testTemplateEngine)))
       const context = yield* Layer.build(Layer.mergeAll(base, mailer.layer))
       yield* Effect.gen(function* () {
         const { queue } = yield* makeMemoryJobQueue()

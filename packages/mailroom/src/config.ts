@@ -3,6 +3,7 @@
  *  proxies) join them in create-mailroom.ts, the one module of the facade that builds on @mailroom/http. */
 import type { DeliveryOptions, Ids, Mailer, Store } from "@mailroom/core"
 import type { NodeDnsOptions } from "@mailroom/net"
+import type { TemplateEngineOptions } from "@mailroom/templates"
 import type { Layer } from "effect"
 
 export interface MailroomSettings {
@@ -49,6 +50,9 @@ export interface MailroomSettings {
    *  `"verified-only"` (a send from a domain that is not a verified domain of the account answers 403
    *  SENDER_DOMAIN_NOT_VERIFIED). See docs/domains.md. */
   readonly senderPolicy?: "allow-unverified" | "verified-only"
+  /** The template engine's tuning: how many compiled releases to keep (`cacheSize`, default 1 000) and the MJML
+   *  limits (`mjml.deadlineMs`, default 5 000). See docs/templates.md, "The engine". */
+  readonly templates?: TemplateEngineOptions
   /** Relaxes the webhook URL rules (http://, private addresses) for local development only. */
   readonly unsafeAllowPrivateUrls?: boolean
   readonly logLevel?: "debug" | "info" | "warn" | "error"

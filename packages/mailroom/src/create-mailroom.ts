@@ -2,6 +2,7 @@
  *  a web-standard `fetch`, Promise methods and the layer for Effect code. */
 import {
   AccountsConfig, Background, DomainsConfig, defaultConfirmationFrom, defaultDeliveryConcurrency, DeliveryConfig, IdsLive, type JobQueue, LinksConfig, servicesLayer,
+  type TemplateEngine,
   strictUrlRules, SubscriptionsConfig, Tracing, WebhooksConfig,
 } from "@mailroom/core"
 import {
@@ -9,6 +10,7 @@ import {
 } from "@mailroom/http"
 import { NodeDns, parseDnsServers, TurnstileChallenge, type TurnstileOptions, UndiciTransport } from "@mailroom/net"
 import { postgresRateLimitStore } from "@mailroom/postgres/rate-limits"
+import { templateEngineLayer } from "@mailroom/templates"
 import type { PageTheme } from "@mailroom/http"
 import type { IncomingMessage } from "node:http"
 import { Cause, Duration, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime, Scope } from "effect"
@@ -23,9 +25,9 @@ import { makeSubscriptionsApi, type SubscriptionsApi } from "./subscriptions-api
 
 export type { FetchOptions, TrustProxy }
 
-/** What Mailroom's runtime provides: every service (Background among them), the Store, Ids, the Mailer and the
- *  backend's JobQueue. */
-export type MailroomContext = HttpServices | JobQueue
+/** What Mailroom's runtime provides: every service (Background among them), the Store, Ids, the Mailer, the
+ *  backend's JobQueue and the TemplateEngine. */
+export type MailroomContext = HttpServices | JobQueue | TemplateEngine
 
 /** The configuration of createMailroom: the settings of config.ts and the HTTP layer's own options (request rates,
  *  trusted proxies). */
@@ -108,6 +110,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
         confirmation: config.confirmation ?? "link",
       }),
       Layer.succeed(DeliveryConfig, config.delivery ?? {}),
+      templateEngineLayer(config.templates),
       Layer.succeed(DomainsConfig, {
         spfInclude: config.spfInclude, dmarcReportAddress: config.dmarcReportAddress, senderPolicy: config.senderPolicy,
       }),

@@ -8,7 +8,7 @@ import {
 } from "@mailroom/core"
 import { MemoryJobQueue, MemoryStore } from "@mailroom/memory"
 import { UndiciTransport } from "@mailroom/net"
-import { makeCaptureMailer, makeEvent, startWebhookReceiver } from "@mailroom/testing"
+import { makeCaptureMailer, makeEvent, startWebhookReceiver, testTemplateEngine } from "@mailroom/testing"
 import { Clock, Duration, Effect, Exit, Layer, Option, Scope, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 
@@ -23,6 +23,7 @@ const layer = Layer.fresh(servicesLayer).pipe(Layer.provideMerge(Layer.mergeAll(
   MemoryJobQueue.layer().pipe(Layer.provide(IdsLive)),
   IdsLive,
   mailer.layer,
+  testTemplateEngine,
   UndiciTransport.layer(),
   Layer.succeed(WebhooksConfig, { urlRules: { allowPrivate: true } }),
   // The scheduled-send task looks every second; over the hours this test skips, TestClock would run it thousands of

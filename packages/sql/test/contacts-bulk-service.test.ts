@@ -3,14 +3,14 @@
  *  addresses already taken, so that only new ACTIVE contacts use up its room. */
 import { expect, layer } from "@effect/vitest"
 import { Accounts, Contacts, IdsLive, servicesLayer } from "@mailroom/core"
-import { makeCaptureMailer, uniqueText } from "@mailroom/testing"
+import { makeCaptureMailer, testTemplateEngine, uniqueText } from "@mailroom/testing"
 import { Effect, Layer } from "effect"
 import { backends, recordStatements, touching } from "./support.js"
 
 const people = (count: number) => Array.from({ length: count }, () => ({ email: `${uniqueText("b")}@example.com` }))
 
 for (const backend of backends) {
-  const services = Layer.provideMerge(servicesLayer, Layer.mergeAll(backend.layer, IdsLive, makeCaptureMailer().layer))
+  const services = Layer.provideMerge(servicesLayer, Layer.mergeAll(backend.layer, IdsLive, makeCaptureMailer().layer, testTemplateEngine))
   layer(services, { timeout: "60 seconds" })(`bulk create on sets (${backend.name})`, (it) => {
     it.effect("1,000 contacts on a plan without a cap are one INSERT, with no read before it", () =>
       Effect.gen(function* () {

@@ -3,12 +3,12 @@
  *  inserted, every membership in one upsert, every event in one insert), never one per list. */
 import { expect, layer } from "@effect/vitest"
 import { Accounts, IdsLive, Lists, servicesLayer, Subscriptions } from "@mailroom/core"
-import { makeCaptureMailer, uniqueText } from "@mailroom/testing"
+import { makeCaptureMailer, testTemplateEngine, uniqueText } from "@mailroom/testing"
 import { Effect, Layer } from "effect"
 import { backends, recordStatements, touching } from "./support.js"
 
 for (const backend of backends) {
-  const services = Layer.provideMerge(servicesLayer, Layer.mergeAll(backend.layer, IdsLive, makeCaptureMailer().layer))
+  const services = Layer.provideMerge(servicesLayer, Layer.mergeAll(backend.layer, IdsLive, makeCaptureMailer().layer, testTemplateEngine))
   layer(services, { timeout: "60 seconds" })(`subscribe on sets (${backend.name})`, (it) => {
     it.effect("a new address into two lists, or five, is four statements", () =>
       Effect.gen(function* () {

@@ -2,7 +2,7 @@
  *  query (the contacts store's findAddress, as subscribe does), never one statement each. */
 import { expect, layer } from "@effect/vitest"
 import { Accounts, IdsLive, Lists, servicesLayer, Subscriptions } from "@mailroom/core"
-import { makeCaptureMailer, uniqueText } from "@mailroom/testing"
+import { makeCaptureMailer, testTemplateEngine, uniqueText } from "@mailroom/testing"
 import { Effect, Layer } from "effect"
 import { backends, recordStatements, touching } from "./support.js"
 
@@ -10,7 +10,7 @@ import { backends, recordStatements, touching } from "./support.js"
 const addressReads = (statements: ReadonlyArray<string>) => statements.filter((statement) => /LEFT JOIN suppressions s\b/.test(statement))
 
 for (const backend of backends) {
-  const services = Layer.provideMerge(servicesLayer, Layer.mergeAll(backend.layer, IdsLive, makeCaptureMailer().layer))
+  const services = Layer.provideMerge(servicesLayer, Layer.mergeAll(backend.layer, IdsLive, makeCaptureMailer().layer, testTemplateEngine))
   layer(services, { timeout: "60 seconds" })(`unsubscribe and PATCH read the address once (${backend.name})`, (it) => {
     it.effect("unsubscribe scope all and PATCH (joining a list, or unsubscribeAll) read the address in one statement", () =>
       Effect.gen(function* () {

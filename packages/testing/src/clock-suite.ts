@@ -7,6 +7,7 @@ import {
 } from "@mailroom/core"
 import { Effect, Layer, Option, TestClock } from "effect"
 import { email } from "./list-suite/support.js"
+import { testTemplateEngine } from "./template-engine.js"
 
 const randomStart = () => Number(crypto.getRandomValues(new Uint32Array(1))[0]) * 1000
 
@@ -24,7 +25,7 @@ const contactIds = (contact: Contact) =>
 
 export const clockSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>) =>
   // The counter starts at a random place: a Postgres test database keeps the rows of earlier runs.
-  it.layer(Layer.provideMerge(servicesLayer, Layer.merge(storeLayer, IdsSequential(randomStart()))), { timeout: "60 seconds" })(
+  it.layer(Layer.provideMerge(servicesLayer, Layer.mergeAll(storeLayer, IdsSequential(randomStart()), testTemplateEngine)), { timeout: "60 seconds" })(
     `Time and ids under TestClock (${backend})`,
     (it) => {
       it.effect("every timestamp and id time part written is the TestClock's time", () =>

@@ -9,10 +9,11 @@ import { suppressionTopicServiceTests } from "./consent-suite/service-suppressio
 import { storeConsentTests } from "./consent-suite/store-consent.js"
 import { tokenInputTests } from "./consent-suite/token-input.js"
 import { tokenTests } from "./consent-suite/tokens.js"
+import { testTemplateEngine } from "./template-engine.js"
 
 /** Declares the suite for `backend` (a name for the report) over one shared instance of `storeLayer`. */
 export const consentSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>) =>
-  it.layer(Layer.provideMerge(servicesLayer, Layer.merge(storeLayer, IdsLive)), { timeout: "60 seconds" })(
+  it.layer(Layer.provideMerge(servicesLayer, Layer.mergeAll(storeLayer, IdsLive, testTemplateEngine)), { timeout: "60 seconds" })(
     `Consent (${backend})`,
     (it) => {
       storeConsentTests(it)

@@ -6,6 +6,7 @@ import {
 } from "@mailroom/core"
 import { Chunk, Clock, Deferred, Effect, Fiber, Layer, Schema, Stream } from "effect"
 import { someSerialOrderAllows } from "./serial-history.js"
+import { testTemplateEngine } from "./template-engine.js"
 
 const email = (address: string) => Schema.decodeSync(EmailAddress)(address)
 const input = (address: string, extra: Omit<CreateContactInput, "email"> = {}): CreateContactInput => ({ email: email(address), ...extra })
@@ -17,7 +18,7 @@ const freshAccount = (plan: Plan = "pro") =>
   Effect.flatMap(Accounts, (accounts) => accounts.create({ name: "suite", plan })).pipe(Effect.map(({ account }) => account))
 
 export const contactsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>) =>
-  it.layer(Layer.provideMerge(servicesLayer, Layer.merge(storeLayer, IdsLive)), { timeout: "60 seconds" })(
+  it.layer(Layer.provideMerge(servicesLayer, Layer.mergeAll(storeLayer, IdsLive, testTemplateEngine)), { timeout: "60 seconds" })(
     `Contacts service (${backend})`,
     (it) => {
       it.effect("a revoked key and a changed plan take effect at once, even right after a cached lookup", () =>

@@ -14,6 +14,7 @@ import { Effect, Either, Layer, Option } from "effect"
 import { sendBodyTo, storeAcceptedMessage } from "./accepted-message.js"
 import { type CaptureAnswer, makeCaptureMailer } from "./capture-mailer.js"
 import { makeContact } from "./fixtures.js"
+import { testTemplateEngine } from "./template-engine.js"
 
 interface Enqueued {
   readonly name: string
@@ -45,7 +46,7 @@ export const deliverySuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
       },
     }))).pipe(Layer.provide(storeLayer))
     const layer = Layer.mergeAll(
-      Layer.fresh(servicesLayer).pipe(Layer.provideMerge(Layer.mergeAll(faultyStore, IdsLive))),
+      Layer.fresh(servicesLayer).pipe(Layer.provideMerge(Layer.mergeAll(faultyStore, IdsLive, testTemplateEngine))),
       queue,
       mailer.layer,
       Layer.succeed(DeliveryConfig, { dkimKeys: [dkimKey], envelopeFrom: "bounces@mail.example.com" }),

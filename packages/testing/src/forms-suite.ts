@@ -7,6 +7,7 @@ import {
 } from "@mailroom/core"
 import { Effect, Either, Layer, Option, Schema } from "effect"
 import { fixtureTime, makeAccount, uniqueText } from "./fixtures.js"
+import { testTemplateEngine } from "./template-engine.js"
 
 const makeForm = (overrides: Partial<Form> & Pick<Form, "accountId">): Form => ({
   id: uniqueText("frm") as FormId,
@@ -36,7 +37,7 @@ const decodeCreate = Schema.decodeUnknownEither(CreateFormInput)
 const decodeUpdate = Schema.decodeUnknownEither(UpdateFormInput)
 
 export const formsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>) =>
-  it.layer(Layer.provideMerge(servicesLayer, Layer.merge(storeLayer, IdsLive)), { timeout: "60 seconds" })(
+  it.layer(Layer.provideMerge(servicesLayer, Layer.mergeAll(storeLayer, IdsLive, testTemplateEngine)), { timeout: "60 seconds" })(
     `Forms (${backend})`,
     (it) => {
       describe("Store.forms", () => {

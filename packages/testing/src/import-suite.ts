@@ -7,6 +7,7 @@ import {
 } from "@mailroom/core"
 import { Effect, Layer, Option, TestClock } from "effect"
 import { fixtureTime, makeContact, uniqueText, makeMembers } from "./fixtures.js"
+import { testTemplateEngine } from "./template-engine.js"
 
 const mappings = JSON.stringify([
   { csvColumn: "Email", field: "email" },
@@ -68,7 +69,7 @@ const isMember = (account: Account, list: ContactList, contact: Contact) =>
   )
 
 export const importSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>) =>
-  it.layer(Layer.provideMerge(servicesLayer, Layer.merge(storeLayer, IdsLive)), { timeout: "60 seconds" })(
+  it.layer(Layer.provideMerge(servicesLayer, Layer.mergeAll(storeLayer, IdsLive, testTemplateEngine)), { timeout: "60 seconds" })(
     `CSV import (${backend})`,
     (it) => {
       it.effect("new addresses become ACTIVE contacts from CSV_IMPORT with consent source import, recorded now", () =>

@@ -6,6 +6,7 @@ import {
   type Account, Accounts, Contacts, IdsLive, Lists, type MailroomError, servicesLayer, type Store,
 } from "@mailroom/core"
 import { Effect, Layer, Stream } from "effect"
+import { testTemplateEngine } from "./template-engine.js"
 
 const long = (length: number) => "x".repeat(length)
 const lone = "Ad\ud800a"
@@ -67,7 +68,7 @@ const refusals: ReadonlyArray<readonly [string, string | undefined, (account: Ac
 ]
 
 export const limitsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>) =>
-  it.layer(Layer.provideMerge(servicesLayer, Layer.merge(storeLayer, IdsLive)), { timeout: "60 seconds" })(
+  it.layer(Layer.provideMerge(servicesLayer, Layer.mergeAll(storeLayer, IdsLive, testTemplateEngine)), { timeout: "60 seconds" })(
     `Limits enforced by the services (${backend})`,
     (it) => {
       for (const [name, field, call] of refusals) {

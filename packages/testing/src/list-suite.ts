@@ -8,10 +8,11 @@ import { segmentTests } from "./list-suite/segments.js"
 import { serviceTests } from "./list-suite/service.js"
 import { storeListTests } from "./list-suite/store-lists.js"
 import { storeMemberTests } from "./list-suite/store-members.js"
+import { testTemplateEngine } from "./template-engine.js"
 
 /** Declares the suite for `backend` (a name for the report) over one shared instance of `storeLayer`. */
 export const listSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>) =>
-  it.layer(Layer.provideMerge(servicesLayer, Layer.merge(storeLayer, IdsLive)), { timeout: "60 seconds" })(
+  it.layer(Layer.provideMerge(servicesLayer, Layer.mergeAll(storeLayer, IdsLive, testTemplateEngine)), { timeout: "60 seconds" })(
     `Lists (${backend})`,
     (it) => {
       storeListTests(it)

@@ -9,6 +9,7 @@ import {
   servicesLayer, Store, Suppressions, Topics, webhookEnvelope,
 } from "@mailroom/core"
 import { Effect, Exit, Layer, Scope, TestClock, TestServices } from "effect"
+import { testTemplateEngine } from "./template-engine.js"
 
 /** Eligibility queries made through the Store, counted across the suite (each test reads the difference). */
 let eligibilityQueries = 0
@@ -73,7 +74,7 @@ const suppress = (account: Account, email: string, reason: "Bounce" | "Complaint
   Effect.flatMap(Suppressions, (s) => s.add(account, { email: email as EmailAddress, reason }))
 
 export const sendingAcceptSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>) =>
-  it.layer(Layer.provideMerge(servicesLayer, Layer.mergeAll(countingStore(storeLayer), IdsLive, noJobs)), { timeout: "60 seconds" })(
+  it.layer(Layer.provideMerge(servicesLayer, Layer.mergeAll(countingStore(storeLayer), IdsLive, noJobs, testTemplateEngine)), { timeout: "60 seconds" })(
     `Sending acceptance (${backend})`,
     (it) => {
       it.effect("a send is queued with one email.queued per distinct recipient; a copy differing in case is dropped", () =>

@@ -5,6 +5,7 @@ import {
   Accounts, Idempotency, IdsLive, type Plan, Quota, requestFingerprint, servicesLayer, Store,
 } from "@mailroom/core"
 import { Effect, Layer, Ref, TestClock } from "effect"
+import { testTemplateEngine } from "./template-engine.js"
 
 const freshAccount = (plan: Plan) =>
   Effect.flatMap(Accounts, (accounts) => accounts.create({ name: "sending suite", plan })).pipe(Effect.map(({ account }) => account))
@@ -13,7 +14,7 @@ const freshAccount = (plan: Plan) =>
 const setNow = (iso: string) => TestClock.setTime(new Date(iso).getTime())
 
 export const sendingSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>) =>
-  it.layer(Layer.provideMerge(servicesLayer, Layer.merge(storeLayer, IdsLive)), { timeout: "60 seconds" })(
+  it.layer(Layer.provideMerge(servicesLayer, Layer.mergeAll(storeLayer, IdsLive, testTemplateEngine)), { timeout: "60 seconds" })(
     `Sending services (${backend})`,
     (it) => {
       it.effect.each([

@@ -9,6 +9,7 @@ import {
 import { Effect, Layer, Option, TestClock } from "effect"
 import { makeCaptureMailer } from "./capture-mailer.js"
 import { uniqueText } from "./fixtures.js"
+import { testTemplateEngine } from "./template-engine.js"
 
 const someone = () => `${uniqueText("sub")}@example.com` as EmailAddress
 
@@ -65,7 +66,7 @@ const linkIn = (text: string | undefined) => {
 /** Declares the suite for `backend` over one shared instance of `storeLayer`. */
 export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>) => {
   const mailer = makeCaptureMailer()
-  const layer = Layer.provideMerge(servicesLayer, Layer.mergeAll(storeLayer, IdsLive)).pipe(Layer.provideMerge(mailer.layer))
+  const layer = Layer.provideMerge(servicesLayer, Layer.mergeAll(storeLayer, IdsLive, testTemplateEngine)).pipe(Layer.provideMerge(mailer.layer))
   const lastMailTo = (email: string) => mailer.sentTo(email).at(-1)
 
   vitestIt.layer(layer, { timeout: "60 seconds" })(`Subscriptions (${backend})`, (it) => {

@@ -13,6 +13,7 @@ import { Webhook } from "standardwebhooks"
 import { makeCaptureMailer } from "./capture-mailer.js"
 import { makeEvent, uniqueText } from "./fixtures.js"
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js"
+import { testTemplateEngine } from "./template-engine.js"
 
 interface Enqueued {
   readonly name: string
@@ -46,7 +47,7 @@ export const webhookDeliverySuite = <E>(
     const mailer = makeCaptureMailer()
     // Fresh: layers of one test file share a memo map, and the services must sit over this suite's store.
     const layer = Layer.mergeAll(
-      Layer.fresh(servicesLayer).pipe(Layer.provideMerge(Layer.mergeAll(storeLayer, IdsLive))),
+      Layer.fresh(servicesLayer).pipe(Layer.provideMerge(Layer.mergeAll(storeLayer, IdsLive, testTemplateEngine))),
       queue,
       mailer.layer,
       transport,
