@@ -8,7 +8,7 @@ import { Effect, Layer } from "effect"
 import { contentOnly, errorLine, parseTemplate, templateFacts } from "./handlebars-ast.js"
 import { checkMarkup } from "./markup-check.js"
 import { makeMjmlCompiler, type MjmlOptions } from "./mjml-compiler.js"
-import { makeRenderer, type RendererOptions } from "./renderer.js"
+import { checkCompiles, makeRenderer, type RendererOptions } from "./renderer.js"
 import { pipelineNames } from "./variables.js"
 
 export interface TemplateEngineOptions extends RendererOptions {
@@ -19,10 +19,14 @@ type Part = "subject" | "html" | "text"
 
 const firstLine = (error: unknown) => String(error instanceof Error ? error.message : error).split("\n")[0]!
 
-/** Parses one part as Handlebars, or fails naming the part and line. */
+/** Parses and compiles one part as Handlebars, or fails naming the part and line. */
 const parsePart = (source: string, field: Part) =>
   Effect.try({
-    try: () => parseTemplate(source),
+    try: () => {
+      const program = parseTemplate(source)
+      checkCompiles(source, field !== "html")
+      return program
+    },
     catch: (error) => new InvalidTemplateSyntax({ field, line: errorLine(error), detail: `is not a valid template: ${firstLine(error)}` }),
   })
 

@@ -36,6 +36,12 @@ interface Compiled {
 
 const firstLine = (error: unknown) => String(error instanceof Error ? error.message : error).split("\n")[0]!
 
+/** Runs the whole compiler over a part now (compile is lazy), so that an unknown helper or a malformed block is
+ *  reported when the draft is saved rather than when it is sent. Throws Handlebars' error. */
+export const checkCompiles = (source: string, noEscape: boolean): void => {
+  engine.precompile(source, { ...compileOptions, noEscape })
+}
+
 const compilePart = (source: string, noEscape: boolean): Template => {
   const template = engine.compile(source, { ...compileOptions, noEscape })
   return (context) => template(context, runtimeOptions)

@@ -141,6 +141,12 @@ describe("the markup corpus", () => {
     expect(result.left.line).toBeGreaterThan(0)
   })
 
+  it("refuses a helper that is not built in when the draft is saved, naming the part and line", async () => {
+    const result = await Effect.runPromise(Effect.either(engine.prepare({ format: "html", subject: "s", html: "<p>\n{{shout name}}</p>", text: null })))
+    if (result._tag !== "Left" || result.left._tag !== "InvalidTemplateSyntax") throw new Error("expected a refusal")
+    expect(result.left.message).toBe("html (line 2): is not a valid template: You specified knownHelpersOnly, but used the unknown helper shout - 2:0")
+  })
+
   it("lists the variables the template reads, case-sensitive, without the pipeline's", async () => {
     const source: TemplateSource = {
       format: "html",
