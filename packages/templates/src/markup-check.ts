@@ -131,3 +131,22 @@ export const checkMarkup = (source: string, text: string = source, at: PositionM
   scan({ text, at, base: 0, pathPrefix: [] })
   return findings
 }
+
+/** The values that decide where a link goes: URL attributes of `html` whose value starts with a `{{…}}` expression
+ *  (`href="{{order_url}}"`), as the expression's source. Escaping a value does not stop a `javascript:` URL there, so
+ *  render checks these values as the save checks written URLs. */
+export const urlExpressions = (html: string): Array<string> => {
+  const found = new Set<string>()
+  const parser = new Parser({
+    onopentag(_name, attributes) {
+      for (const [attribute, value] of Object.entries(attributes)) {
+        if (!(urlAttributes.has(attribute) || attribute.endsWith(":href"))) continue
+        const start = value.trimStart()
+        if (start.startsWith("{{")) found.add(start)
+      }
+    },
+  }, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true })
+  parser.write(html)
+  parser.end()
+  return [...found]
+}

@@ -9,6 +9,7 @@ import { Either } from "effect"
 import Handlebars from "handlebars"
 import { makeBoundedCache } from "./compiled-cache.js"
 import { parseTemplate, type Placeholder, templateFacts } from "./handlebars-ast.js"
+import { urlExpressions, urlProblem } from "./markup-check.js"
 import { renderContext, withLiterals } from "./variables.js"
 
 /** Mailroom's own Handlebars environment, apart from the global one a host may use: no helpers or partials are
@@ -32,6 +33,31 @@ interface Compiled {
   readonly parts: { readonly subject: Template; readonly html: Template; readonly text: Template | undefined }
   readonly rootNames: ReadonlyArray<string>
   readonly placeholders: ReadonlyArray<Placeholder>
+  /** Paths of the variables that start a URL attribute of the html (`href="{{order_url}}"`). */
+  readonly urlPaths: ReadonlyArray<ReadonlyArray<string>>
+}
+
+/** The root-context path of the expression an attribute value starts with (`{{order.url}}…` gives order, url). */
+const leadingPath = (value: string): ReadonlyArray<string> | undefined => {
+  try {
+    const first = parseTemplate(value).body[0]
+    if (first?.type !== "MustacheStatement") return undefined
+    const path = (first as hbs.AST.MustacheStatement).path
+    return path.type === "PathExpression" && !(path as hbs.AST.PathExpression).data && (path as hbs.AST.PathExpression).depth === 0
+      ? (path as hbs.AST.PathExpression).parts
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const valueAt = (context: Readonly<Record<string, unknown>>, parts: ReadonlyArray<string>): unknown => {
+  let value: unknown = context
+  for (const part of parts) {
+    if (typeof value !== "object" || value === null || !Object.prototype.hasOwnProperty.call(value, part)) return undefined
+    value = (value as Record<string, unknown>)[part]
+  }
+  return value
 }
 
 const firstLine = (error: unknown) => String(error instanceof Error ? error.message : error).split("\n")[0]!
@@ -86,6 +112,10 @@ export const makeRenderer = (options: RendererOptions = {}): Renderer => {
           },
           rootNames: [...new Set(facts.flatMap((f) => f.rootNames))],
           placeholders: facts.flatMap((f) => f.placeholders),
+          urlPaths: urlExpressions(release.html).flatMap((value) => {
+            const path = leadingPath(value)
+            return path === undefined ? [] : [path]
+          }),
         }
         compilations++
         cache.set(release.cacheKey, compiled)
@@ -106,6 +136,16 @@ export const makeRenderer = (options: RendererOptions = {}): Renderer => {
     Either.gen(function* () {
       const compiled = yield* compile(release)
       const base = yield* renderContext(values, renderOptions, compiled.rootNames)
+      for (const parts of compiled.urlPaths) {
+        const value = valueAt(base, parts)
+        const problem = typeof value === "string" ? urlProblem(value) : undefined
+        if (problem !== undefined) {
+          return yield* Either.left(new ValidationFailed({
+            field: `variables.${parts.join(".")}`,
+            detail: `is ${problem}; a link in a template must be an http, https or mailto URL`,
+          }))
+        }
+      }
       const context = renderOptions.mode === "legacy"
         ? withLiterals(base, compiled.placeholders, (text) => new engine.SafeString(text))
         : base

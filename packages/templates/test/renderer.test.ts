@@ -95,6 +95,26 @@ describe("prototype access", () => {
   })
 })
 
+describe("links made from values", () => {
+  const content = release({ html: "<a href=\"{{order_url}}\">order</a> <img src=\" {{theme.logo}}\"> <a href=\"https://x/{{path}}\">p</a>" })
+
+  it.each(["javascript:alert(1)", "  JaVa\tScRiPt:alert(1)", "vbscript:x", "data:text/html,<script>x</script>"])(
+    "refuses %j where a value starts a link, in every mode", (value) => {
+      for (const mode of ["lenient", "strict", "legacy"] as const) {
+        const error = failure(content, { variables: { order_url: value, path: "p" } }, { mode, declared: { order_url: {}, path: {} } })
+        expect(error._tag).toBe("ValidationFailed")
+        expect(error.message).toMatch(/^variables\.order_url: is a .* URL.*; a link in a template must be an http, https or mailto URL$/)
+      }
+      const brand = failure(content, { variables: { order_url: "https://ok" }, theme: { logo: value } }, lenient)
+      expect(brand.message).toMatch(/^variables\.theme\.logo: /)
+    })
+
+  it("renders web and mail links, and a value inside a link that does not start it", () => {
+    const out = rendered(content, { variables: { order_url: "https://shop.example/o/1?a=1&b=2", path: "javascript:x" }, theme: { logo: "https://cdn/l.png" } })
+    expect(out.html).toBe("<a href=\"https://shop.example/o/1?a&#x3D;1&amp;b&#x3D;2\">order</a> <img src=\" https://cdn/l.png\"> <a href=\"https://x/javascript:x\">p</a>")
+  })
+})
+
 describe("lenient mode (account templates)", () => {
   it("renders a missing variable empty and ignores an extra one", () => {
     const out = rendered(release({ html: "<p>{{first_name}}|{{order.id}}</p>" }), { variables: { extra: "x" } })

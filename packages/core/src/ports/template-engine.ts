@@ -88,7 +88,8 @@ export interface RenderedTemplate {
 export type TemplateSourceError =
   | UnsafeTemplateMarkup | InvalidTemplateSyntax | MjmlCompileTimedOut | PayloadTooLarge | CompiledTemplateTooLarge
 
-/** The refusals of `render`. ValidationFailed: a part failed at run time (a block helper given the wrong shape). */
+/** The refusals of `render`. ValidationFailed: a value that starts a URL attribute (`href="{{url}}"`) is a
+ *  `javascript:` (or other unsafe) URL, field `variables.<name>`; or a part failed at run time. */
 export type TemplateRenderError =
   | MissingTemplateVariables | UnknownTemplateVariables | MistypedTemplateVariables | ValidationFailed
 
@@ -108,7 +109,8 @@ export interface TemplateEngineService {
    *  per send. Values are escaped in the html and kept as they are in the subject and text; names are case-sensitive.
    *  Strict mode fails with MissingTemplateVariables naming every absent required variable, UnknownTemplateVariables
    *  naming every undeclared one, and MistypedTemplateVariables naming each value of the wrong type; the other modes
-   *  never fail on variables. Prototype properties (`constructor`, `__proto__`) never resolve. */
+   *  never fail on missing or extra variables. In every mode a value starting a URL attribute of the html must not be
+   *  an unsafe URL (ValidationFailed naming it). Prototype properties (`constructor`, `__proto__`) never resolve. */
   readonly render: (
     release: ReleaseContent,
     values: RenderValues,
