@@ -21,7 +21,7 @@ const product = (i) => `
       </mj-column>
     </mj-section>`
 
-/** A receipt: head with styles, a header, six product rows, totals, a button and a footer; about 100 lines. */
+/** A receipt: head with styles, a header, eight product rows, totals, a button and a footer; about 100 lines. */
 export const receipt = `<mjml>
   <mj-head>
     <mj-title>Your receipt</mj-title>
@@ -44,7 +44,7 @@ export const receipt = `<mjml>
         <mj-text font-size="22px">Thanks, {{first_name}}!</mj-text>
         <mj-text>Your order {{order_id}} is confirmed.{{#if gift}} It is wrapped as a gift.{{/if}}</mj-text>
       </mj-column>
-    </mj-section>${[0, 1, 2, 3, 4, 5].map(product).join("")}
+    </mj-section>${[0, 1, 2, 3, 4, 5, 6, 7].map(product).join("")}
     <mj-section background-color="#ffffff" padding="16px 24px">
       <mj-column>
         <mj-table css-class="total">
@@ -79,7 +79,7 @@ export const run = async () => {
     const source = { format: "mjml", subject: "Your receipt {{order_id}}", html: receipt, text: null }
     const prepare = () => mailroom.runtime.runPromise(Effect.flatMap(TemplateEngine, (engine) => engine.prepare(source)))
     const mjml2html = createRequire(import.meta.url)("mjml")
-    const alone = () => mjml2html(receipt, { validationLevel: "strict", ignoreIncludes: true })
+    const alone = () => mjml2html(receipt, { validationLevel: "soft", ignoreIncludes: true })
     for (let i = 0; i < warmups; i++) {
       await prepare()
       await alone()

@@ -33,10 +33,17 @@ const mjml2html = typeof loaded === "function" ? loaded : loaded.default
 parentPort.postMessage({ type: "ready" })
 parentPort.on("message", async ({ source, outputBytes }) => {
   try {
+    // Validated "soft" and judged here: MJML cannot type an attribute whose value is a template expression
+    // (background-color="{{theme.colors.primary}}"), and strict validation would refuse every such template.
     const result = await mjml2html(source, {
-      validationLevel: "strict", ignoreIncludes: true, useMjmlConfigOptions: false, keepComments: true,
+      validationLevel: "soft", ignoreIncludes: true, useMjmlConfigOptions: false, keepComments: true,
       minify: false, beautify: false,
     })
+    const errors = (result.errors || []).filter((e) => !String(e.message).includes("{{"))
+    if (errors.length > 0) {
+      parentPort.postMessage({ type: "invalid", details: errors.map((e) => ({ line: e.line, message: e.message })) })
+      return
+    }
     const bytes = Buffer.byteLength(result.html, "utf8")
     if (bytes > outputBytes) parentPort.postMessage({ type: "too-large", bytes })
     else parentPort.postMessage({ type: "compiled", html: result.html })
