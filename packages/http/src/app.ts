@@ -17,6 +17,7 @@ import { exportRoutes } from "./routes/export.js"
 import { formRoutes } from "./routes/forms.js"
 import { publicFormRoutes } from "./routes/form-public.js"
 import { preferenceRoutes } from "./routes/preferences.js"
+import { apiReferenceRoutes } from "./openapi/reference.js"
 import { html } from "./pages/html.js"
 import { defaultPageTheme, notice, pageResponse, type PageTheme } from "./pages/layout.js"
 import { healthRoutes } from "./routes/health.js"
@@ -61,6 +62,9 @@ export interface HttpAppOptions {
   readonly trustProxy?: TrustProxy | undefined
   /** The look of the hosted pages (signup forms, confirmation, unsubscribe, preference centre). Default: neutral. */
   readonly pageTheme?: PageTheme | undefined
+  /** Serves GET /v1/openapi.json (the OpenAPI 3.1 document) and GET /v1/reference (the reference page), without an
+   *  API key. Default true; false answers both with 404. */
+  readonly apiReference?: boolean | undefined
 }
 
 /** What a host may pass beside the request (`app.fetch(request, env)`, `mailroom.fetch(request, options)`). */
@@ -153,6 +157,12 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   // answer ahead of.
   app.route("/", publicFormRoutes({ theme }))
   app.route("/", preferenceRoutes({ theme }))
+  // The reference is public too; the per-address limit keeps its 3 MB page from being fetched in a loop.
+  if (options.apiReference ?? true) {
+    app.use("/v1/openapi.json", publicJson)
+    app.use("/v1/reference", publicJson)
+    app.route("/", apiReferenceRoutes({ page: true }))
+  }
   app.use("/v1/*", authenticate(), perSecondRateLimit)
   for (const routes of v1Routes) app.route("/v1", routes)
 
