@@ -43,6 +43,9 @@ export interface MailroomConfig extends MailroomSettings {
   readonly pageTheme?: PageTheme
   /** A bot challenge on signup forms, verified with the provider's API. Default: none (docs/forms.md). */
   readonly botChallenge?: { readonly turnstile: TurnstileOptions }
+  /** Serve the OpenAPI 3.1 document at GET /v1/openapi.json and the API reference page at GET /v1/reference, both
+   *  without an API key. Default true; false answers both 404 (docs/api-reference.md). */
+  readonly apiReference?: boolean
 }
 
 export interface Mailroom {
@@ -135,6 +138,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
     rateLimits: sharedRates === undefined ? config.rateLimits : { ...config.rateLimits, store: sharedRates.limiter },
     trustProxy: config.trustProxy,
     pageTheme: config.pageTheme,
+    apiReference: config.apiReference,
   })
   const run = makeRunPromise(runtime)
   let closing: Promise<void> | undefined
