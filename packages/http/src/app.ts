@@ -29,6 +29,7 @@ import { subscriptionRoutes } from "./routes/subscriptions.js"
 import { suppressionRoutes } from "./routes/suppressions.js"
 import { topicRoutes } from "./routes/topics.js"
 import { webhookRoutes } from "./routes/webhooks.js"
+import { logRequest } from "./request-log.js"
 import { type HttpRuntime, makeRunner } from "./run.js"
 
 /** Route files under /v1: registering one is one line. `/contacts/{id}` refuses the fixed paths beside it (tags,
@@ -116,6 +117,7 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   const app = new Hono<MailroomEnv>()
 
   app.use("*", async (c, next) => {
+    const startedAt = performance.now()
     const requestId = crypto.randomUUID()
     // Read when a route runs its effect: c.req.param() then answers that route's parameters, already percent-decoded.
     const runner = makeRunner(options.runtime, requestId, c.req.raw.signal, () => c.req.param())
@@ -137,6 +139,16 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
     if (!c.res.headers.has("x-request-id")) c.header("x-request-id", requestId)
     // An answer given before the body was read (413, 401, 404, 429 …) settles it: drained, or the connection closed.
     if (!(await settleBody(c.req.raw)) && !isHttp2(c.env)) c.header("connection", "close")
+    logRequest(options.runtime, {
+      method: c.req.method,
+      // The property rather than hono/route's matchedRoutes(c), whose untyped Context parameter this Context does not fit.
+      matched: c.req.matchedRoutes,
+      status: c.res.status,
+      requestId,
+      // Set only once the API key was accepted.
+      account: c.get("account"),
+      startedAt,
+    })
   })
 
   app.route("/", healthRoutes)

@@ -4,19 +4,17 @@ import { Validator } from "@seriousme/openapi-schema-validator"
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { makeOpenApiDocument, routeDescriptions } from "../src/openapi/document.js"
+import { patternOf } from "../src/request-log.js"
 import { call, makeTestApp, newAccount } from "./support.js"
 
 const app = makeTestApp()
 const document = makeOpenApiDocument() as { paths: Record<string, Record<string, unknown>> }
 
-/** Hono's pattern as OpenAPI writes it: `:id{regex}` and `:id` become `{id}`. */
-const openApiPath = (path: string) => path.replace(/:(\w+)(\{[^}]*\})?/g, "{$1}")
-
 /** Every method and /v1 path the router answers with a handler of its own (middleware is registered as ALL). */
 const served = (routes: ReadonlyArray<{ method: string; path: string }>) =>
   new Set(routes
     .filter((route) => route.method !== "ALL" && route.path.startsWith("/v1/"))
-    .map((route) => `${route.method.toLowerCase()} ${openApiPath(route.path)}`))
+    .map((route) => `${route.method.toLowerCase()} ${patternOf(route.path)}`))
 
 const documented = new Set(Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`)))
 
