@@ -13,6 +13,8 @@ export interface StarterEnvironment {
 
 const logLevels = ["debug", "info", "warn", "error"] as const
 type LogLevel = (typeof logLevels)[number]
+const logFormats = ["text", "json"] as const
+type LogFormat = (typeof logFormats)[number]
 
 /** A variable that is missing or empty counts as unset. */
 const valueOf = (env: NodeJS.ProcessEnv, name: string): string | undefined => {
@@ -37,6 +39,15 @@ const parseLogLevel = (value: string | undefined): LogLevel => {
     throw new EnvironmentError(`LOG_LEVEL must be one of ${logLevels.join(", ")}, not "${value}"`)
   }
   return level as LogLevel
+}
+
+const parseLogFormat = (value: string | undefined): LogFormat => {
+  if (value === undefined) return "text"
+  const format = value.toLowerCase()
+  if (!(logFormats as ReadonlyArray<string>).includes(format)) {
+    throw new EnvironmentError(`LOG_FORMAT must be one of ${logFormats.join(", ")}, not "${value}"`)
+  }
+  return format as LogFormat
 }
 
 /** A URL variable with one of `protocols`, or the error that names the variable. */
@@ -142,7 +153,7 @@ const parseReportAddress = (value: string | undefined): string | undefined => {
 }
 
 /** Reads PORT, HOST, DATABASE_URL, APP_URL, TRACK_URL, MAILROOM_SECRET, ADMIN_TOKEN, SMTP_URL,
- *  MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS, LOG_LEVEL, DNS_SERVERS, SPF_INCLUDE and DMARC_REPORT_ADDRESS, with the defaults
+ *  MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS, LOG_LEVEL, LOG_FORMAT, DNS_SERVERS, SPF_INCLUDE and DMARC_REPORT_ADDRESS, with the defaults
  *  of the operator contract, TRUST_PROXY (which proxies may report the client's address; see docs/embedding.md) and
  *  MAILROOM_CONFIRMATION (what following a confirmation link does; see docs/consent.md). */
 export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
@@ -172,6 +183,7 @@ export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
       ...(smtpUrl === undefined ? {} : { smtpUrl }),
       unsafeAllowPrivateUrls: valueOf(env, "MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS") === "1",
       logLevel: parseLogLevel(valueOf(env, "LOG_LEVEL")),
+      logFormat: parseLogFormat(valueOf(env, "LOG_FORMAT")),
       // Unset: _spf. and dmarc@ the host of APP_URL.
       ...(spfInclude === undefined ? {} : { spfInclude }),
       ...(dmarcReportAddress === undefined ? {} : { dmarcReportAddress }),

@@ -35,13 +35,13 @@ describe("the starter's environment (CONTRACT.md)", () => {
     const { port, mailroom } = readEnvironment({
       PORT: "4000", DATABASE_URL: "memory:", APP_URL: "https://mail.example.com", MAILROOM_SECRET: "s3cret",
       ADMIN_TOKEN: "t", SMTP_URL: "smtps://u:p@relay.example.com:465", MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS: "1",
-      LOG_LEVEL: "WARN", MAILROOM_CONFIRMATION: "Button",
+      LOG_LEVEL: "WARN", LOG_FORMAT: "JSON", MAILROOM_CONFIRMATION: "Button",
     })
     expect(port).toBe(4000)
     expect(mailroom).toMatchObject({
       database: "memory:", appUrl: "https://mail.example.com", trackUrl: "https://mail.example.com", secret: "s3cret",
       adminToken: "t", smtpUrl: "smtps://u:p@relay.example.com:465", unsafeAllowPrivateUrls: true, logLevel: "warn",
-      confirmation: "button",
+      logFormat: "json", confirmation: "button",
     })
     expect(readEnvironment({ PORT: "4000" }).mailroom.appUrl).toBe("http://localhost:4000")
     expect(readEnvironment({ TRACK_URL: "https://t.example.com" }).mailroom.trackUrl).toBe("https://t.example.com")
@@ -51,6 +51,7 @@ describe("the starter's environment (CONTRACT.md)", () => {
     ["PORT", "eighty", "PORT"],
     ["PORT", "70000", "PORT"],
     ["LOG_LEVEL", "loud", "LOG_LEVEL"],
+    ["LOG_FORMAT", "xml", "LOG_FORMAT must be one of text, json"],
     ["MAILROOM_CONFIRMATION", "click", "MAILROOM_CONFIRMATION"],
     ["APP_URL", "mail.example.com", "APP_URL"],
     ["TRACK_URL", "ftp://t.example.com", "TRACK_URL"],

@@ -17,6 +17,7 @@ import { exportRoutes } from "./routes/export.js"
 import { formRoutes } from "./routes/forms.js"
 import { publicFormRoutes } from "./routes/form-public.js"
 import { preferenceRoutes } from "./routes/preferences.js"
+import { apiReferenceRoutes } from "./openapi/reference.js"
 import { html } from "./pages/html.js"
 import { defaultPageTheme, notice, pageResponse, type PageTheme } from "./pages/layout.js"
 import { healthRoutes } from "./routes/health.js"
@@ -28,6 +29,7 @@ import { subscriptionRoutes } from "./routes/subscriptions.js"
 import { suppressionRoutes } from "./routes/suppressions.js"
 import { topicRoutes } from "./routes/topics.js"
 import { webhookRoutes } from "./routes/webhooks.js"
+import { logRequest } from "./request-log.js"
 import { type HttpRuntime, makeRunner } from "./run.js"
 
 /** Route files under /v1: registering one is one line. `/contacts/{id}` refuses the fixed paths beside it (tags,
@@ -61,6 +63,9 @@ export interface HttpAppOptions {
   readonly trustProxy?: TrustProxy | undefined
   /** The look of the hosted pages (signup forms, confirmation, unsubscribe, preference centre). Default: neutral. */
   readonly pageTheme?: PageTheme | undefined
+  /** Serves GET /v1/openapi.json (the OpenAPI 3.1 document) and GET /v1/reference (the reference page), without an
+   *  API key. Default true; false answers both with 404. */
+  readonly apiReference?: boolean | undefined
 }
 
 /** What a host may pass beside the request (`app.fetch(request, env)`, `mailroom.fetch(request, options)`). */
@@ -112,6 +117,7 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   const app = new Hono<MailroomEnv>()
 
   app.use("*", async (c, next) => {
+    const startedAt = performance.now()
     const requestId = crypto.randomUUID()
     // Read when a route runs its effect: c.req.param() then answers that route's parameters, already percent-decoded.
     const runner = makeRunner(options.runtime, requestId, c.req.raw.signal, () => c.req.param())
@@ -133,6 +139,16 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
     if (!c.res.headers.has("x-request-id")) c.header("x-request-id", requestId)
     // An answer given before the body was read (413, 401, 404, 429 …) settles it: drained, or the connection closed.
     if (!(await settleBody(c.req.raw)) && !isHttp2(c.env)) c.header("connection", "close")
+    logRequest(options.runtime, {
+      method: c.req.method,
+      // The property rather than hono/route's matchedRoutes(c), whose untyped Context parameter this Context does not fit.
+      matched: c.req.matchedRoutes,
+      status: c.res.status,
+      requestId,
+      // Set only once the API key was accepted.
+      account: c.get("account"),
+      startedAt,
+    })
   })
 
   app.route("/", healthRoutes)
@@ -153,6 +169,12 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   // answer ahead of.
   app.route("/", publicFormRoutes({ theme }))
   app.route("/", preferenceRoutes({ theme }))
+  // The reference is public too; the per-address limit keeps its 3 MB page from being fetched in a loop.
+  if (options.apiReference ?? true) {
+    app.use("/v1/openapi.json", publicJson)
+    app.use("/v1/reference", publicJson)
+    app.route("/", apiReferenceRoutes({ page: true }))
+  }
   app.use("/v1/*", authenticate(), perSecondRateLimit)
   for (const routes of v1Routes) app.route("/v1", routes)
 

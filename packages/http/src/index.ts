@@ -46,3 +46,7 @@ export {
   linkButton, postForm,
 } from "./pages/layout.js"
 export type { PageTheme, PageColors, PageOptions, PageResponseOptions } from "./pages/layout.js"
+export { makeOpenApiDocument, routeDescriptions } from "./openapi/document.js"
+export type { RouteDescription, Access as RouteAccess } from "./openapi/describe.js"
+export { apiReferenceRoutes, referencePolicy } from "./openapi/reference.js"
+export { openApiPath, referencePath } from "./openapi/routes-reference.js"

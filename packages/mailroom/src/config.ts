@@ -55,7 +55,12 @@ export interface MailroomSettings {
   readonly templates?: TemplateEngineOptions
   /** Relaxes the webhook URL rules (http://, private addresses) for local development only. */
   readonly unsafeAllowPrivateUrls?: boolean
+  /** The least level logged. Default "info": one line per request, per delivery outcome and per failed job attempt.
+   *  See docs/logging.md. */
   readonly logLevel?: "debug" | "info" | "warn" | "error"
+  /** "text" (default): one key=value line per entry; "json": one JSON object per line. Lines go to stderr, with keys,
+   *  tokens, secrets, passwords and address local parts masked. */
+  readonly logFormat?: "text" | "json"
   /** Record spans: one per service call (`Contacts.create`) and one per SQL statement, for a host that exports traces
    *  from `runtime` or `layer`. Off by default: spans cost every request time and nobody reads them otherwise. */
   readonly tracing?: boolean

@@ -13,13 +13,14 @@ import { postgresRateLimitStore } from "@mailroom/postgres/rate-limits"
 import { templateEngineLayer } from "@mailroom/templates"
 import type { PageTheme } from "@mailroom/http"
 import type { IncomingMessage } from "node:http"
-import { Cause, Duration, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime, Scope } from "effect"
+import { Cause, Duration, Effect, Exit, Layer, ManagedRuntime, Scope } from "effect"
 import { type AccountsApi, makeAccountsApi } from "./accounts-api.js"
 import { mailerLayer, sendsToDevOutbox } from "./mail.js"
 import { backendLayer, defaultShutdownGrace } from "./backend.js"
 import { defaultDatabase, type MailroomSettings, parseDatabase } from "./config.js"
 import { type ContactsApi, makeContactsApi } from "./contacts-api.js"
 import { type EmailsApi, makeEmailsApi } from "./emails-api.js"
+import { mailroomLogger } from "./logging.js"
 import { makeRunPromise } from "./promise-runner.js"
 import { makeSubscriptionsApi, type SubscriptionsApi } from "./subscriptions-api.js"
 
@@ -45,6 +46,9 @@ export interface MailroomConfig extends MailroomSettings {
   readonly pageTheme?: PageTheme
   /** A bot challenge on signup forms, verified with the provider's API. Default: none (docs/forms.md). */
   readonly botChallenge?: { readonly turnstile: TurnstileOptions }
+  /** Serve the OpenAPI 3.1 document at GET /v1/openapi.json and the API reference page at GET /v1/reference, both
+   *  without an API key. Default true; false answers both 404 (docs/api-reference.md). */
+  readonly apiReference?: boolean
 }
 
 export interface Mailroom {
@@ -74,12 +78,6 @@ export interface Mailroom {
   readonly close: () => Promise<void>
 }
 
-const logLevels = {
-  debug: LogLevel.Debug,
-  info: LogLevel.Info,
-  warn: LogLevel.Warning,
-  error: LogLevel.Error,
-} as const
 
 /** The Node request @hono/node-server passes beside the web Request when it serves `fetch` itself. */
 const isNodeRequest = (incoming: unknown): incoming is IncomingMessage =>
@@ -89,6 +87,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
   const database = parseDatabase(config.database ?? defaultDatabase)
   const mailer = mailerLayer(config)
   const tracing = config.tracing ?? false
+  const logger = mailroomLogger({ level: config.logLevel, format: config.logFormat })
   const dnsServers = config.dnsServers === undefined ? undefined : parseDnsServers(config.dnsServers)
   const shutdownGrace = config.shutdownGraceMillis === undefined ? defaultShutdownGrace : Duration.millis(config.shutdownGraceMillis)
   const services = servicesLayer.pipe(
@@ -119,9 +118,8 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
   )
   const runtime = ManagedRuntime.make(Layer.mergeAll(
     services,
-    // Log lines go to stderr, in Effect's usual format: stdout belongs to the host (the starter prints its URL there).
-    Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.stringLogger)),
-    Logger.minimumLogLevel(logLevels[config.logLevel ?? "info"]),
+    // Log lines go to stderr, redacted: stdout belongs to the host (the starter prints its URL there).
+    logger,
     // Spans made below the services (@effect/sql makes one per statement) follow the same switch.
     Layer.setTracerEnabled(tracing),
   ))
@@ -138,6 +136,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
     rateLimits: sharedRates === undefined ? config.rateLimits : { ...config.rateLimits, store: sharedRates.limiter },
     trustProxy: config.trustProxy,
     pageTheme: config.pageTheme,
+    apiReference: config.apiReference,
   })
   const run = makeRunPromise(runtime)
   let closing: Promise<void> | undefined

@@ -78,8 +78,14 @@ const runOne = <A, I, E, R>(
     Effect.flatMap(Effect.exit(Effect.interruptible(attempt)), (exit) => settled(job as JobDefinition<unknown, unknown>, claimed, Exit.isSuccess(exit)
       ? complete(claimed)
       : Effect.zipRight(
-        Effect.logWarning(`job ${job.name} ${claimed.id} attempt ${claimed.attempt} failed`).pipe(
-          Effect.annotateLogs("cause", describe(exit.cause))),
+        // One line per failed attempt; the facade's logger masks any address or secret the cause carries.
+        Effect.logWarning(`job ${job.name} attempt failed`).pipe(Effect.annotateLogs({
+          job: job.name,
+          jobId: claimed.id,
+          attempt: claimed.attempt,
+          willRetry: retryDelay(job.retry, claimed.attempt) !== undefined,
+          cause: describe(exit.cause),
+        })),
         source.fail(claimed, retryDelay(job.retry, claimed.attempt), describe(exit.cause)),
       ))))
 }

@@ -9,6 +9,7 @@ import type { AccountId } from "../domain/account.js"
 import {
   classifyOutcome, type DeliveryVerdict, deferralDelays, gaveUp, type RecipientResolution, resolveRecipient,
 } from "../domain/delivery-outcome.js"
+import { type DeliveryLine, logDeliveries } from "./delivery-log.js"
 import type { EmailAddress } from "../domain/email.js"
 import { emailEvent, type EmailEventType } from "../domain/email-event.js"
 import type { DomainEvent } from "../domain/event.js"
@@ -369,7 +370,9 @@ export const deliverMessage = (
     const attemptNumber = lastAttempt ? deferralDelays.length + 1 : Math.min(run.attempt, deferralDelays.length)
 
     let retry: string | undefined
+    const lines: Array<DeliveryLine> = []
     yield* store.transaction(Effect.gen(function* () {
+      lines.length = 0
       // The events of every message of the run, appended with one insert of each kind at the end.
       const outbox: Array<DomainEvent> = []
       const records: Array<MessageEvent> = []
@@ -388,20 +391,25 @@ export const deliverMessage = (
               // No address in the detail: the job runner logs it.
               if (resolution.retry) retry ??= "a recipient was deferred"
               resolutions.push({ recipient, subject, resolution, addAttempts: 1 })
+              lines.push({ messageId: message.id, recipient: recipient.email, outcome: resolution.status, reply: resolution.verdict.smtpResponse })
               break
             }
             case "not-sent": {
               if (!lastAttempt) {
                 retry ??= "the message could not be submitted"
                 restored.push({ position: recipient.position, status: outcome.before, addAttempts: 0, lastResponse: result.detail, at })
+                lines.push({ messageId: message.id, recipient: recipient.email, outcome: "not-sent", reply: result.detail })
               } else {
                 const verdict = gaveUp(recipient.attempts, result.detail)
-                resolutions.push({ recipient, subject, resolution: resolveRecipient(verdict, attemptNumber), addAttempts: 0 })
+                const resolution = resolveRecipient(verdict, attemptNumber)
+                resolutions.push({ recipient, subject, resolution, addAttempts: 0 })
+                lines.push({ messageId: message.id, recipient: recipient.email, outcome: resolution.status, reply: result.detail })
               }
               break
             }
             case "dropped": {
               restored.push({ position: recipient.position, status: "dropped", addAttempts: 0, lastResponse: result.detail, at })
+              lines.push({ messageId: message.id, recipient: recipient.email, outcome: "dropped", reply: result.detail })
               dropped.push(eventsOf(ids, message, recipient.email, subject, "email.dropped", undefined, at, { reason: "RENDER_FAILED" }))
               break
             }
@@ -415,6 +423,7 @@ export const deliverMessage = (
       if (records.length > 0) yield* store.messages.appendEvents(records)
       if (outbox.length > 0) yield* store.events.append(outbox)
     }))
+    yield* logDeliveries(lines)
     if (retry !== undefined) return yield* Effect.fail(new DeliveryDeferred({ messageId: payload.messageId, detail: retry }))
   })
 

@@ -49,7 +49,7 @@ export const TopicResponse = Schema.Struct({
   _count: Schema.Struct({ members: Schema.Number }),
 })
 
-const OptOutResponse = Schema.Struct({ email: Schema.String, createdAt: Schema.Date })
+export const OptOutResponse = Schema.Struct({ email: Schema.String, createdAt: Schema.Date })
 
 const encodeTopic = ({ topic, optOuts }: TopicWithCount) =>
   Schema.encode(TopicResponse)({ ...topic, _count: { members: optOuts } }).pipe(Effect.orDie)

@@ -1,0 +1,155 @@
+/** Schemas of the answers whose routes build them field by field rather than encode them with a Schema of their own
+ *  (domains, webhooks, subscriptions, bulk results). They describe those bodies for the OpenAPI document; the
+ *  document's tests decode real answers with them, so a field renamed in a route fails a test. */
+import { Schema } from "effect"
+
+const DateString = Schema.String.annotations({ format: "date-time", description: "ISO 8601 date and time" })
+const NullableDate = Schema.NullOr(DateString)
+/** An object whose fields this document does not list one by one. */
+export const AnyObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+export const Deleted = Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) })
+export const Message = Schema.Struct({ message: Schema.String })
+
+export const BulkCreateResponse = Schema.Struct({
+  created: Schema.Number,
+  skipped: Schema.Number,
+  errors: Schema.Array(Schema.Struct({ email: Schema.String, error: Schema.String })),
+})
+
+export const CancelResponse = Schema.Struct({ id: Schema.String, status: Schema.Literal("cancelled") })
+
+export const SubscribeResponse = Schema.Struct({
+  contactId: Schema.String,
+  email: Schema.String,
+  status: Schema.Literal("ACTIVE", "PENDING"),
+  created: Schema.Boolean,
+  listIds: Schema.Array(Schema.String),
+  addedToListIds: Schema.Array(Schema.String),
+  topicIds: Schema.Array(Schema.String),
+  requiresConfirmation: Schema.Boolean,
+  confirmationSent: Schema.Boolean,
+})
+
+export const UnsubscribeResponse = Schema.Struct({
+  email: Schema.String,
+  contactId: Schema.NullOr(Schema.String),
+  scope: Schema.String,
+  changed: Schema.Boolean,
+})
+
+export const SubscriptionStatusResponse = Schema.Struct({
+  email: Schema.String,
+  contact: Schema.NullOr(AnyObject),
+  suppression: Schema.NullOr(Schema.Struct({ reason: Schema.String, since: DateString })),
+  unsubscribedFromAll: Schema.Boolean,
+  pendingConfirmation: Schema.NullOr(Schema.Struct({ expiresAt: DateString })),
+  lists: Schema.Array(AnyObject),
+  topics: Schema.Array(AnyObject),
+})
+
+export const ResendResponse = Schema.Struct({ email: Schema.String, confirmationSent: Schema.Boolean, expiresAt: DateString })
+
+const DnsRecord = Schema.Struct({
+  status: Schema.String,
+  type: Schema.optional(Schema.String),
+  host: Schema.optional(Schema.String),
+  value: Schema.optional(Schema.String),
+  selector: Schema.optional(Schema.String),
+  error: Schema.optional(Schema.Struct({ code: Schema.String, message: Schema.String })),
+})
+
+export const DomainResponse = Schema.Struct({
+  id: Schema.String,
+  hostname: Schema.String,
+  status: Schema.String,
+  isInboxHosted: Schema.Boolean,
+  dnsRecords: Schema.Record({ key: Schema.String, value: DnsRecord }),
+  createdAt: DateString,
+  verifiedAt: NullableDate,
+  lastCheckedAt: NullableDate,
+})
+
+export const WebhookResponse = Schema.Struct({
+  id: Schema.String,
+  url: Schema.String,
+  events: Schema.Array(Schema.String),
+  description: Schema.NullOr(Schema.String),
+  active: Schema.Boolean,
+  secretPrefix: Schema.String,
+  totalDeliveries: Schema.Number,
+  disabledReason: Schema.NullOr(Schema.String),
+  createdAt: DateString,
+  updatedAt: DateString,
+})
+
+export const DeliveryResponse = Schema.Struct({
+  id: Schema.String,
+  eventId: Schema.String,
+  eventType: Schema.String,
+  kind: Schema.String,
+  status: Schema.String,
+  attempts: Schema.Number,
+  lastStatusCode: Schema.NullOr(Schema.Number),
+  lastError: Schema.NullOr(Schema.String),
+  createdAt: DateString,
+  updatedAt: DateString,
+  completedAt: NullableDate,
+})
+
+export const AttemptResponse = Schema.Struct({
+  id: Schema.String,
+  attempt: Schema.Number,
+  success: Schema.Boolean,
+  statusCode: Schema.NullOr(Schema.Number),
+  durationMs: Schema.NullOr(Schema.Number),
+  responseSnippet: Schema.NullOr(Schema.String),
+  error: Schema.NullOr(Schema.String),
+  startedAt: DateString,
+})
+
+export const WebhookTestResponse = Schema.Struct({
+  success: Schema.Boolean,
+  statusCode: Schema.Number,
+  responseTime: Schema.Number,
+  deliveryId: Schema.String,
+  message: Schema.String,
+  errorMessage: Schema.optional(Schema.String),
+})
+
+export const WebhookHealthResponse = Schema.Struct({
+  webhookId: Schema.String,
+  status: Schema.String,
+  active: Schema.Boolean,
+  disabledReason: Schema.NullOr(Schema.String),
+  consecutiveFailures: Schema.Number,
+  stats: Schema.Struct({
+    period: Schema.Literal("24h"),
+    totalDeliveries: Schema.Number,
+    successfulDeliveries: Schema.Number,
+    successRate: Schema.NullOr(Schema.Number),
+  }),
+})
+
+export const ReportOutcomes = Schema.Struct({
+  type: Schema.Literal("delivery_status", "complaint"),
+  feedbackType: Schema.optional(Schema.String),
+  recipients: Schema.Array(Schema.Struct({
+    recipient: Schema.String,
+    messageId: Schema.NullOr(Schema.String),
+    result: Schema.Literal("bounced", "deferred", "complained", "ignored"),
+    bounceType: Schema.optional(Schema.Literal("hard", "soft")),
+    detail: Schema.optional(Schema.String),
+  })),
+})
+
+export const PublicUnsubscribeResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  message: Schema.String,
+  data: Schema.optional(Schema.Struct({ scope: Schema.String, changed: Schema.Boolean })),
+})
+
+export const FormSubmitResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({ message: Schema.String, redirectUrl: Schema.NullOr(Schema.String) }),
+})

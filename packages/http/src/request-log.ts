@@ -1,0 +1,47 @@
+/** The one log line of each request: method, route pattern, status, duration, request id and account id. The route
+ *  is the pattern that matched (`/v1/contacts/{id}`), never the path itself, so that no address, token or id a path
+ *  carries reaches the log; the query string is never logged. */
+import type { Account } from "@mailroom/core"
+import { Effect, LogLevel } from "effect"
+import type { RouterRoute } from "hono/types"
+import type { HttpRuntime } from "./run.js"
+
+/** A Hono pattern as OpenAPI writes it: `:id{regex}` and `:id` become `{id}`. */
+export const patternOf = (honoPath: string): string => honoPath.replace(/:(\w+)(\{[^}]*\})?/g, "{$1}")
+
+/** The pattern of the route that matched the request: the last handler registered for its method (middleware is
+ *  registered as ALL), or `unmatched` when none did (a 404 of an unknown path). */
+export const routeOf = (matched: ReadonlyArray<RouterRoute>): string => {
+  const routes = matched.filter((route) => route.method !== "ALL")
+  const last = routes[routes.length - 1]
+  return last === undefined ? "unmatched" : patternOf(last.path)
+}
+
+/** Health checks are polled every few seconds by load balancers: their lines are kept for debug. */
+const quietRoutes: ReadonlySet<string> = new Set(["/api/health"])
+
+export interface RequestFacts {
+  readonly method: string
+  /** The routes that matched, as Hono's matchedRoutes answers them. */
+  readonly matched: ReadonlyArray<RouterRoute>
+  readonly status: number
+  readonly requestId: string
+  readonly account: Account | undefined
+  /** performance.now() when the request came in. */
+  readonly startedAt: number
+}
+
+export const logRequest = (runtime: HttpRuntime, request: RequestFacts): void => {
+  const route = routeOf(request.matched)
+  const level = quietRoutes.has(route) ? LogLevel.Debug : LogLevel.Info
+  const line = Effect.logWithLevel(level, "request").pipe(Effect.annotateLogs({
+    method: request.method,
+    route,
+    status: request.status,
+    durationMs: Math.round((performance.now() - request.startedAt) * 10) / 10,
+    requestId: request.requestId,
+    accountId: request.account?.id ?? null,
+  }))
+  // Not awaited: the answer does not wait for its log line. A runtime that failed to start has no logger to write to.
+  runtime.runPromise(line).catch(() => undefined)
+}

@@ -1,0 +1,120 @@
+/** The OpenAPI document: it covers exactly the /v1 routes the router serves, validates as OpenAPI 3.1, its examples
+ *  decode with the schemas the routes use, real answers match its response schemas, and a host can turn it off. */
+import { Validator } from "@seriousme/openapi-schema-validator"
+import { Schema } from "effect"
+import { describe, expect, it } from "vitest"
+import { makeOpenApiDocument, routeDescriptions } from "../src/openapi/document.js"
+import { patternOf } from "../src/request-log.js"
+import { call, makeTestApp, newAccount } from "./support.js"
+
+const app = makeTestApp()
+const document = makeOpenApiDocument() as { paths: Record<string, Record<string, unknown>> }
+
+/** Every method and /v1 path the router answers with a handler of its own (middleware is registered as ALL). */
+const served = (routes: ReadonlyArray<{ method: string; path: string }>) =>
+  new Set(routes
+    .filter((route) => route.method !== "ALL" && route.path.startsWith("/v1/"))
+    .map((route) => `${route.method.toLowerCase()} ${patternOf(route.path)}`))
+
+const documented = new Set(Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`)))
+
+describe("the OpenAPI document", () => {
+  it("describes every /v1 route the router serves, and only those", () => {
+    const routes = served(app.app.routes)
+    expect(routes.size).toBeGreaterThan(70)
+    expect([...routes].filter((route) => !documented.has(route)), "served but not documented").toEqual([])
+    expect([...documented].filter((route) => !routes.has(route)), "documented but not served").toEqual([])
+  })
+
+  it("validates as OpenAPI 3.1", async () => {
+    const validator = new Validator()
+    const result = await validator.validate(makeOpenApiDocument({ serverUrl: ".." }))
+    expect(result.errors ?? []).toEqual([])
+    expect(result.valid).toBe(true)
+    expect(validator.version).toBe("3.1")
+  })
+
+  it("gives every route a success answer and the error codes of its statuses", () => {
+    const send = document.paths["/v1/emails/send"]!.post as { responses: Record<string, { description: string }>; security: unknown }
+    expect(Object.keys(send.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "409", "413", "429", "500"]))
+    expect(send.responses["401"]!.description).toBe("`UNAUTHORIZED`, `INVALID_CREDENTIALS`")
+    expect(send.responses["409"]!.description).toContain("`IDEMPOTENCY_KEY_REUSED`")
+    expect(send.security).toEqual([{ apiKey: [] }])
+    const unsubscribe = document.paths["/v1/unsubscribe"]!.post as { security: unknown; responses: Record<string, unknown> }
+    expect(unsubscribe.security).toEqual([])
+    expect(unsubscribe.responses["401"]).toBeUndefined()
+  })
+
+  it("has request examples that decode with the schemas the routes decode with", () => {
+    const withExamples = routeDescriptions.filter((route) => route.body?.example !== undefined)
+    expect(withExamples.length).toBeGreaterThan(15)
+    for (const route of withExamples) {
+      const decoded = Schema.decodeUnknownEither(route.body!.schema as Schema.Schema<unknown, unknown, never>)(
+        route.body!.example, { onExcessProperty: "error" })
+      expect(decoded._tag, `${route.method} ${route.path}`).toBe("Right")
+    }
+  })
+})
+
+/** The success schema of a route, as a check of the JSON it answers. */
+const answersAsDocumented = (method: string, path: string, status: number, body: unknown) => {
+  const route = routeDescriptions.find((r) => r.method === method && r.path === path)!
+  const success = [route.success, ...(route.alternatives ?? [])].find((s) => s.status === status)!
+  const encoded = Schema.encodedSchema(success.schema as Schema.Schema<unknown, unknown, never>)
+  return Schema.decodeUnknownEither(encoded)(body, { onExcessProperty: "error" })
+}
+
+describe("answers as the document describes them", () => {
+  it("contacts, subscriptions, lists, topics and webhooks", async () => {
+    const { key } = await newAccount(app)
+    const created = await call(app, "POST", "/v1/contacts", { key, body: { email: "ada@example.com", tags: ["a"] } })
+    expect(answersAsDocumented("post", "/v1/contacts", 201, created.json)._tag).toBe("Right")
+    const subscribed = await call(app, "POST", "/v1/subscriptions", { key, body: { email: "bob@example.com" } })
+    expect(answersAsDocumented("post", "/v1/subscriptions", subscribed.status, subscribed.json)._tag).toBe("Right")
+    const status = await call(app, "GET", "/v1/subscriptions/bob%40example.com", { key })
+    expect(answersAsDocumented("get", "/v1/subscriptions/{email}", 200, status.json)._tag).toBe("Right")
+    const list = await call(app, "POST", "/v1/contacts/lists", { key, body: { name: "News" } })
+    expect(answersAsDocumented("post", "/v1/contacts/lists", 201, list.json)._tag).toBe("Right")
+    const topic = await call(app, "POST", "/v1/suppression-groups", { key, body: { name: "Product news" } })
+    expect(answersAsDocumented("post", "/v1/suppression-groups", 201, topic.json)._tag).toBe("Right")
+    const hooks = await call(app, "GET", "/v1/webhooks", { key })
+    expect(answersAsDocumented("get", "/v1/webhooks", 200, hooks.json)._tag).toBe("Right")
+    const page = await call(app, "GET", "/v1/contacts", { key })
+    expect(answersAsDocumented("get", "/v1/contacts", 200, page.json)._tag).toBe("Right")
+  })
+
+  it("an error answer matches the envelope of its status", async () => {
+    const { key } = await newAccount(app)
+    const missing = await call(app, "GET", "/v1/contacts/nope", { key })
+    expect(missing.status).toBe(404)
+    const operation = document.paths["/v1/contacts/{id}"]!.get as { responses: Record<string, { description: string }> }
+    expect(operation.responses["404"]!.description).toContain(`\`${missing.json.error.code}\``)
+  })
+})
+
+describe("serving the reference", () => {
+  it("answers the document and the page without an API key", async () => {
+    const doc = await call(app, "GET", "/v1/openapi.json")
+    expect(doc.status).toBe(200)
+    expect(doc.json.openapi).toBe("3.1.0")
+    expect(doc.json.servers).toEqual([{ url: ".." }])
+    const page = await call(app, "GET", "/v1/reference")
+    expect(page.status).toBe(200)
+    expect(page.headers.get("content-type")).toContain("text/html")
+    expect(page.headers.get("content-security-policy")).toContain("connect-src 'self'")
+    // The script is in the page: no <script src>, no stylesheet or font from elsewhere.
+    expect(page.text).not.toMatch(/<script[^>]+src=/i)
+    expect(page.text).not.toMatch(/<link[^>]+href="https?:/i)
+    expect(page.text).toContain("\"withDefaultFonts\":false")
+    expect(page.text).toContain("/v1/emails/send")
+  })
+
+  it("is off when the host turns it off", async () => {
+    const off = makeTestApp({ apiReference: false })
+    expect((await call(off, "GET", "/v1/openapi.json")).status).toBe(401)
+    expect((await call(off, "GET", "/v1/reference")).status).toBe(401)
+    const { key } = await newAccount(off)
+    expect((await call(off, "GET", "/v1/openapi.json", { key })).status).toBe(404)
+    expect(served(off.app.routes).has("get /v1/openapi.json")).toBe(false)
+  })
+})
