@@ -3,7 +3,7 @@
 import { isIP } from "node:net"
 import {
   DnsServersError, type MailroomConfig, parseDatabase, parseDnsServers, parseSmtpUrl, SmtpUrlError, type TrustProxy,
-} from "mailroom"
+} from "@mailroom/mailroom"
 
 export interface StarterEnvironment {
   readonly port: number

@@ -4,7 +4,7 @@
 import { serve } from "@hono/node-server"
 import { mountMailroom } from "@mailroom/hono"
 import { Hono } from "hono"
-import { createMailroom, type Mailroom, type MailroomConfig } from "mailroom"
+import { createMailroom, type Mailroom, type MailroomConfig } from "@mailroom/mailroom"
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { readEnvironmentOrExit } from "./environment.js"
