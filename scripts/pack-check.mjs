@@ -4,7 +4,8 @@
 // resolve to one another, everything else comes from the registry), and boots that app once per framework: Hono on
 // SQLite, Express on PostgreSQL (a scratch database on 127.0.0.1:5432), Fastify on memory. Each boot creates an account,
 // subscribes an address and sends a message, and finds it in the dev outbox, over HTTP. Then it checks that a
-// postgres:// database without @mailroom/postgres installed names the package to install. Run after `npm run build`.
+// postgres:// database without @mailroom/postgres installed names the package to install, and that the installed
+// `mailroom` command runs. Run after `npm run build`.
 import { execFileSync, spawn } from "node:child_process"
 import { once } from "node:events"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
@@ -173,6 +174,13 @@ const run = async (framework, database) => {
 }
 
 await run("hono", `sqlite:${join(scratch, "app.sqlite")}`)
+
+// The operator command, as `npx mailroom` runs it from the installed package.
+const cli = execFileSync(join(app, "node_modules/.bin/mailroom"), ["create-account", "--name", "Cli", "--json"], {
+  cwd: app, encoding: "utf8", env: { ...process.env, DATABASE_URL: `sqlite:${join(scratch, "cli.sqlite")}` },
+})
+if (!/^svc_live_/.test(JSON.parse(cli).apiKey ?? "")) fail(`mailroom create-account printed ${cli}`)
+step("the mailroom command of the installed package created an account")
 await run("fastify", "memory:")
 
 // A scratch database of its own, created and dropped with the pg the scratch app installed.

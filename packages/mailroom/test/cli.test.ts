@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createMailroom } from "../src/index.js"
 
 const bin = fileURLToPath(new URL("../dist/cli.js", import.meta.url))
-const slow = { timeout: 120_000 }
+const slow = { timeout: 300_000 }
 
 interface Run {
   readonly code: number | null
@@ -97,10 +97,10 @@ describe("mailroom, the operator command", () => {
     const entries = listed.stdout.trim().split("\n").map((line) => JSON.parse(line) as { to: Array<string>; subject: string })
     expect(entries).toEqual([expect.objectContaining({ to: ["ada@example.com"], subject: "First test" })])
 
-    await expect.poll(() => follow.stdout(), { timeout: 60_000, interval: 200 }).toContain("First test")
+    await expect.poll(() => follow.stdout(), { timeout: 120_000, interval: 200 }).toContain("First test")
     const second = await mailroomCommand(["send-test", "--account", accountId, "--to", "bob@example.com", "--subject", "Second test"])
     expect(second, second.stderr).toMatchObject({ code: 0 })
-    await expect.poll(() => follow.stdout(), { timeout: 60_000, interval: 200 }).toContain("Second test")
+    await expect.poll(() => follow.stdout(), { timeout: 120_000, interval: 200 }).toContain("Second test")
     follow.child.kill("SIGINT")
     const stopped = await follow.done
     expect(stopped, stopped.stderr).toMatchObject({ code: 0 })
