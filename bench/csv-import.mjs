@@ -10,7 +10,7 @@ import { serve } from "@hono/node-server"
 import { mountMailroom } from "@mailroom/hono"
 import { parse } from "csv-parse/sync"
 import { Hono } from "hono"
-import { createMailroom } from "mailroom"
+import { createMailroom } from "@mailroom/mailroom"
 import { freshPostgresUrl, freshSqliteFile, interleave, report, timeOrderedId } from "./lib.mjs"
 
 const target = 0.4

@@ -8,7 +8,7 @@ import {
   acceptSend, emailEvent, Ids, SendInput, Store, toStoredMessage,
 } from "@mailroom/core"
 import { Clock, Effect, Either, Schema } from "effect"
-import { createMailroom } from "mailroom"
+import { createMailroom } from "@mailroom/mailroom"
 import nodemailer from "nodemailer"
 import { SMTPServer } from "smtp-server"
 import { freshPostgresUrl, freshSqliteFile, interleave, report } from "./lib.mjs"

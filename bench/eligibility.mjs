@@ -9,7 +9,7 @@
 // MAILROOM_BENCH_CANDIDATES and MAILROOM_BENCH_SECONDS change the sizes and the length of each timed run).
 import { Effect } from "effect"
 import { Store } from "@mailroom/core"
-import { createMailroom } from "mailroom"
+import { createMailroom } from "@mailroom/mailroom"
 import { freshPostgresUrl, freshSqliteFile, interleave, report } from "./lib.mjs"
 
 const contacts = Number(process.env.MAILROOM_BENCH_CONTACTS ?? 100_000)

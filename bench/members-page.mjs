@@ -109,7 +109,7 @@ const instrumentDrivers = async (marker) => {
  *  more than `maxQueriesPerPage` statements; answers the statements per page and the page query for the floor. */
 const measureQueries = async (databaseUrl, apiKey, listId) => {
   const counter = await instrumentDrivers("WITH totals AS")
-  const { createMailroom } = await import("mailroom")
+  const { createMailroom } = await import("@mailroom/mailroom")
   const mailroom = createMailroom({ database: databaseUrl, logLevel: "error", backgroundWork: false })
   try {
     await mailroom.ready()

@@ -9,7 +9,7 @@
 import http from "node:http"
 import { Accounts, defaultDeliveryConcurrency, deliveryIdFor, signedHeaders, Store, Webhooks } from "@mailroom/core"
 import { Effect } from "effect"
-import { createMailroom } from "mailroom"
+import { createMailroom } from "@mailroom/mailroom"
 import pg from "pg"
 import { Agent, request } from "undici"
 import { freshPostgresUrl, freshSqliteFile, interleave, report } from "./lib.mjs"

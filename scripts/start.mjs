@@ -1,29 +1,15 @@
-// `npm start`: builds the workspace when a package's dist is missing or older than its src, then runs the main
-// starter (examples/hono-sqlite) with this environment, forwarding stop signals and its exit code.
+// `npm start`: builds the packages whose dist is missing or was built from other sources (scripts/build-stamp.mjs),
+// then runs the main starter (examples/hono-sqlite) with this environment, forwarding stop signals and its exit code.
 // `npm run migrate` (`start.mjs migrate`) does the same with the starter's migrate script instead of its server.
 // Build output goes to stderr, so stdout carries only the server's own line with its URL.
 import { spawn } from "node:child_process"
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { isFresh } from "./build-stamp.mjs"
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
 const order = JSON.parse(readFileSync(join(root, "scripts/build-order.json"), "utf8"))
-
-/** Modification times (ms) of every file under `dir`. */
-const mtimes = (dir) =>
-  readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => statSync(join(entry.parentPath ?? entry.path, entry.name)).mtimeMs)
-
-/** Whether `dir`'s build is missing or older than one of its sources. */
-const needsBuild = (dir) => {
-  const dist = join(root, dir, "dist")
-  const src = join(root, dir, "src")
-  if (!existsSync(dist)) return true
-  const built = mtimes(dist)
-  return built.length === 0 || (existsSync(src) && Math.max(...mtimes(src)) > Math.min(...built))
-}
 
 const signals = ["SIGINT", "SIGTERM", "SIGHUP"]
 let child
@@ -56,7 +42,7 @@ const exitLike = ({ code, signal }) => {
   else process.exit(code ?? 1)
 }
 
-const stale = order.filter(needsBuild)
+const stale = order.filter((dir) => !isFresh(join(root, dir)))
 if (stale.length > 0) {
   console.error(`Building (${stale.join(", ")} ${stale.length === 1 ? "is" : "are"} not built or out of date)…`)
   const build = await run(join(root, "scripts/build.mjs"), { stdio: ["ignore", process.stderr, process.stderr], group: true })

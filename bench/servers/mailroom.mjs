@@ -4,7 +4,7 @@
 // Rate limits are raised through their configuration option so the load measures the work, not the limiter. (The
 // failed-authentication limit counts an attempt whose key is not cached yet until it succeeds: 50 connections
 // starting together, or meeting an expired cache entry, would pass its 30 per minute.)
-import { createMailroom } from "mailroom"
+import { createMailroom } from "@mailroom/mailroom"
 
 const framework = process.env.FRAMEWORK ?? "hono"
 const mailroom = createMailroom({

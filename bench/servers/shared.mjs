@@ -1,7 +1,7 @@
 // What the floor servers share: the database they were given (DATABASE_URL=sqlite:PATH|postgres://…, with
 // SQLITE_SYNCHRONOUS), the schema and account made by Mailroom itself, the raw driver opened as Mailroom opens it,
 // a pg transaction, and the child-process protocol of bench/lib.mjs's startServer (report the port, stop on SIGTERM).
-import { createMailroom } from "mailroom"
+import { createMailroom } from "@mailroom/mailroom"
 
 export const databaseUrl = process.env.DATABASE_URL
 export const synchronous = process.env.SQLITE_SYNCHRONOUS ?? "FULL"

@@ -1,11 +1,11 @@
 import { defineConfig } from "tsup"
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: ['src/index.ts', 'src/cli.ts'],
   format: ["esm"],
   target: "node20",
   platform: "node",
-  dts: { compilerOptions: { composite: false, emitDeclarationOnly: false, customConditions: [] } },
+  dts: { entry: ['src/index.ts'], compilerOptions: { composite: false, emitDeclarationOnly: false, customConditions: [] } },
   sourcemap: true,
   clean: true,
   tsconfig: "tsconfig.json",

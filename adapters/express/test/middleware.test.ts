@@ -2,7 +2,7 @@ import { abandonBody, adapterHostOf, adapterSuite, httpSuite, keepAliveSuite, ov
 import type { FetchHandler, StartAdapterHost } from "@mailroom/testing"
 import express from "express"
 import type { ErrorRequestHandler } from "express"
-import { createMailroom } from "mailroom"
+import { createMailroom } from "@mailroom/mailroom"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { mailroomMiddleware } from "../src/index.js"
 

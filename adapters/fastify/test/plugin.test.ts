@@ -2,7 +2,7 @@ import { abandonBody, adapterHostOf, adapterSuite, httpSuite, keepAliveSuite, ov
 import type { FetchHandler, StartAdapterHost } from "@mailroom/testing"
 import Fastify from "fastify"
 import type { FastifyInstance } from "fastify"
-import { createMailroom } from "mailroom"
+import { createMailroom } from "@mailroom/mailroom"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { mailroomPlugin } from "../src/index.js"
 

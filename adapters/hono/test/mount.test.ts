@@ -3,7 +3,7 @@ import { adapterHostOf, adapterSuite, httpSuite, keepAliveSuite, oversizedBodySu
 import type { FetchHandler, StartAdapterHost } from "@mailroom/testing"
 import type { Server } from "node:http"
 import { Hono } from "hono"
-import { createMailroom } from "mailroom"
+import { createMailroom } from "@mailroom/mailroom"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { mountMailroom } from "../src/index.js"
 

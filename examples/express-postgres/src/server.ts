@@ -2,7 +2,7 @@
 // the root (/v1/…, /admin/…, /api/health). Several instances of the service may share one database.
 import { mailroomMiddleware } from "@mailroom/express"
 import express from "express"
-import { createMailroom } from "mailroom"
+import { createMailroom } from "@mailroom/mailroom"
 import type { AddressInfo } from "node:net"
 
 const port = Number(process.env.PORT ?? 3000)

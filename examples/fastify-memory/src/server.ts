@@ -2,7 +2,7 @@
 // Good for demos and for trying the API. Mailroom answers under /mailroom; the rest of the app is the host's.
 import { mailroomPlugin } from "@mailroom/fastify"
 import Fastify from "fastify"
-import { createMailroom } from "mailroom"
+import { createMailroom } from "@mailroom/mailroom"
 
 const port = Number(process.env.PORT ?? 3000)
 const host = process.env.HOST ?? "127.0.0.1"

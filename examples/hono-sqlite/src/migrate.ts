@@ -1,7 +1,6 @@
 // Creates or migrates the schema of DATABASE_URL and exits: for operators who run migrations as their own step.
 // `npm run migrate` at the repository root runs it.
-import { createMailroom } from "mailroom"
-import { displayDatabase, readEnvironmentOrExit } from "./environment.js"
+import { createMailroom, displayDatabase, readEnvironmentOrExit } from "@mailroom/mailroom"
 
 const { mailroom: config } = readEnvironmentOrExit(process.env)
 try {

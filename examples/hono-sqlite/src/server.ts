@@ -4,11 +4,10 @@
 import { serve } from "@hono/node-server"
 import { mountMailroom } from "@mailroom/hono"
 import { Hono } from "hono"
-import { createMailroom, type Mailroom, type MailroomConfig } from "mailroom"
+import { createMailroom, type Mailroom, type MailroomConfig, readEnvironmentOrExit, startupFailureLine } from "@mailroom/mailroom"
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { readEnvironmentOrExit } from "./environment.js"
-import { startupFailureLine } from "./startup-failure.js"
+import { homePage } from "./home-page.js"
 
 /** How long in-flight requests get to finish after a stop signal before their connections are closed. */
 const shutdownGraceMs = 10_000
@@ -34,6 +33,10 @@ const mailroom = await openMailroom(environment.mailroom).catch((error: unknown)
 })
 
 const app = new Hono()
+app.get("/", (c) => c.html(homePage({
+  adminOn: environment.mailroom.adminToken !== undefined,
+  devOutbox: environment.mailroom.smtpUrl === undefined,
+})))
 mountMailroom(app, "/", mailroom)
 
 const isLoopback = (hostname: string) => hostname === "localhost" || hostname === "[::1]" || hostname === "::1" ||

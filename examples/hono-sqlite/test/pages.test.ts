@@ -2,7 +2,7 @@
  *  pageTheme: every page wears it; a link scanner that fetches every link of the mail changes nothing; forged, expired,
  *  other-purpose and other-account tokens answer the invalid-link page on every page and route and change nothing;
  *  HTML and script in what an account names or a person types are escaped wherever a page shows them again. */
-import { makePageTheme } from "mailroom"
+import { makePageTheme } from "@mailroom/mailroom"
 import { existsSync, readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { linkIn, type OutboxMail, type Starter, startStarter } from "./browser/harness.js"

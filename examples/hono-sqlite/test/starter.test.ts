@@ -221,6 +221,18 @@ describe("the starter, started as `npm start` does, with ADMIN_TOKEN set", () =>
     expect(Number.isNaN(Date.parse(body.timestamp))).toBe(false)
   })
 
+  it("answers GET / with a page linking the health check, the API reference, the mail viewer and the docs", async () => {
+    const response = await fetch(new URL("/", starter.url))
+    expect(response.status).toBe(200)
+    expect(response.headers.get("content-type")).toMatch(/^text\/html/)
+    const page = await response.text()
+    const links = [...page.matchAll(/<a href="([^"]+)">/g)].map((match) => match[1])
+    expect(links).toEqual(expect.arrayContaining(["/api/health", "/v1/reference", "/v1/openapi.json", "/admin/outbox/view"]))
+    expect(links.some((href) => href?.startsWith("https://") === true && href.endsWith("/docs"))).toBe(true)
+    // The health check it links to answers.
+    expect((await call(starter, "GET", "/api/health")).status).toBe(200)
+  })
+
   describe("operator API at /admin", () => {
     it("POST /admin/accounts without a plan creates a free account and answers a full-access svc_live_ key", async () => {
       const { status, body } = await call(starter, "POST", "/admin/accounts", { ...admin, body: {} })

@@ -50,7 +50,7 @@ const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
 ]
 
 export interface HttpAppOptions {
-  /** Runs every route's effect; built by the `mailroom` facade from the chosen backend. */
+  /** Runs every route's effect; built by the `@mailroom/mailroom` facade from the chosen backend. */
   readonly runtime: HttpRuntime
   /** Enables /admin when set; requests must send it as `Authorization: Bearer <adminToken>`. */
   readonly adminToken?: string | undefined

@@ -105,7 +105,14 @@ const fixActionOf = (code: ErrorCode, realm: Realm, context: Record<string, stri
   return fixActionByCode[code]
 }
 
-export const docsBaseUrl = "https://mailroom.dev/docs/errors"
+/** Where Mailroom's documentation is published: the docs/ folder of its repository. */
+export const docsHomeUrl = "https://github.com/mailroom/mailroom/blob/main/docs"
+
+/** The page every `docs_url` points into; each code has its anchor there (docs/errors.md, tested). */
+export const docsBaseUrl = `${docsHomeUrl}/errors.md`
+
+/** The `docs_url` of a code: its row of docs/errors.md. */
+export const docsUrlOf = (code: ErrorCode): string => `${docsBaseUrl}#${code.toLowerCase()}`
 
 /** `envelope`: { success: false, error: { … } }; `plain`: { error: message } (CSV import). */
 export type ErrorShape = "envelope" | "plain"
@@ -160,7 +167,7 @@ const body = (code: ErrorCode, message: string, context?: Record<string, string 
     code,
     message,
     fix_action: fixActionOf(code, realm, context),
-    docs_url: `${docsBaseUrl}#${code.toLowerCase()}`,
+    docs_url: docsUrlOf(code),
     ...(context === undefined ? {} : { context }),
   },
 })

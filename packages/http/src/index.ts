@@ -6,7 +6,7 @@ export type { TrustProxy } from "./client-address.js"
 export type { MailroomEnv, HttpServices, Run, RunExit, RunOptions, AnswerFailure } from "./env.js"
 export type { HttpRuntime } from "./run.js"
 export {
-  statusByCode, importStatusByReason, fixActionByCode, fixActionWithoutField, adminFixActionByCode, docsBaseUrl, statusOf, errorBody,
+  statusByCode, importStatusByReason, fixActionByCode, fixActionWithoutField, adminFixActionByCode, docsBaseUrl, docsHomeUrl, docsUrlOf, statusOf, errorBody,
   errorResponse, internalErrorResponse, isDomainError,
 } from "./errors.js"
 export type { ErrorBody, ErrorShape, Realm } from "./errors.js"
@@ -22,7 +22,7 @@ export { ContactResponse, encodeContact, encodeContacts } from "./contact-respon
 export { contactListLimits, ContactFilterParams, ContactListParams, ContactListOptions } from "./contact-query.js"
 export { csvCell, csvRow } from "./csv.js"
 export { authenticationGate, defaultRateLimits, makeRateLimiters, rateLimit } from "./rate-limit.js"
-export type { RateLimiterFactory, RateLimiterSpec, RateLimitOptions, RateLimiters, Limiter } from "./rate-limit.js"
+export type { RateLimiterFactory, RateLimiterSpec, RateLimiterStore, RateLimitOptions, RateLimiters, Limiter } from "./rate-limit.js"
 export { contactRoutes, BulkCreateBody, BulkDeleteBody, bulkLimits } from "./routes/contacts.js"
 export { exportRoutes, ExportParams, exportColumns } from "./routes/export.js"
 export { importRoutes, importRequestLimitBytes, readImportForm } from "./routes/import.js"

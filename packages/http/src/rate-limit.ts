@@ -17,8 +17,12 @@ export interface RateLimiterSpec {
   readonly duration: number
 }
 
-/** Builds one limiter; any RateLimiterAbstract (memory, Redis, Postgres, …) will do. */
-export type RateLimiterFactory = (spec: RateLimiterSpec) => RateLimiterAbstract
+/** What Mailroom asks of a limiter: to count (`consume`) and to read a key's count (`get`). Any RateLimiterAbstract
+ *  (memory, Redis, Postgres, …) is one. */
+export type RateLimiterStore = Pick<RateLimiterAbstract, "consume" | "get">
+
+/** Builds one limiter. */
+export type RateLimiterFactory = (spec: RateLimiterSpec) => RateLimiterStore
 
 export interface RateLimitOptions {
   /** POST /v1/contacts per API key per minute. Default 60. */
@@ -49,7 +53,7 @@ export const defaultRateLimits = {
 } as const
 
 export interface Limiter {
-  readonly limiter: RateLimiterAbstract
+  readonly limiter: RateLimiterStore
   readonly points: number
   readonly duration: number
 }

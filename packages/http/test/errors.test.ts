@@ -9,9 +9,11 @@ import {
   UnsafeTemplateMarkup, InvalidTemplateSyntax, MjmlCompileTimedOut, CompiledTemplateTooLarge, MissingTemplateVariables,
   UnknownTemplateVariables, MistypedTemplateVariables,
 } from "@mailroom/core"
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { errorBody, errorResponse, fixActionByCode, internalErrorResponse, isDomainError, statusByCode } from "../src/index.js"
+import {
+  docsHomeUrl, docsUrlOf, errorBody, errorResponse, fixActionByCode, internalErrorResponse, isDomainError, statusByCode,
+} from "../src/index.js"
 
 /** One instance of every domain error with the status the spec gives its code. */
 const cases: ReadonlyArray<readonly [MailroomError, number]> = [
@@ -168,5 +170,21 @@ describe("the error table", () => {
       expect(row, code).toBeDefined()
       expect(row!.split("|")[2]!.trim().split("/"), code).toContain(String(status))
     }
+  })
+
+  it("every code's docs_url is a page of the repository's docs/ with the code's anchor on it", async () => {
+    const docsDirectory = new URL("../../../docs/", import.meta.url)
+    for (const code of Object.keys(statusByCode) as Array<ErrorCode>) {
+      const url = docsUrlOf(code)
+      expect(url.startsWith(`${docsHomeUrl}/`), code).toBe(true)
+      const [page = "", anchor = ""] = url.slice(docsHomeUrl.length + 1).split("#")
+      const file = new URL(page, docsDirectory)
+      expect(existsSync(file), `${code}: docs/${page}`).toBe(true)
+      expect(readFileSync(file, "utf8"), `${code}: #${anchor} on docs/${page}`).toContain(`<a id="${anchor}"></a>`)
+    }
+    // Every answer carries its code's docs_url, the internal error's too.
+    for (const [error] of cases) expect(errorBody(error).error.docs_url).toBe(docsUrlOf(error.code))
+    const internal = await internalErrorResponse("req-1").json() as ReturnType<typeof errorBody>
+    expect(internal.error.docs_url).toBe(docsUrlOf("INTERNAL_ERROR"))
   })
 })

@@ -9,7 +9,6 @@ import {
   closeLingering, type FetchOptions, type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions, type TrustProxy,
 } from "@mailroom/http"
 import { NodeDns, parseDnsServers, TurnstileChallenge, type TurnstileOptions, UndiciTransport } from "@mailroom/net"
-import { postgresRateLimitStore } from "@mailroom/postgres/rate-limits"
 import { templateEngineLayer } from "@mailroom/templates"
 import type { PageTheme } from "@mailroom/http"
 import type { IncomingMessage } from "node:http"
@@ -22,6 +21,7 @@ import { type ContactsApi, makeContactsApi } from "./contacts-api.js"
 import { type EmailsApi, makeEmailsApi } from "./emails-api.js"
 import { mailroomLogger } from "./logging.js"
 import { makeRunPromise } from "./promise-runner.js"
+import { postgresSharedRates } from "./shared-rates.js"
 import { makeSubscriptionsApi, type SubscriptionsApi } from "./subscriptions-api.js"
 
 export type { FetchOptions, TrustProxy }
@@ -126,7 +126,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
   // On Postgres, each instance counting a key's requests in its own memory would let N instances make N times the
   // spec's rate: the counts live in the database they share.
   const sharedRates = database.kind === "postgres" && config.rateLimits?.store === undefined
-    ? postgresRateLimitStore({ url: database.url })
+    ? postgresSharedRates(database.url)
     : undefined
   const app = makeHttpApp({
     runtime,

@@ -2,7 +2,7 @@
 import { Context, Effect } from "effect"
 
 /** Whether service methods record spans. On by default for Effect code that builds the layers itself; the
- *  `mailroom` facade sets it from its `tracing` option, which is off unless the host exports traces. */
+ *  `@mailroom/mailroom` facade sets it from its `tracing` option, which is off unless the host exports traces. */
 export class Tracing extends Context.Reference<Tracing>()("@mailroom/core/Tracing", {
   defaultValue: () => true,
 }) {}

@@ -1,9 +1,11 @@
 // The starter's configuration: every environment variable of the operator contract, mapped to createMailroom's
-// options. Unset variables keep Mailroom's defaults; malformed ones stop the process with a message.
+// options. Unset variables keep Mailroom's defaults; malformed ones stop the process with a message. The starter and
+// the `mailroom` command both read it, so that they agree on what DATABASE_URL and the rest mean.
+import { DnsServersError, parseDnsServers } from "@mailroom/net"
+import { parseSmtpUrl, SmtpUrlError } from "@mailroom/smtp"
 import { isIP } from "node:net"
-import {
-  DnsServersError, type MailroomConfig, parseDatabase, parseDnsServers, parseSmtpUrl, SmtpUrlError, type TrustProxy,
-} from "mailroom"
+import { parseDatabase } from "./config.js"
+import type { MailroomConfig, TrustProxy } from "./create-mailroom.js"
 
 export interface StarterEnvironment {
   readonly port: number

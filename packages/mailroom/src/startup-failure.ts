@@ -1,5 +1,5 @@
-// The one line the starter prints when Mailroom cannot open its database: the cause, found in the error's chain of
-// causes, and what to change. The whole error is printed only with LOG_LEVEL=debug.
+// The one line the starter and the `mailroom` command print when Mailroom cannot open its database: the cause, found
+// in the error's chain of causes, and what to change. The whole error is printed only with LOG_LEVEL=debug.
 import { displayDatabase } from "./environment.js"
 
 /** The error and its causes, outermost first. */
