@@ -7,7 +7,7 @@
 import { createRequire } from "node:module"
 import { Effect } from "effect"
 import { TemplateEngine } from "@mailroom/core"
-import { createMailroom } from "mailroom"
+import { createMailroom } from "@mailroom/mailroom"
 
 const rounds = Number(process.env.MAILROOM_BENCH_ROUNDS ?? 30)
 const warmups = 5
