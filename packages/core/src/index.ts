@@ -225,11 +225,18 @@ export { BotChallenge, BotChallengeError } from "./ports/bot-challenge.js"
 export type { BotChallengeService, ChallengeWidgetSettings } from "./ports/bot-challenge.js"
 export {
   DomainId, DomainStatus, domainRecordNames, domainLimits, CreateDomainInput, compareDomains, matchesDomainQuery,
+  decideRecheck, failedByRecheck, domainFailurePolicy,
 } from "./domain/domain.js"
 export type {
   Domain, DomainRecordName, RecordStatus, RecordProblem, RecordState, DomainRecordStates, DomainDkimKey, DomainQuery,
   VerificationFindings,
 } from "./domain/domain.js"
-export { Domains, DomainsConfig } from "./services/domains.js"
+export { Domains, DomainsConfig, domainSettings } from "./services/domains.js"
+export {
+  domainRecheckJob, recheckDomain, recheckDomains, recheckPaging, scheduleDomainRecheck,
+} from "./services/domain-recheck.js"
+export type { RecheckSummary } from "./services/domain-recheck.js"
+export { readRecords } from "./services/domain-checks.js"
+export type { RecordSettings } from "./services/domain-checks.js"
 export type { DomainsOptions, DomainDetails, DomainRecordView, SenderPolicy } from "./services/domains.js"
 export type { DomainRepository } from "./ports/store.js"

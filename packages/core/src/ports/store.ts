@@ -479,6 +479,9 @@ export interface DomainRepository {
   readonly count: (accountId: AccountId) => Effect.Effect<number, StoreError>
   /** Deletes the account's domain with its key. False when it did not exist. */
   readonly delete: (accountId: AccountId, id: DomainId) => Effect.Effect<boolean, StoreError>
+  /** For the daily re-check, across every account: up to `limit` domains that are `pending` or `verified`, in id
+   *  order, with ids after `after` (from the first when undefined). */
+  readonly listForRecheck: (after: string | undefined, limit: number) => Effect.Effect<ReadonlyArray<Domain>, StoreError>
 }
 
 /** How durable the commits of the transactions run under it are.
