@@ -57,5 +57,11 @@ export const makeDomainRepository = (db: MemoryDb): DomainRepository => {
     }),
     count: (accountId) => db.atomic(() => ofAccount(accountId).length),
     delete: (accountId, id) => db.atomic(() => find(accountId, id) !== undefined && rows.delete(id)),
+    listForRecheck: (after, limit) => db.atomic(() =>
+      [...rows.values()]
+        .filter((domain) => domain.status !== "failed" && (after === undefined || domain.id > after))
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .slice(0, limit)
+        .map(copy)),
   }
 }

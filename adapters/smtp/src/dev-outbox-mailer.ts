@@ -23,6 +23,7 @@ export const makeDevOutboxMailer = Effect.gen(function* () {
         html: message.html ?? null,
         text: message.text ?? null,
         headers: readHeaders(composed.raw),
+        raw: composed.raw.toString("utf8"),
         createdAt,
       }).pipe(Effect.mapError((cause) => new MailerError({ detail: "the dev outbox could not keep the message", cause })))
       return {

@@ -236,11 +236,29 @@ export { BotChallenge, BotChallengeError } from "./ports/bot-challenge.js"
 export type { BotChallengeService, ChallengeWidgetSettings } from "./ports/bot-challenge.js"
 export {
   DomainId, DomainStatus, domainRecordNames, domainLimits, CreateDomainInput, compareDomains, matchesDomainQuery,
+  decideRecheck, failedByRecheck, domainFailurePolicy,
 } from "./domain/domain.js"
 export type {
   Domain, DomainRecordName, RecordStatus, RecordProblem, RecordState, DomainRecordStates, DomainDkimKey, DomainQuery,
   VerificationFindings,
 } from "./domain/domain.js"
-export { Domains, DomainsConfig } from "./services/domains.js"
+export { Domains, DomainsConfig, domainSettings } from "./services/domains.js"
+export {
+  domainRecheckJob, recheckDomain, recheckDomains, recheckPaging, scheduleDomainRecheck,
+} from "./services/domain-recheck.js"
+export type { RecheckSummary } from "./services/domain-recheck.js"
+export { readRecords } from "./services/domain-checks.js"
+export type { RecordSettings } from "./services/domain-checks.js"
 export type { DomainsOptions, DomainDetails, DomainRecordView, SenderPolicy } from "./services/domains.js"
 export type { DomainRepository } from "./ports/store.js"
+export {
+  authenticationProblem, canaryLimits, isCanaryStale,
+} from "./domain/canary.js"
+export type { AuthenticationResult, CanaryAlert, CanaryAuthentication, CanaryRun, CanaryRunStatus } from "./domain/canary.js"
+export { Mailbox, MailboxError, MessageAuthenticator } from "./ports/mailbox.js"
+export type { MailboxService, MessageAuthenticatorService, ReceivedMessage } from "./ports/mailbox.js"
+export { Alerts, logAlert, notifyingAlerts } from "./ports/alerts.js"
+export type { AlertsService } from "./ports/alerts.js"
+export { Canary, CanaryConfig, canaryHeader } from "./services/canary.js"
+export type { CanaryOptions } from "./services/canary.js"
+export type { CanaryRunRepository } from "./ports/store.js"

@@ -21,6 +21,7 @@ import { apiReferenceRoutes } from "./openapi/reference.js"
 import { html } from "./pages/html.js"
 import { defaultPageTheme, notice, pageResponse, type PageTheme } from "./pages/layout.js"
 import { healthRoutes } from "./routes/health.js"
+import { cronRoutes } from "./routes/canary.js"
 import { importRoutes } from "./routes/import.js"
 import { inboundRoutes } from "./routes/inbound.js"
 import { listRoutes } from "./routes/lists.js"
@@ -54,6 +55,9 @@ export interface HttpAppOptions {
   readonly runtime: HttpRuntime
   /** Enables /admin when set; requests must send it as `Authorization: Bearer <adminToken>`. */
   readonly adminToken?: string | undefined
+  /** Enables POST /api/cron/email-canary (the delivery canary) when set; requests must send it as
+   *  `Authorization: Bearer <cronToken>`. Unset, the route answers 404. */
+  readonly cronToken?: string | undefined
   /** Whether mail is kept in the dev outbox (no SMTP relay); enables GET /admin/outbox. Default true. */
   readonly devOutbox?: boolean | undefined
   /** Largest JSON request body in bytes. Default 8 MiB. */
@@ -152,6 +156,7 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   })
 
   app.route("/", healthRoutes)
+  if (options.cronToken !== undefined && options.cronToken !== "") app.route("/", cronRoutes(options.cronToken))
   if (options.adminToken !== undefined && options.adminToken !== "") {
     app.route("/admin", adminRoutes({ adminToken: options.adminToken, devOutbox: options.devOutbox ?? true }))
   }

@@ -1,7 +1,7 @@
 /** The settings of createMailroom, and the choice of backend its `database` URL makes. CONTRACT.md lists the
  *  environment variables a starter maps onto these fields. The HTTP layer's own options (request rates, trusted
  *  proxies) join them in create-mailroom.ts, the one module of the facade that builds on @mailroom/http. */
-import type { DeliveryOptions, Ids, Mailer, Store } from "@mailroom/core"
+import type { CanaryAlert, CanaryOptions, DeliveryOptions, Ids, Mailer, Store } from "@mailroom/core"
 import type { NodeDnsOptions } from "@mailroom/net"
 import type { TemplateEngineOptions } from "@mailroom/templates"
 import type { Layer } from "effect"
@@ -76,6 +76,16 @@ export interface MailroomSettings {
   readonly delivery?: DeliveryOptions
   /** Largest JSON request body in bytes. Default 8 MiB. */
   readonly bodyLimitBytes?: number
+  /** Enables POST /api/cron/email-canary, the delivery canary, which then requires `Authorization: Bearer <cronToken>`
+   *  (CRON_TOKEN). Unset, the route answers 404 and nothing watches for a stale canary. See docs/canary.md. */
+  readonly cronToken?: string
+  /** The delivery canary: where it sends (`address`, CANARY_ADDRESS; `from`, CANARY_FROM), where it reads the message
+   *  back (`imapUrl`, CANARY_IMAP_URL: `imaps://user:password@host/INBOX`; unset, the dev outbox while mail stays
+   *  there), how long it waits. See docs/canary.md. */
+  readonly canary?: CanaryOptions & { readonly imapUrl?: string | undefined }
+  /** Operator alerts (email_canary_failed, email_canary_stale): each is logged, then handed to `notify` when given (a
+   *  pager, a chat webhook, mail to the operator). A notifier that throws is logged. */
+  readonly alerts?: { readonly notify: (alert: CanaryAlert) => Promise<void> | void }
 }
 
 export const defaultDatabase = "sqlite:.data/mailroom.sqlite"

@@ -14,7 +14,7 @@ import type { PageTheme } from "@mailroom/http"
 import type { IncomingMessage } from "node:http"
 import { Cause, Duration, Effect, Exit, Layer, ManagedRuntime, Scope } from "effect"
 import { type AccountsApi, makeAccountsApi } from "./accounts-api.js"
-import { mailerLayer, sendsToDevOutbox } from "./mail.js"
+import { canaryLayer, mailerLayer, sendsToDevOutbox } from "./mail.js"
 import { backendLayer, defaultShutdownGrace } from "./backend.js"
 import { defaultDatabase, type MailroomSettings, parseDatabase } from "./config.js"
 import { type ContactsApi, makeContactsApi } from "./contacts-api.js"
@@ -90,7 +90,9 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
   const logger = mailroomLogger({ level: config.logLevel, format: config.logFormat })
   const dnsServers = config.dnsServers === undefined ? undefined : parseDnsServers(config.dnsServers)
   const shutdownGrace = config.shutdownGraceMillis === undefined ? defaultShutdownGrace : Duration.millis(config.shutdownGraceMillis)
+  const canary = canaryLayer(config, dnsServers)
   const services = servicesLayer.pipe(
+    Layer.provideMerge(canary),
     Layer.provideMerge(mailer.pipe(Layer.provideMerge(Layer.mergeAll(
       backendLayer(database, { sqliteSynchronous: config.sqliteSynchronous, shutdownGrace }).pipe(Layer.provide(IdsLive)),
       IdsLive,
@@ -131,6 +133,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
   const app = makeHttpApp({
     runtime,
     adminToken: config.adminToken,
+    cronToken: config.cronToken,
     devOutbox: sendsToDevOutbox(config),
     bodyLimitBytes: config.bodyLimitBytes,
     rateLimits: sharedRates === undefined ? config.rateLimits : { ...config.rateLimits, store: sharedRates.limiter },

@@ -2,7 +2,7 @@
 // options. Unset variables keep Mailroom's defaults; malformed ones stop the process with a message. The starter and
 // the `mailroom` command both read it, so that they agree on what DATABASE_URL and the rest mean.
 import { DnsServersError, parseDnsServers } from "@mailroom/net"
-import { parseSmtpUrl, SmtpUrlError } from "@mailroom/smtp"
+import { ImapUrlError, parseImapUrl, parseSmtpUrl, SmtpUrlError } from "@mailroom/smtp"
 import { isIP } from "node:net"
 import { parseDatabase } from "./config.js"
 import type { MailroomConfig, TrustProxy } from "./create-mailroom.js"
@@ -154,9 +154,43 @@ const parseReportAddress = (value: string | undefined): string | undefined => {
   return value
 }
 
+/** An email address variable (CANARY_ADDRESS, CANARY_FROM). */
+const parseAddress = (name: string, value: string | undefined): string | undefined => {
+  if (value === undefined) return undefined
+  if (!/^[^\s@;,!<>]+@[a-z0-9.-]+\.[a-z0-9-]{2,}$/i.test(value)) {
+    throw new EnvironmentError(`${name} must be an email address such as canary@mail.example.com, not "${value}"`)
+  }
+  return value
+}
+
+/** CANARY_IMAP_URL as given, once Mailroom can use it; the refusal never repeats the URL's password. */
+const parseImap = (value: string | undefined): string | undefined => {
+  if (value === undefined) return undefined
+  try {
+    parseImapUrl(value)
+    return value
+  } catch (error) {
+    if (error instanceof ImapUrlError) throw new EnvironmentError(`CANARY_IMAP_URL ${error.message}`)
+    throw error
+  }
+}
+
+/** The delivery canary's settings (docs/canary.md): CANARY_ADDRESS, CANARY_FROM and CANARY_IMAP_URL. */
+const readCanary = (env: NodeJS.ProcessEnv) => {
+  const address = parseAddress("CANARY_ADDRESS", valueOf(env, "CANARY_ADDRESS"))
+  const from = parseAddress("CANARY_FROM", valueOf(env, "CANARY_FROM"))
+  const imapUrl = parseImap(valueOf(env, "CANARY_IMAP_URL"))
+  return {
+    ...(address === undefined ? {} : { address }),
+    ...(from === undefined ? {} : { from }),
+    ...(imapUrl === undefined ? {} : { imapUrl }),
+  }
+}
+
 /** Reads PORT, HOST, DATABASE_URL, APP_URL, TRACK_URL, MAILROOM_SECRET, ADMIN_TOKEN, SMTP_URL,
- *  MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS, LOG_LEVEL, LOG_FORMAT, DNS_SERVERS, SPF_INCLUDE and DMARC_REPORT_ADDRESS, with the defaults
- *  of the operator contract, TRUST_PROXY (which proxies may report the client's address; see docs/embedding.md) and
+ *  MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS, LOG_LEVEL, LOG_FORMAT, DNS_SERVERS, SPF_INCLUDE, DMARC_REPORT_ADDRESS and CRON_TOKEN, with the
+ *  defaults of the operator contract, CANARY_ADDRESS, CANARY_FROM and CANARY_IMAP_URL (the delivery canary; see
+ *  docs/canary.md), TRUST_PROXY (which proxies may report the client's address; see docs/embedding.md) and
  *  MAILROOM_CONFIRMATION (what following a confirmation link does; see docs/consent.md). */
 export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
   const port = parsePort(valueOf(env, "PORT"))
@@ -170,6 +204,8 @@ export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
   const spfInclude = parseSpfInclude(valueOf(env, "SPF_INCLUDE"))
   const dmarcReportAddress = parseReportAddress(valueOf(env, "DMARC_REPORT_ADDRESS"))
   const database = parseDatabaseUrl(valueOf(env, "DATABASE_URL")) ?? "sqlite:.data/mailroom.sqlite"
+  const cronToken = valueOf(env, "CRON_TOKEN")
+  const canary = readCanary(env)
   return {
     port,
     host: valueOf(env, "HOST") ?? "127.0.0.1",
@@ -181,6 +217,10 @@ export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
       ...(secret === undefined ? {} : { secret }),
       // Unset leaves the operator API at /admin disabled.
       ...(adminToken === undefined ? {} : { adminToken }),
+      // Unset: POST /api/cron/email-canary answers 404.
+      ...(cronToken === undefined ? {} : { cronToken }),
+      // Unset: canary@ the host of APP_URL, read back from the dev outbox (no IMAP mailbox).
+      ...(Object.keys(canary).length === 0 ? {} : { canary }),
       // Unset sends mail to the dev outbox.
       ...(smtpUrl === undefined ? {} : { smtpUrl }),
       unsafeAllowPrivateUrls: valueOf(env, "MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS") === "1",

@@ -26,6 +26,18 @@ describe("the starter's environment (CONTRACT.md)", () => {
     expect([unset.spfInclude, unset.dmarcReportAddress]).toEqual([undefined, undefined])
   })
 
+  it("reads CRON_TOKEN and the canary's CANARY_ADDRESS, CANARY_FROM and CANARY_IMAP_URL; unset, none is passed", () => {
+    expect(readEnvironment({
+      CRON_TOKEN: "c", CANARY_ADDRESS: "canary@inbox.example.com", CANARY_FROM: "canary@mail.example.com",
+      CANARY_IMAP_URL: "imaps://canary%40inbox.example.com:pw@imap.example.com/INBOX",
+    }).mailroom).toMatchObject({
+      cronToken: "c",
+      canary: { address: "canary@inbox.example.com", from: "canary@mail.example.com", imapUrl: "imaps://canary%40inbox.example.com:pw@imap.example.com/INBOX" },
+    })
+    const unset = readEnvironment({}).mailroom
+    expect([unset.cronToken, unset.canary]).toEqual([undefined, undefined])
+  })
+
   it("reads DNS_SERVERS as a list of resolvers, IPv6 in brackets with a port", () => {
     expect(readEnvironment({ DNS_SERVERS: "127.0.0.1:5353, [::1]:53,1.1.1.1" }).mailroom.dnsServers)
       .toEqual(["127.0.0.1:5353", "[::1]:53", "1.1.1.1"])
@@ -62,6 +74,9 @@ describe("the starter's environment (CONTRACT.md)", () => {
     ["DNS_SERVERS", "127.0.0.1:99999", "DNS_SERVERS"],
     ["SPF_INCLUDE", "not a host", "SPF_INCLUDE"],
     ["DMARC_REPORT_ADDRESS", "dmarc.example.com", "DMARC_REPORT_ADDRESS"],
+    ["CANARY_ADDRESS", "canary", "CANARY_ADDRESS"],
+    ["CANARY_FROM", "canary@", "CANARY_FROM"],
+    ["CANARY_IMAP_URL", "pop3://u:p@mail.example.com", "CANARY_IMAP_URL"],
   ])("refuses a malformed %s (%s) with a message naming it", (name, value, named) => {
     expect(() => readEnvironment({ [name]: value })).toThrow(EnvironmentError)
     expect(() => readEnvironment({ [name]: value })).toThrow(named)

@@ -15,6 +15,7 @@ const EntryRow = Schema.Struct({
   html_body: Schema.NullOr(Schema.String),
   text_body: Schema.NullOr(Schema.String),
   headers: JsonColumn(Schema.Record({ key: Schema.String, value: Schema.String })),
+  raw: Schema.NullOr(Schema.String),
   created_at: EpochMillis,
 })
 const decodeEntryRows = Schema.decodeUnknown(Schema.Array(EntryRow))
@@ -27,6 +28,7 @@ const toEntry = (row: typeof EntryRow.Type): DevOutboxEntry => ({
   html: row.html_body,
   text: row.text_body,
   headers: row.headers,
+  raw: row.raw,
   createdAt: row.created_at,
 })
 
@@ -41,6 +43,7 @@ export const makeDevOutboxRepository = (sql: SqlClient.SqlClient): DevOutboxRepo
         html_body: entry.html,
         text_body: entry.text,
         headers: toJson(entry.headers),
+        raw: entry.raw ?? null,
         created_at: toMillis(entry.createdAt),
       })}`
       const addresses = [...new Set(entry.to.map((address) => address.toLowerCase()))]
@@ -48,7 +51,7 @@ export const makeDevOutboxRepository = (sql: SqlClient.SqlClient): DevOutboxRepo
     })).pipe(orStoreError("devOutbox.insert")),
 
   list: ({ to, limit }) =>
-    sql`SELECT id, from_address, recipients, subject, html_body, text_body, headers, created_at FROM dev_outbox
+    sql`SELECT id, from_address, recipients, subject, html_body, text_body, headers, raw, created_at FROM dev_outbox
       ${to === undefined
         ? sql.literal("")
         : sql`WHERE id IN (SELECT entry_id FROM dev_outbox_recipients WHERE address = ${to.toLowerCase()})`}

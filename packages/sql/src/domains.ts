@@ -135,4 +135,10 @@ export const makeDomainRepository = (sql: SqlClient.SqlClient): DomainRepository
       Effect.map((rows) => rows.length > 0),
       orStoreError("domains.delete"),
     ),
+
+  listForRecheck: (after, limit) =>
+    sql`SELECT * FROM domains WHERE status IN ('pending', 'verified') ${after === undefined ? sql`` : sql`AND id > ${after}`}
+      ORDER BY id LIMIT ${limit}`.pipe(
+      Effect.flatMap(decodeDomains), Effect.map((rows) => rows.map(fromRow)), orStoreError("domains.listForRecheck"),
+    ),
 })

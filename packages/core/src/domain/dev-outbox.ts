@@ -15,6 +15,9 @@ export interface DevOutboxEntry {
   /** The message's headers as sent, keyed by lower-case name, values unfolded. A header that appears more than once
    *  (Received, say) keeps its values joined by a newline, in message order. */
   readonly headers: Readonly<Record<string, string>>
+  /** The whole message as it would have gone to the relay (DKIM signature included), for the delivery canary's checks
+   *  (docs/canary.md); null for entries kept before it was stored. */
+  readonly raw?: string | null | undefined
   readonly createdAt: Date
 }
 

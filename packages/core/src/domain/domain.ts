@@ -192,6 +192,17 @@ export const failedByRecheck = (domain: Domain, now: Date): boolean => {
   return domain.status === "pending" && now.getTime() - domain.createdAt.getTime() >= domainFailurePolicy.pendingDays * day
 }
 
+/** What the daily re-check makes of a domain (docs/domains.md, "When a domain fails"). A verified domain whose records
+ *  were read again (`findings`) takes them as a verify would (decideVerification: still verified, and failing since
+ *  the first check that found a record wrong); then, verified or pending, it becomes failed when failedByRecheck says
+ *  so. `findings` is null for a domain whose records were not read (a pending one, or a lookup that failed): only the
+ *  time rule applies. A failed domain is left alone. */
+export const decideRecheck = (domain: Domain, findings: VerificationFindings | null, at: Date): Domain => {
+  if (domain.status === "failed") return domain
+  const checked = findings === null ? domain : decideVerification(domain, findings, at)
+  return failedByRecheck(checked, at) ? { ...checked, status: "failed" } : checked
+}
+
 /** Custom domains need the Starter plan or above. Spec: sending "What the service does" and "Limits". */
 export const checkDomainPlan = (plan: Plan): Either.Either<void, PlanUpgradeRequired> =>
   planLimits[plan].customDomains === 0

@@ -4,6 +4,7 @@ import type { Account, AccountId, ApiKey, ApiKeyId, AppCredential } from "../dom
 import type { Contact, ContactFilter, ContactId, ContactQuery, ContactStatus, ContactTag, CustomField } from "../domain/contact.js"
 import type { EmailAddress } from "../domain/email.js"
 import type { DevOutboxEntry, DevOutboxQuery } from "../domain/dev-outbox.js"
+import type { CanaryRun } from "../domain/canary.js"
 import type { DomainEvent, EventType } from "../domain/event.js"
 import type { DuplicateContact, StoreError } from "../errors.js"
 import type { ContactList, ListQuery, ListWithCount } from "../domain/list.js"
@@ -325,6 +326,14 @@ export interface DevOutboxRepository {
   readonly list: (query: DevOutboxQuery) => Effect.Effect<ReadonlyArray<DevOutboxEntry>, StoreError>
 }
 
+/** The delivery canary's runs (docs/canary.md). They belong to the platform, not to an account. */
+export interface CanaryRunRepository {
+  /** Keeps one finished run. */
+  readonly insert: (run: CanaryRun) => Effect.Effect<void, StoreError>
+  /** Up to `limit` runs, the latest first (by finishedAt, then id). One query. */
+  readonly list: (limit: number) => Effect.Effect<ReadonlyArray<CanaryRun>, StoreError>
+}
+
 /** An event handed to fan-out: what the delivery needs, with the request body already built. */
 export interface FanOutEvent {
   readonly id: string
@@ -479,6 +488,9 @@ export interface DomainRepository {
   readonly count: (accountId: AccountId) => Effect.Effect<number, StoreError>
   /** Deletes the account's domain with its key. False when it did not exist. */
   readonly delete: (accountId: AccountId, id: DomainId) => Effect.Effect<boolean, StoreError>
+  /** For the daily re-check, across every account: up to `limit` domains that are `pending` or `verified`, in id
+   *  order, with ids after `after` (from the first when undefined). */
+  readonly listForRecheck: (after: string | undefined, limit: number) => Effect.Effect<ReadonlyArray<Domain>, StoreError>
 }
 
 /** How durable the commits of the transactions run under it are.
@@ -528,6 +540,7 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly topics: TopicRepository
   readonly confirmations: ConfirmationRepository
   readonly devOutbox: DevOutboxRepository
+  readonly canaryRuns: CanaryRunRepository
   readonly webhooks: WebhookRepository
   readonly messages: MessageRepository
   readonly quota: QuotaRepository

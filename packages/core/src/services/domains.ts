@@ -7,22 +7,24 @@ import { Context, Effect, Either, Option } from "effect"
 import type { Account, AccountId } from "../domain/account.js"
 import {
   checkDomainPlan, checkDomainRoom, type CreateDomainInput, decideVerification, type DomainDkimKey, type Domain, type DomainId, domainLimits, type DomainQuery,
-  type DomainRecordName, domainRecordNames, type DomainRecordStates, ownershipValue, parseHostname, pendingRecords,
-  plainSpfValue, type RecordProblem, type RecordState, recordHost, recordValue, type VerificationFindings,
+  type DomainRecordName, domainRecordNames, parseHostname, pendingRecords,
+  plainSpfValue, type RecordProblem, type RecordState, recordHost, recordValue,
 } from "../domain/domain.js"
-import { checkDkim, checkDmarc, checkOwnership, checkSpf, doubledName, doubledNameProblem } from "../domain/dns-records.js"
+import { checkSpf } from "../domain/dns-records.js"
 import {
-  DnsLookupFailed, DomainNotFound, SenderDomainNotVerified, type StoreError,
+  DomainNotFound, SenderDomainNotVerified, type StoreError,
   ValidationFailed,
 } from "../errors.js"
 import { orFailWith } from "../internal/found.js"
 import { deriveKey, seal, unseal } from "../internal/secret-box.js"
 import { currentDate } from "../internal/time.js"
-import { Dns, recordsOrNone } from "../ports/dns.js"
 import { Ids } from "../ports/ids.js"
 import type { DkimKey } from "../ports/mailer.js"
 import { Store } from "../ports/store.js"
 import { Accounts } from "./accounts.js"
+import { Background } from "./background.js"
+import { readRecords, txtAt } from "./domain-checks.js"
+import { domainRecheckJob, recheckDomains, scheduleDomainRecheck } from "./domain-recheck.js"
 import { LinksConfig } from "./tokens.js"
 import { serviceMethod } from "./tracing.js"
 
@@ -103,6 +105,11 @@ export class Domains extends Effect.Service<Domains>()("@mailroom/core/Domains",
     const accounts = yield* Accounts
     const method = yield* serviceMethod
     const now = currentDate
+    const background = yield* Background
+    // The daily re-check (domain-recheck.ts): each run queues the next day's first; every process queues it at start.
+    yield* background.work(domainRecheckJob, () =>
+      Effect.zipRight(scheduleDomainRecheck, Effect.flatMap(domainSettings, recheckDomains)))
+    yield* background.atStart("domain re-check", Effect.asVoid(scheduleDomainRecheck))
 
     const find = (account: Account, id: string) =>
       store.domains.findById(account.id, id).pipe(orFailWith(() => new DomainNotFound({ id })))
@@ -118,30 +125,6 @@ export class Domains extends Effect.Service<Domains>()("@mailroom/core/Domains",
           problem: domain.records[name].problem,
         } satisfies DomainRecordView])) as unknown as DomainDetails["dnsRecords"],
       }))
-
-    /** The TXT values at `host`, asked of the servers now (a verify follows a record just published; the cache may
-     *  still hold "none"): none when DNS says there are none; DNS_LOOKUP_ERROR when the lookup fails. */
-    const txtAt = (host: string) =>
-      Effect.flatMap(Dns, (dns) => recordsOrNone(dns.resolveTxt(host, { fresh: true }))).pipe(
-        Effect.mapError((error) => new DnsLookupFailed({ hostname: host, reason: error.reason })),
-      )
-
-    /** A record found nowhere at its host but as it should be at the doubled name: the answer says so. A failed
-     *  lookup of the doubled name leaves the record as missing. */
-    const withDoubledName = (
-      state: RecordState,
-      host: string,
-      hostname: string,
-      check: (values: ReadonlyArray<string>) => RecordState,
-    ): Effect.Effect<RecordState> => {
-      if (state.status !== "pending" || state.problem === null) return Effect.succeed(state)
-      return txtAt(doubledName(host, hostname)).pipe(
-        Effect.map((values) => check(values).status === "pending" || state.problem === null
-          ? state
-          : { status: "pending" as const, problem: doubledNameProblem(state.problem, host, hostname) }),
-        Effect.orElseSucceed(() => state),
-      )
-    }
 
     const list = method("Domains.list")(function* (account: Account, query: DomainQuery) {
       const page = yield* store.domains.list(account.id, query)
@@ -197,31 +180,7 @@ export class Domains extends Effect.Service<Domains>()("@mailroom/core/Domains",
      *  DNS_LOOKUP_ERROR and changes nothing. May be called again and again. */
     const verify = method("Domains.verify")(function* (account: Account, id: string) {
       const domain = yield* find(account, id)
-      const settings = yield* domainSettings
-      const hostname = domain.hostname
-      const atHost = yield* txtAt(hostname)
-      const ownership = (values: ReadonlyArray<string>) => checkOwnership(values, hostname, ownershipValue(domain.id))
-      const verification = yield* withDoubledName(ownership(atHost), hostname, hostname, ownership)
-      let findings: VerificationFindings = { records: { verification }, spfValue: domain.spfValue }
-      if (verification.status === "verified") {
-        const dkimHost = recordHost("dkim", hostname)
-        const dmarcHost = recordHost("dmarc", hostname)
-        const [atDkim, atDmarc] = yield* Effect.all([txtAt(dkimHost), txtAt(dmarcHost)], { concurrency: 2 })
-        const plain = plainSpfValue(settings.spfInclude)
-        const spfOf = (values: ReadonlyArray<string>) => checkSpf(values, hostname, settings.spfInclude, plain)
-        const spf = spfOf(atHost)
-        const dkimExpected = recordValue(domain, "dkim", settings.dmarcReportAddress)
-        const dkimOf = (values: ReadonlyArray<string>) => checkDkim(values, dkimHost, domain.dkim.publicKey, dkimExpected)
-        const dmarcExpected = recordValue(domain, "dmarc", settings.dmarcReportAddress)
-        const dmarcOf = (values: ReadonlyArray<string>) => checkDmarc(values, dmarcHost, dmarcExpected)
-        const records: DomainRecordStates = {
-          verification,
-          spf: yield* withDoubledName(spf.state, hostname, hostname, (values) => spfOf(values).state),
-          dkim: yield* withDoubledName(dkimOf(atDkim), dkimHost, hostname, dkimOf),
-          dmarc: yield* withDoubledName(dmarcOf(atDmarc), dmarcHost, hostname, dmarcOf),
-        }
-        findings = { records, spfValue: spf.value }
-      }
+      const findings = yield* readRecords(domain, yield* domainSettings)
       const next = yield* store.transaction(Effect.gen(function* () {
         const current = yield* find(account, id)
         const decided = decideVerification(current, findings, yield* now)

@@ -2,7 +2,7 @@ import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { type Domain, type DomainId } from "../../src/index.js"
 import { checkDkim, checkDmarc, checkOwnership, checkSpf, parseSpf, parseTags, withSpfInclude } from "../../src/domain/dns-records.js"
-import { decideVerification, failedByRecheck, parseHostname } from "../../src/domain/domain.js"
+import { decideRecheck, decideVerification, failedByRecheck, parseHostname } from "../../src/domain/domain.js"
 import { doubledNameProblem } from "../../src/domain/dns-records.js"
 
 describe("parseHostname (sending spec, Domains)", () => {
@@ -157,5 +157,30 @@ describe("decideVerification (States and transitions, Domain rows)", () => {
     expect([failedByRecheck(domain(), at(6)), failedByRecheck(domain(), at(7))]).toEqual([false, true])
     const all = { records: { verification: ok, spf: ok, dkim: ok, dmarc: ok }, spfValue: "v" }
     expect(decideVerification(domain({ status: "failed" }), all, at(9))).toMatchObject({ status: "verified", verifiedAt: at(9) })
+  })
+})
+
+describe("decideRecheck (docs/domains.md, \"When a domain fails\")", () => {
+  const all = { records: { verification: ok, spf: ok, dkim: ok, dmarc: ok }, spfValue: "v" }
+  const dkimGone = { records: { verification: ok, spf: ok, dkim: gone, dmarc: ok }, spfValue: "v" }
+  const verified = domain({ status: "verified", verifiedAt: at(1), records: all.records })
+
+  it("applies the records read, then fails a verified domain failing for 3 days", () => {
+    const first = decideRecheck(verified, dkimGone, at(2))
+    expect(first).toMatchObject({ status: "verified", failingSince: at(2), lastCheckedAt: at(2) })
+    expect(decideRecheck(first, dkimGone, at(4)).status).toBe("verified")
+    expect(decideRecheck(first, dkimGone, at(5))).toMatchObject({ status: "failed", failingSince: at(2) })
+    expect(decideRecheck(first, all, at(5))).toMatchObject({ status: "verified", failingSince: null })
+  })
+
+  it("without records read (a failed lookup, a pending domain) only the time rule applies, and nothing else changes", () => {
+    expect(decideRecheck(verified, null, at(30))).toBe(verified)
+    expect(decideRecheck(domain(), null, at(6))).toEqual(domain())
+    expect(decideRecheck(domain(), null, at(7))).toEqual({ ...domain(), status: "failed" })
+  })
+
+  it("leaves a failed domain alone", () => {
+    const failed = domain({ status: "failed" })
+    expect(decideRecheck(failed, all, at(9))).toBe(failed)
   })
 })

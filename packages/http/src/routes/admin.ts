@@ -2,7 +2,7 @@
  *  dev outbox. Mounted only when an admin token is configured; every request must carry it as a Bearer token. */
 import { createHash, timingSafeEqual } from "node:crypto"
 import {
-  type Account, Accounts, CreateAccountBody, CreateApiKeyBody, CreateAppCredentialBody, type DevOutboxEntry,
+  type Account, Accounts, Canary, CreateAccountBody, CreateApiKeyBody, CreateAppCredentialBody, type DevOutboxEntry,
   devOutboxLimits, EmailAddress, type HeldRecipient, heldResolutions, InvalidCredentials, limitParam, MessageDelivery,
   SendingPause, Store, UpdateAccountBody,
 } from "@mailroom/core"
@@ -13,6 +13,7 @@ import { credentialOf, guardAttempt, refusalOf } from "../auth.js"
 import type { MailroomEnv } from "../env.js"
 import { errorResponse } from "../errors.js"
 import { decodeJson, decodeQuery } from "../validation.js"
+import { canaryRunJson, CanaryRunsParams } from "./canary.js"
 
 export const OutboxParams = Schema.Struct({
   to: Schema.optional(EmailAddress),
@@ -166,6 +167,13 @@ export const adminRoutes = (options: AdminOptions) => {
         const account = yield* (yield* Accounts).get(c.req.param("id"))
         const resolved = yield* (yield* MessageDelivery).resolveHeld(account.id, c.req.param("messageId"), c.req.param("email"), body.action)
         return c.json(heldJson(resolved))
+      })))
+    // The delivery canary's last runs, the latest first (docs/canary.md).
+    .get("/canary/runs", (c) =>
+      c.get("run")(Effect.gen(function* () {
+        const query = yield* decodeQuery(c, CanaryRunsParams)
+        const canary = yield* Canary
+        return c.json({ data: (yield* canary.list(query.limit)).map(canaryRunJson) })
       })))
   if (!options.devOutbox) return routes
   return routes.get("/outbox", (c) =>

@@ -1,4 +1,4 @@
-/** Store contract: the dev outbox (insert, list newest first, the `to` filter, limit). */
+/** Store contract: the dev outbox (insert, list newest first, the `to` filter, limit; the raw message kept as given). */
 import { describe, expect } from "@effect/vitest"
 import { type DevOutboxEntry, Store } from "@mailroom/core"
 import { Effect } from "effect"
@@ -15,6 +15,7 @@ const makeEntry = (overrides: Partial<DevOutboxEntry> = {}): DevOutboxEntry => (
   html: "<p>Hello</p>",
   text: "Hello",
   headers: { "message-id": `<${uniqueText("mid")}@example.com>`, subject: "Hello" },
+  raw: "Subject: Hello\r\nMIME-Version: 1.0\r\n\r\nHello ✓\r\n",
   createdAt: at(1),
   ...overrides,
 })
