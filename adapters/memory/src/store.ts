@@ -21,6 +21,7 @@ import { makeQuotaRepository } from "./quota.js"
 import { makeIdempotencyRepository } from "./idempotency.js"
 import { makeFormRepository } from "./forms.js"
 import { makeDomainRepository } from "./domains.js"
+import { makeValidationJobRepository } from "./validation-jobs.js"
 
 export const makeMemoryStore = Effect.gen(function* () {
   const db = yield* makeMemoryDb
@@ -54,6 +55,7 @@ export const makeMemoryStore = Effect.gen(function* () {
     idempotency: makeIdempotencyRepository(db),
     forms: makeFormRepository(db),
     domains: makeDomainRepository(db),
+    validationJobs: makeValidationJobRepository(db),
     transaction: db.transaction,
     ping: Effect.void,
   })

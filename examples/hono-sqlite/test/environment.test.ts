@@ -26,6 +26,11 @@ describe("the starter's environment (CONTRACT.md)", () => {
     expect([unset.spfInclude, unset.dmarcReportAddress]).toEqual([undefined, undefined])
   })
 
+  it("reads SMTP_PROBE_PORT as the port of the validation handshake, unset when not given", () => {
+    expect(readEnvironment({ SMTP_PROBE_PORT: "2525" }).mailroom.smtpProbePort).toBe(2525)
+    expect(readEnvironment({}).mailroom.smtpProbePort).toBeUndefined()
+  })
+
   it("reads DNS_SERVERS as a list of resolvers, IPv6 in brackets with a port", () => {
     expect(readEnvironment({ DNS_SERVERS: "127.0.0.1:5353, [::1]:53,1.1.1.1" }).mailroom.dnsServers)
       .toEqual(["127.0.0.1:5353", "[::1]:53", "1.1.1.1"])
@@ -61,6 +66,8 @@ describe("the starter's environment (CONTRACT.md)", () => {
     ["DNS_SERVERS", "127.0.0.1:99999", "DNS_SERVERS"],
     ["SPF_INCLUDE", "not a host", "SPF_INCLUDE"],
     ["DMARC_REPORT_ADDRESS", "dmarc.example.com", "DMARC_REPORT_ADDRESS"],
+    ["SMTP_PROBE_PORT", "smtp", "SMTP_PROBE_PORT"],
+    ["SMTP_PROBE_PORT", "70000", "SMTP_PROBE_PORT"],
   ])("refuses a malformed %s (%s) with a message naming it", (name, value, named) => {
     expect(() => readEnvironment({ [name]: value })).toThrow(EnvironmentError)
     expect(() => readEnvironment({ [name]: value })).toThrow(named)

@@ -364,6 +364,14 @@ export class SenderDomainNotVerified extends Schema.TaggedError<SenderDomainNotV
   }
 }
 
+/** A bulk validation job is unknown in this account (ids of other accounts included). */
+export class ValidationJobNotFound extends Schema.TaggedError<ValidationJobNotFound>()("ValidationJobNotFound", {
+  id: Schema.String,
+}) {
+  readonly code = "NOT_FOUND"
+  override get message() { return `bulk validation ${this.id} was not found` }
+}
+
 /** Every error a Mailroom service or route can fail with. */
 export type MailroomError =
   | ValidationFailed | PayloadTooLarge | Unauthorized | InvalidCredentials | ScopeInsufficient | RateLimitExceeded
@@ -373,6 +381,6 @@ export type MailroomError =
   | WebhookEventUnknown | WebhookNotFound | PlanUpgradeRequired | WebhookLimitReached | QuotaExceeded | IdempotencyKeyReused | StoreError
   | OriginNotAllowed
   | DomainNotFound | DomainAlreadyExists | DnsVerificationFailed | DnsRecordMissing | DnsLookupFailed | DomainLimitReached
-  | SenderDomainNotVerified
+  | SenderDomainNotVerified | ValidationJobNotFound
 
 export type ErrorCode = MailroomError["code"]

@@ -8,7 +8,7 @@ export {
 } from "./errors.js"
 export {
   DomainNotFound, DomainAlreadyExists, DnsVerificationFailed, DnsRecordMissing, DnsLookupFailed, DomainLimitReached,
-  SenderDomainNotVerified,
+  SenderDomainNotVerified, ValidationJobNotFound,
 } from "./errors.js"
 export type { MailroomError, ErrorCode, ImportRejectionReason } from "./errors.js"
 
@@ -233,3 +233,19 @@ export type {
 export { Domains, DomainsConfig } from "./services/domains.js"
 export type { DomainsOptions, DomainDetails, DomainRecordView, SenderPolicy } from "./services/domains.js"
 export type { DomainRepository } from "./ports/store.js"
+export {
+  addressSyntaxLimits, parseAddressSyntax,
+} from "./domain/address-syntax.js"
+export type { ParsedAddress } from "./domain/address-syntax.js"
+export {
+  AddressChecks, AddressVerdict, BulkValidateInput, ValidateInput, ValidationJobError, ValidationJobId, ValidationJobStatus,
+  invalidReason, isDisposableDomain, isRoleAccount, isValidAddress, mailHostsOf, roleAccounts, suggestedDomain, validationLimits,
+} from "./domain/address-validation.js"
+export type { MailHosts, ValidationJob } from "./domain/address-validation.js"
+export { SmtpProbe } from "./ports/smtp-probe.js"
+export type { ProbeAnswer, ProbeRequest, SmtpProbeService } from "./ports/smtp-probe.js"
+export { makeAddressChecker } from "./services/address-checks.js"
+export type { AddressChecker, CheckOptions } from "./services/address-checks.js"
+export { AddressValidation, bulkValidationJob } from "./services/address-validation.js"
+export type { BulkValidation } from "./services/address-validation.js"
+export type { ValidationJobRepository } from "./ports/store.js"

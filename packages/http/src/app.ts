@@ -27,6 +27,7 @@ import { publicRoutes } from "./routes/public.js"
 import { subscriptionRoutes } from "./routes/subscriptions.js"
 import { suppressionRoutes } from "./routes/suppressions.js"
 import { topicRoutes } from "./routes/topics.js"
+import { validationRoutes } from "./routes/validation.js"
 import { webhookRoutes } from "./routes/webhooks.js"
 import { type HttpRuntime, makeRunner } from "./run.js"
 
@@ -44,6 +45,7 @@ const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   subscriptionRoutes,
   suppressionRoutes,
   topicRoutes,
+  validationRoutes,
   webhookRoutes,
 ]
 

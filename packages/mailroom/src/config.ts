@@ -49,6 +49,9 @@ export interface MailroomSettings {
    *  `"verified-only"` (a send from a domain that is not a verified domain of the account answers 403
    *  SENDER_DOMAIN_NOT_VERIFIED). See docs/domains.md. */
   readonly senderPolicy?: "allow-unverified" | "verified-only"
+  /** The port of the SMTP handshake of address validation (`extended: true`): the best MX host of the address's domain
+   *  is asked on it. Default 25 (the starter's SMTP_PROBE_PORT). See docs/validation.md. */
+  readonly smtpProbePort?: number
   /** Relaxes the webhook URL rules (http://, private addresses) for local development only. */
   readonly unsafeAllowPrivateUrls?: boolean
   readonly logLevel?: "debug" | "info" | "warn" | "error"
