@@ -4,6 +4,7 @@
 import { run as suggestDomain } from "@zootools/email-spell-checker"
 import { disposableEmailBlocklistSet } from "disposable-email-domains-js"
 import { Schema } from "effect"
+import { parse as parseDomain } from "tldts"
 import type { AccountId } from "./account.js"
 
 export const validationLimits = {
@@ -123,10 +124,12 @@ export const isDisposableDomain = (domain: string): boolean => {
 }
 
 /** The domain a likely typo meant (gmial.com -> gmail.com), with @zootools/email-spell-checker, which looks at the
- *  domain only; null when nothing better is known. */
+ *  domain only; null when nothing better is known. A suggestion must end in a public suffix of the ICANN list: the
+ *  checker otherwise turns any unknown name into a neighbour (mx.example -> mail.example). */
 export const suggestedDomain = (domain: string): string | null => {
   const found = suggestDomain({ email: `mailbox@${domain}` })
-  return found === undefined || found.domain === domain ? null : found.domain
+  if (found === undefined || found.domain === domain) return null
+  return parseDomain(found.domain).isIcann === true ? found.domain : null
 }
 
 /** Valid: the syntax holds, the domain takes mail, and no mail server refused the mailbox. Disposable and role
