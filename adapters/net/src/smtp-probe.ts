@@ -77,6 +77,9 @@ const connect = (socket: Socket, address: string, port: number, timeoutMs: numbe
 
 const positive = (reply: Reply) => reply !== undefined && reply >= 200 && reply < 300
 
+/** How long a finished session waits for the server to close the connection before dropping it. */
+const closeWaitMs = 1_000
+
 /** One session; every answer not learned is unknown. */
 const session = async (request: ProbeRequest, port: number, heloName: string): Promise<ReadonlyArray<ProbeAnswer>> => {
   const answers: Array<ProbeAnswer> = request.recipients.map(() => "unknown")
@@ -100,8 +103,18 @@ const session = async (request: ProbeRequest, port: number, heloName: string): P
     socket.write("QUIT\r\n")
     return answers
   } finally {
+    // The session is over once the server has closed it too: a caller that caps sessions per host counts it until then.
+    const closed = new Promise<void>((resolve) => {
+      if (socket.closed) return resolve()
+      const timer = setTimeout(resolve, Math.min(request.timeoutMs, closeWaitMs))
+      socket.once("close", () => {
+        clearTimeout(timer)
+        resolve()
+      })
+    })
     socket.end()
-    socket.destroySoon()
+    await closed
+    socket.destroy()
   }
 }
 

@@ -13,6 +13,8 @@ export interface ProbeTargets {
   readonly silent: { readonly address: "127.0.0.2" }
   /** An address where the connection is refused. */
   readonly refused: { readonly address: "127.0.0.3" }
+  /** Forgets the SMTP server's connection counts (its peak among them), keeping how it answers. */
+  readonly resetCounts: () => void
   readonly close: () => Promise<void>
 }
 
@@ -33,14 +35,13 @@ const listen = (server: Server, port: number, host: string) =>
 
 export const startProbeTargets = async (): Promise<ProbeTargets> => {
   const recipients: Array<string> = []
-  const sink = await startSmtpSink({
-    behaviour: {
-      recipient: (address) => {
-        recipients.push(address)
-        return probeReply(address)
-      },
+  const behaviour = {
+    recipient: (address: string) => {
+      recipients.push(address)
+      return probeReply(address)
     },
-  })
+  }
+  const sink = await startSmtpSink({ behaviour })
   const sockets = new Set<Socket>()
   const silent = createServer((socket) => {
     sockets.add(socket)
@@ -52,6 +53,10 @@ export const startProbeTargets = async (): Promise<ProbeTargets> => {
     smtp: { address: "127.0.0.1", sink, recipients },
     silent: { address: "127.0.0.2" },
     refused: { address: "127.0.0.3" },
+    resetCounts: () => {
+      sink.reset()
+      sink.behave(behaviour)
+    },
     close: async () => {
       for (const socket of sockets) socket.destroy()
       await new Promise<void>((resolve) => silent.close(() => resolve()))

@@ -28,10 +28,11 @@ export const bulkValidationJob = defineJob(
   { retry: { delays: [Duration.seconds(5), Duration.seconds(30), Duration.minutes(2)] }, timeout: "1 hour" },
 )
 
-/** A bulk job with the results stored so far. */
+/** A bulk job, with its results once it finished (completed, or failed with the results before its failure); null
+ *  while it runs, whose progress tells how far it is. */
 export interface BulkValidation {
   readonly job: ValidationJob
-  readonly results: ReadonlyArray<AddressVerdict>
+  readonly results: ReadonlyArray<AddressVerdict> | null
 }
 
 const now = currentDate
@@ -126,10 +127,12 @@ export class AddressValidation extends Effect.Service<AddressValidation>()("@mai
       return job
     })
 
-    /** GET /emails/validate/bulk/{id}: the job, its progress and the results stored so far. */
+    /** GET /emails/validate/bulk/{id}: the job and its progress, with its results once it finished. Results are not read
+     *  while it runs: a client polling a job of 10,000 addresses would otherwise read them all on every poll. */
     const getBulk = method("AddressValidation.getBulk")(function* (account: Account, id: string) {
       const job = yield* store.validationJobs.findById(account.id, id).pipe(orFailWith(() => new ValidationJobNotFound({ id })))
-      return { job, results: yield* store.validationJobs.results(account.id, job.id) } satisfies BulkValidation
+      const finished = job.status === "completed" || job.status === "failed"
+      return { job, results: finished ? yield* store.validationJobs.results(account.id, job.id) : null } satisfies BulkValidation
     })
 
     return { validate, startBulk, getBulk } as const

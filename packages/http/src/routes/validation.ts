@@ -20,8 +20,8 @@ export const verdictBody = (verdict: AddressVerdict) => ({
   reason: verdict.reason,
 })
 
-/** A bulk job as the API shows it; `results` only when read. */
-export const bulkJobBody = (job: ValidationJob, results?: ReadonlyArray<AddressVerdict>) => ({
+/** A bulk job as the API shows it; `results` only when read (null until the job finished). */
+export const bulkJobBody = (job: ValidationJob, results?: ReadonlyArray<AddressVerdict> | null) => ({
   id: job.id,
   status: job.status,
   total: job.emails.length,
@@ -34,7 +34,9 @@ export const bulkJobBody = (job: ValidationJob, results?: ReadonlyArray<AddressV
   createdAt: job.createdAt.toISOString(),
   startedAt: iso(job.startedAt),
   completedAt: iso(job.completedAt),
-  ...(results === undefined ? {} : { results: results.map((verdict) => ({ ...verdictBody(verdict), error: verdict.error })) }),
+  ...(results === undefined ? {} : {
+    results: results === null ? null : results.map((verdict) => ({ ...verdictBody(verdict), error: verdict.error })),
+  }),
 })
 
 const readBulk = ({ job, results }: BulkValidation) => bulkJobBody(job, results)

@@ -80,6 +80,9 @@ export const runBulk = async (client: Client, key: string, body: Record<string, 
     expect(read.status, read.text).toBe(200)
     const job = read.json.data as Record<string, any>
     if (job.status === "completed" || job.status === "failed") return { started: started.json.data as Record<string, any>, job }
+    // While it runs, only its progress shows.
+    expect(job.results).toBeNull()
+    expect(job.processed).toBeLessThanOrEqual(job.total)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
   throw new Error(`bulk validation ${id} did not finish within 30 s`)
