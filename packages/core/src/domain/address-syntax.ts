@@ -47,7 +47,8 @@ const checkLocalPart = (local: string): string | undefined => {
 const checkDomain = (domain: string): Either.Either<string, string> => {
   if (domain === "") return Either.left("the domain (after @) is empty")
   if (domain.startsWith("[")) return Either.left("address literals such as [192.0.2.1] are not accepted; use a domain name")
-  // domainToASCII answers "" for what it cannot convert; it lower-cases and turns an IDN into punycode (UTS 46).
+  // domainToASCII answers "" for what it cannot convert (a numeric last label, read as an IPv4 address, among them);
+  // it lower-cases and turns an IDN into punycode (UTS 46).
   const ascii = domainToASCII(domain)
   if (ascii === "") return Either.left(`${domain} is not a valid domain name`)
   if (octets(ascii) > addressSyntaxLimits.domainOctets) {
@@ -58,7 +59,6 @@ const checkDomain = (domain: string): Either.Either<string, string> => {
   if (!labels.every((part) => label.test(part))) {
     return Either.left(`${ascii} is not a valid domain name: each label is 1-63 letters, digits or hyphens`)
   }
-  if (/^[0-9]+$/.test(labels[labels.length - 1]!)) return Either.left(`${ascii} ends in a numeric label, which no top-level domain is`)
   return Either.right(ascii)
 }
 
