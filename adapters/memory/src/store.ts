@@ -22,6 +22,7 @@ import { makeIdempotencyRepository } from "./idempotency.js"
 import { makeFormRepository } from "./forms.js"
 import { makeDomainRepository } from "./domains.js"
 import { makeCanaryRunRepository } from "./canary-runs.js"
+import { makeValidationJobRepository } from "./validation-jobs.js"
 
 export const makeMemoryStore = Effect.gen(function* () {
   const db = yield* makeMemoryDb
@@ -56,6 +57,7 @@ export const makeMemoryStore = Effect.gen(function* () {
     forms: makeFormRepository(db),
     domains: makeDomainRepository(db),
     canaryRuns: makeCanaryRunRepository(db),
+    validationJobs: makeValidationJobRepository(db),
     transaction: db.transaction,
     ping: Effect.void,
   })

@@ -463,6 +463,14 @@ export class TemplateEngineError extends Schema.TaggedError<TemplateEngineError>
   override get message() { return `the template engine failed during ${this.operation}` }
 }
 
+/** A bulk validation job is unknown in this account (ids of other accounts included). */
+export class ValidationJobNotFound extends Schema.TaggedError<ValidationJobNotFound>()("ValidationJobNotFound", {
+  id: Schema.String,
+}) {
+  readonly code = "NOT_FOUND"
+  override get message() { return `bulk validation ${this.id} was not found` }
+}
+
 /** Every error a Mailroom service or route can fail with. */
 export type MailroomError =
   | ValidationFailed | PayloadTooLarge | Unauthorized | InvalidCredentials | ScopeInsufficient | RateLimitExceeded
@@ -474,6 +482,6 @@ export type MailroomError =
   | DomainNotFound | DomainAlreadyExists | DnsVerificationFailed | DnsRecordMissing | DnsLookupFailed | DomainLimitReached
   | SenderDomainNotVerified
   | UnsafeTemplateMarkup | InvalidTemplateSyntax | MjmlCompileTimedOut | CompiledTemplateTooLarge
-  | MissingTemplateVariables | UnknownTemplateVariables | MistypedTemplateVariables | TemplateEngineError
+  | MissingTemplateVariables | UnknownTemplateVariables | MistypedTemplateVariables | TemplateEngineError | ValidationJobNotFound
 
 export type ErrorCode = MailroomError["code"]

@@ -8,7 +8,7 @@ export {
 } from "./errors.js"
 export {
   DomainNotFound, DomainAlreadyExists, DnsVerificationFailed, DnsRecordMissing, DnsLookupFailed, DomainLimitReached,
-  SenderDomainNotVerified,
+  SenderDomainNotVerified, ValidationJobNotFound,
 } from "./errors.js"
 export {
   MarkupFinding, UnsafeTemplateMarkup, InvalidTemplateSyntax, MjmlCompileTimedOut, CompiledTemplateTooLarge,
@@ -262,3 +262,18 @@ export type { AlertsService } from "./ports/alerts.js"
 export { Canary, CanaryConfig, canaryHeader } from "./services/canary.js"
 export type { CanaryOptions } from "./services/canary.js"
 export type { CanaryRunRepository } from "./ports/store.js"
+  addressSyntaxLimits, parseAddressSyntax,
+} from "./domain/address-syntax.js"
+export type { ParsedAddress } from "./domain/address-syntax.js"
+export {
+  AddressChecks, AddressVerdict, BulkValidateInput, ValidateInput, ValidationJobError, ValidationJobId, ValidationJobStatus,
+  invalidReason, isDisposableDomain, isRoleAccount, isValidAddress, mailHostsOf, roleAccounts, suggestedDomain, validationLimits,
+} from "./domain/address-validation.js"
+export type { MailHosts, ValidationJob } from "./domain/address-validation.js"
+export { SmtpProbe } from "./ports/smtp-probe.js"
+export type { ProbeAnswer, ProbeRequest, SmtpProbeService } from "./ports/smtp-probe.js"
+export { makeAddressChecker } from "./services/address-checks.js"
+export type { AddressChecker, CheckOptions } from "./services/address-checks.js"
+export { AddressValidation, bulkValidationJob } from "./services/address-validation.js"
+export type { BulkValidation } from "./services/address-validation.js"
+export type { ValidationJobRepository } from "./ports/store.js"

@@ -29,6 +29,7 @@ import { publicRoutes } from "./routes/public.js"
 import { subscriptionRoutes } from "./routes/subscriptions.js"
 import { suppressionRoutes } from "./routes/suppressions.js"
 import { topicRoutes } from "./routes/topics.js"
+import { validationRoutes } from "./routes/validation.js"
 import { webhookRoutes } from "./routes/webhooks.js"
 import { logRequest } from "./request-log.js"
 import { type HttpRuntime, makeRunner } from "./run.js"
@@ -47,6 +48,7 @@ const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   subscriptionRoutes,
   suppressionRoutes,
   topicRoutes,
+  validationRoutes,
   webhookRoutes,
 ]
 

@@ -1,7 +1,7 @@
 /** Request rates per API key, requests to the public routes and failed authentications per client address, with
  *  rate-limiter-flexible. In memory by default; a host running several instances passes a factory for a shared store
  *  (createMailroom passes @mailroom/postgres/rate-limits on Postgres; Redis, …). Spec: audience "Limits" (POST /contacts 60 per minute per client) and sending "Limits" (POST
- *  /emails/send 100 per second, POST /emails/batch 10, all other endpoints 200). */
+ *  /emails/send 100 per second, POST /emails/batch 10, POST /emails/validate 50, all other endpoints 200). */
 import { RateLimitExceeded } from "@mailroom/core"
 import { Effect } from "effect"
 import type { Context } from "hono"
@@ -39,6 +39,8 @@ export interface RateLimitOptions {
   readonly emailsSendPerSecond?: number
   /** POST /v1/emails/batch per API key per second. Default 10. */
   readonly emailsBatchPerSecond?: number
+  /** POST /v1/emails/validate per API key per second. Default 50. */
+  readonly emailsValidatePerSecond?: number
   /** Signup-form submissions per client address (IP) per minute, over every form. Default 10. */
   readonly formSubmissionsPerIpPerMinute?: number
   /** Signup-form submissions per email address and account per hour. Default 5. */
@@ -49,7 +51,7 @@ export interface RateLimitOptions {
 
 export const defaultRateLimits = {
   contactsCreatePerMinute: 60, requestsPerSecond: 200, publicRequestsPerSecond: 200, failedAuthenticationsPerMinute: 30,
-  emailsSendPerSecond: 100, emailsBatchPerSecond: 10, formSubmissionsPerIpPerMinute: 10, formSubmissionsPerAddressPerHour: 5,
+  emailsSendPerSecond: 100, emailsBatchPerSecond: 10, emailsValidatePerSecond: 50, formSubmissionsPerIpPerMinute: 10, formSubmissionsPerAddressPerHour: 5,
 } as const
 
 export interface Limiter {
@@ -71,6 +73,8 @@ export interface RateLimiters {
   readonly emailsSend: Limiter
   /** POST /v1/emails/batch. */
   readonly emailsBatch: Limiter
+  /** POST /v1/emails/validate. */
+  readonly emailsValidate: Limiter
   /** POST /v1/forms/{id}/submit per client address. */
   readonly formSubmissionsPerIp: Limiter
   /** POST /v1/forms/{id}/submit per account and email address. */
@@ -102,6 +106,11 @@ export const makeRateLimiters = (options: RateLimitOptions = {}): RateLimiters =
     ),
     emailsSend: make("mailroom:emails-send", options.emailsSendPerSecond ?? defaultRateLimits.emailsSendPerSecond, 1),
     emailsBatch: make("mailroom:emails-batch", options.emailsBatchPerSecond ?? defaultRateLimits.emailsBatchPerSecond, 1),
+    emailsValidate: make(
+      "mailroom:emails-validate",
+      options.emailsValidatePerSecond ?? defaultRateLimits.emailsValidatePerSecond,
+      1,
+    ),
     formSubmissionsPerIp: make(
       "mailroom:form-submissions-ip",
       options.formSubmissionsPerIpPerMinute ?? defaultRateLimits.formSubmissionsPerIpPerMinute,
@@ -158,11 +167,13 @@ const apiKeyOf = (c: Context<MailroomEnv>) => c.get("apiKey").id
  *  minute); 429 RATE_LIMIT_EXCEEDED with Retry-After when none is left. */
 export const rateLimit = (name: keyof RateLimiters) => limitBy(() => name, apiKeyOf)
 
-/** Routes with a per-second rate of their own (sending "Limits": POST /emails/send 100, POST /emails/batch 10);
+/** Routes with a per-second rate of their own (sending "Limits": POST /emails/send 100, POST /emails/batch 10, POST
+ *  /emails/validate 50);
  *  they do not count against the 200 per second of "all other endpoints". */
 const ownPerSecondLimits: Readonly<Record<string, keyof RateLimiters>> = {
   "POST /v1/emails/send": "emailsSend",
   "POST /v1/emails/batch": "emailsBatch",
+  "POST /v1/emails/validate": "emailsValidate",
 }
 
 /** The per-second rate of every /v1 request, per API key: its route's own, else `requests`. */

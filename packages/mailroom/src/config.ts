@@ -53,6 +53,9 @@ export interface MailroomSettings {
   /** The template engine's tuning: how many compiled releases to keep (`cacheSize`, default 1 000) and the MJML
    *  limits (`mjml.deadlineMs`, default 5 000). See docs/templates.md, "The engine". */
   readonly templates?: TemplateEngineOptions
+  /** The port of the SMTP handshake of address validation (`extended: true`): the best MX host of the address's domain
+   *  is asked on it. Default 25 (the starter's SMTP_PROBE_PORT). See docs/validation.md. */
+  readonly smtpProbePort?: number
   /** Relaxes the webhook URL rules (http://, private addresses) for local development only. */
   readonly unsafeAllowPrivateUrls?: boolean
   /** The least level logged. Default "info": one line per request, per delivery outcome and per failed job attempt.

@@ -8,7 +8,7 @@ import {
 import {
   closeLingering, type FetchOptions, type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions, type TrustProxy,
 } from "@mailroom/http"
-import { NodeDns, parseDnsServers, TurnstileChallenge, type TurnstileOptions, UndiciTransport } from "@mailroom/net"
+import { NetSmtpProbe, NodeDns, parseDnsServers, TurnstileChallenge, type TurnstileOptions, UndiciTransport } from "@mailroom/net"
 import { templateEngineLayer } from "@mailroom/templates"
 import type { PageTheme } from "@mailroom/http"
 import type { IncomingMessage } from "node:http"
@@ -104,6 +104,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
       }),
       NodeDns.layer({ ...config.dns, ...(dnsServers === undefined ? {} : { servers: dnsServers }) }),
       UndiciTransport.layer({ maxInFlight: defaultDeliveryConcurrency }),
+      NetSmtpProbe.layer(config.smtpProbePort === undefined ? {} : { port: config.smtpProbePort }),
       Layer.succeed(LinksConfig, { appUrl: config.appUrl ?? "http://localhost:3000", trackUrl: config.trackUrl }),
       Layer.succeed(Tracing, tracing),
       Layer.succeed(SubscriptionsConfig, {

@@ -187,8 +187,17 @@ const readCanary = (env: NodeJS.ProcessEnv) => {
   }
 }
 
+/** SMTP_PROBE_PORT: the port of the SMTP handshake of address validation. */
+const parseProbePort = (value: string | undefined): number | undefined => {
+  if (value === undefined) return undefined
+  if (!/^[0-9]{1,5}$/.test(value) || Number(value) < 1 || Number(value) > 65_535) {
+    throw new EnvironmentError(`SMTP_PROBE_PORT must be a TCP port from 1 to 65535, not "${value}"`)
+  }
+  return Number(value)
+}
+
 /** Reads PORT, HOST, DATABASE_URL, APP_URL, TRACK_URL, MAILROOM_SECRET, ADMIN_TOKEN, SMTP_URL,
- *  MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS, LOG_LEVEL, LOG_FORMAT, DNS_SERVERS, SPF_INCLUDE, DMARC_REPORT_ADDRESS and CRON_TOKEN, with the
+ *  MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS, LOG_LEVEL, LOG_FORMAT, DNS_SERVERS, SPF_INCLUDE, DMARC_REPORT_ADDRESS, CRON_TOKEN and SMTP_PROBE_PORT, with the
  *  defaults of the operator contract, CANARY_ADDRESS, CANARY_FROM and CANARY_IMAP_URL (the delivery canary; see
  *  docs/canary.md), TRUST_PROXY (which proxies may report the client's address; see docs/embedding.md) and
  *  MAILROOM_CONFIRMATION (what following a confirmation link does; see docs/consent.md). */
@@ -203,6 +212,7 @@ export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
   const dnsServers = parseDns(valueOf(env, "DNS_SERVERS"))
   const spfInclude = parseSpfInclude(valueOf(env, "SPF_INCLUDE"))
   const dmarcReportAddress = parseReportAddress(valueOf(env, "DMARC_REPORT_ADDRESS"))
+  const smtpProbePort = parseProbePort(valueOf(env, "SMTP_PROBE_PORT"))
   const database = parseDatabaseUrl(valueOf(env, "DATABASE_URL")) ?? "sqlite:.data/mailroom.sqlite"
   const cronToken = valueOf(env, "CRON_TOKEN")
   const canary = readCanary(env)
@@ -229,6 +239,8 @@ export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
       // Unset: _spf. and dmarc@ the host of APP_URL.
       ...(spfInclude === undefined ? {} : { spfInclude }),
       ...(dmarcReportAddress === undefined ? {} : { dmarcReportAddress }),
+      // Unset: 25, the port mail servers listen on.
+      ...(smtpProbePort === undefined ? {} : { smtpProbePort }),
       // Unset asks the system's resolvers.
       ...(dnsServers === undefined ? {} : { dnsServers }),
       confirmation: parseConfirmation(valueOf(env, "MAILROOM_CONFIRMATION")),

@@ -36,6 +36,9 @@ describe("the starter's environment (CONTRACT.md)", () => {
     })
     const unset = readEnvironment({}).mailroom
     expect([unset.cronToken, unset.canary]).toEqual([undefined, undefined])
+  it("reads SMTP_PROBE_PORT as the port of the validation handshake, unset when not given", () => {
+    expect(readEnvironment({ SMTP_PROBE_PORT: "2525" }).mailroom.smtpProbePort).toBe(2525)
+    expect(readEnvironment({}).mailroom.smtpProbePort).toBeUndefined()
   })
 
   it("reads DNS_SERVERS as a list of resolvers, IPv6 in brackets with a port", () => {
@@ -77,6 +80,8 @@ describe("the starter's environment (CONTRACT.md)", () => {
     ["CANARY_ADDRESS", "canary", "CANARY_ADDRESS"],
     ["CANARY_FROM", "canary@", "CANARY_FROM"],
     ["CANARY_IMAP_URL", "pop3://u:p@mail.example.com", "CANARY_IMAP_URL"],
+    ["SMTP_PROBE_PORT", "smtp", "SMTP_PROBE_PORT"],
+    ["SMTP_PROBE_PORT", "70000", "SMTP_PROBE_PORT"],
   ])("refuses a malformed %s (%s) with a message naming it", (name, value, named) => {
     expect(() => readEnvironment({ [name]: value })).toThrow(EnvironmentError)
     expect(() => readEnvironment({ [name]: value })).toThrow(named)

@@ -24,6 +24,7 @@ import { makeTopicRepository } from "./topics.js"
 import { makeFormRepository } from "./forms.js"
 import { makeDomainRepository } from "./domains.js"
 import { makeCanaryRunRepository } from "./canary-runs.js"
+import { makeValidationJobRepository } from "./validation-jobs.js"
 
 /** The Store over `sql`. A SQLite connection must have `PRAGMA foreign_keys = ON`: deleting a contact relies on
  *  ON DELETE CASCADE to remove its tags, custom fields and memberships. */
@@ -49,6 +50,7 @@ export const makeSqlStore = (sql: SqlClient.SqlClient): Store["Type"] => {
     forms: makeFormRepository(sql),
     domains: makeDomainRepository(sql),
     canaryRuns: makeCanaryRunRepository(sql),
+    validationJobs: makeValidationJobRepository(sql),
     // Nested calls become savepoints of the outer transaction. Only the client's own failures (BEGIN) turn into
     // StoreError; the effect's errors pass through unchanged.
     transaction: (effect) =>

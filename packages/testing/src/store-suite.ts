@@ -11,6 +11,7 @@ import { devOutboxTests } from "./store-suite/dev-outbox.js"
 import { eventTests } from "./store-suite/events.js"
 import { messageTests } from "./store-suite/messages.js"
 import { transactionTests } from "./store-suite/transaction.js"
+import { validationJobTests } from "./store-suite/validation-jobs.js"
 import { webhookTests } from "./store-suite/webhooks.js"
 
 /** Declares the suite for `backend` (a name for the report) over one shared instance of `layer`. */
@@ -25,4 +26,5 @@ export const storeSuite = (backend: string, layer: Layer.Layer<Store, unknown>) 
     messageTests(it)
     transactionTests(it)
     webhookTests(it)
+    validationJobTests(it)
   })

@@ -23,5 +23,6 @@ export const idPrefixes = {
   form: "frm",
   domain: "dom",
   canaryRun: "cnr",
+  validationJob: "vjob",
 } as const
 export type IdKind = keyof typeof idPrefixes

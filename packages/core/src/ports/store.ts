@@ -26,6 +26,7 @@ import type {
 import type { QuotaReservation } from "../domain/quota.js"
 import type { Domain, DomainId, DomainQuery } from "../domain/domain.js"
 import type { DomainAlreadyExists } from "../errors.js"
+import type { AddressVerdict, ValidationJob, ValidationJobId } from "../domain/address-validation.js"
 
 export interface AccountRepository {
   readonly insert: (account: Account) => Effect.Effect<void, StoreError>
@@ -493,6 +494,28 @@ export interface DomainRepository {
   readonly listForRecheck: (after: string | undefined, limit: number) => Effect.Effect<ReadonlyArray<Domain>, StoreError>
 }
 
+export interface ValidationJobRepository {
+  /** Inserts a new bulk validation job. */
+  readonly insert: (job: ValidationJob) => Effect.Effect<void, StoreError>
+  /** The account's job with its addresses and progress, or none (also for another account's id). */
+  readonly findById: (accountId: AccountId, id: string) => Effect.Effect<Option.Option<ValidationJob>, StoreError>
+  /** The results stored so far, in the order of the job's addresses; none for an unknown job. */
+  readonly results: (accountId: AccountId, id: ValidationJobId) => Effect.Effect<ReadonlyArray<AddressVerdict>, StoreError>
+  /** Stores the results of chunk `index` (the chunks of one job are numbered from 0, in the order of its addresses)
+   *  and adds their count to the job's `processed`. A chunk already stored is left as it is and counts nothing: a run
+   *  retried after a crash may store it again. Run it in a transaction: its two writes then commit together. */
+  readonly saveChunk: (
+    accountId: AccountId,
+    id: ValidationJobId,
+    index: number,
+    results: ReadonlyArray<AddressVerdict>,
+  ) => Effect.Effect<void, StoreError>
+  /** Replaces status, startedAt, completedAt and error of the account's job. False when it is unknown. */
+  readonly setState: (
+    job: Pick<ValidationJob, "id" | "accountId" | "status" | "startedAt" | "completedAt" | "error">,
+  ) => Effect.Effect<boolean, StoreError>
+}
+
 /** How durable the commits of the transactions run under it are.
  *  - "full" (the default): on disk when the commit returns; an operating-system crash or a power failure keeps it.
  *  - "relaxed": survives a crash of the process, but an operating-system crash or a power failure may undo it (SQLite:
@@ -547,6 +570,7 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly idempotency: IdempotencyRepository
   readonly forms: FormRepository
   readonly domains: DomainRepository
+  readonly validationJobs: ValidationJobRepository
   /** Runs `effect` atomically: all of its writes and events commit, or none do (on failure, defect or interruption).
    *  Nested calls join the outer transaction. The outermost one runs the effects given to `afterCommit` once it
    *  committed (withCommitHooks). */

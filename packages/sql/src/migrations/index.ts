@@ -15,6 +15,7 @@ import { deliveriesRecordedInPlace } from "./0013_deliveries_recorded_in_place.j
 import { domains } from "./0014_domains.js"
 import { literalSecretPrefix } from "./0015_literal_secret_prefix.js"
 import { canaryRuns } from "./0018_canary_runs.js"
+import { validationJobs } from "./0017_validation_jobs.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -34,6 +35,7 @@ export const migrations: ReadonlyArray<Migration> = [
   domains,
   literalSecretPrefix,
   canaryRuns,
+  validationJobs,
 ]
 
 export type { Migration } from "./migration.js"

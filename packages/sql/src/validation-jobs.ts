@@ -1,0 +1,104 @@
+/** The validation_jobs and validation_job_chunks tables behind `Store.validationJobs`: a job's addresses are one JSON
+ *  column, its results one JSON array per chunk, each stored in one statement with the job's progress. */
+import type { SqlClient } from "@effect/sql"
+import {
+  AccountId, AddressVerdict, type ValidationJob, ValidationJobError, ValidationJobId, type ValidationJobRepository,
+  ValidationJobStatus,
+} from "@mailroom/core"
+import { Effect, Option, Schema } from "effect"
+import { EpochMillis, IntegerColumn, JsonColumn, toJson, toMillisOrNull } from "./internal/columns.js"
+import { orStoreError } from "./internal/errors.js"
+import { booleanParam } from "./lists.js"
+
+const BooleanColumn = Schema.Union(
+  Schema.Boolean,
+  Schema.transform(IntegerColumn, Schema.Boolean, { strict: true, decode: (n) => n !== 0, encode: (b) => (b ? 1 : 0) }),
+)
+
+const JobRow = Schema.Struct({
+  id: ValidationJobId,
+  account_id: AccountId,
+  status: ValidationJobStatus,
+  emails: JsonColumn(Schema.Array(Schema.String)),
+  extended: BooleanColumn,
+  timeout_ms: IntegerColumn,
+  continue_on_error: BooleanColumn,
+  processed: IntegerColumn,
+  error: Schema.NullOr(JsonColumn(ValidationJobError)),
+  created_at: EpochMillis,
+  started_at: Schema.NullOr(EpochMillis),
+  completed_at: Schema.NullOr(EpochMillis),
+})
+type JobRow = typeof JobRow.Type
+const decodeJobs = Schema.decodeUnknown(Schema.Array(JobRow))
+const decodeChunks = Schema.decodeUnknown(Schema.Array(Schema.Struct({ results: JsonColumn(Schema.Array(AddressVerdict)) })))
+
+const fromRow = (row: JobRow): ValidationJob => ({
+  id: row.id,
+  accountId: row.account_id,
+  status: row.status,
+  emails: row.emails,
+  extended: row.extended,
+  timeoutMs: row.timeout_ms,
+  continueOnError: row.continue_on_error,
+  processed: row.processed,
+  error: row.error,
+  createdAt: row.created_at,
+  startedAt: row.started_at,
+  completedAt: row.completed_at,
+})
+
+export const makeValidationJobRepository = (sql: SqlClient.SqlClient): ValidationJobRepository => ({
+  insert: (job) =>
+    sql`INSERT INTO validation_jobs ${sql.insert({
+      id: job.id,
+      account_id: job.accountId,
+      status: job.status,
+      emails: toJson(job.emails),
+      extended: booleanParam(sql, job.extended),
+      timeout_ms: job.timeoutMs,
+      continue_on_error: booleanParam(sql, job.continueOnError),
+      processed: job.processed,
+      error: job.error === null ? null : toJson(job.error),
+      created_at: job.createdAt.getTime(),
+      started_at: toMillisOrNull(job.startedAt),
+      completed_at: toMillisOrNull(job.completedAt),
+    })}`.pipe(Effect.asVoid, orStoreError("validationJobs.insert")),
+
+  findById: (accountId, id) =>
+    sql`SELECT * FROM validation_jobs WHERE account_id = ${accountId} AND id = ${id}`.pipe(
+      Effect.flatMap(decodeJobs),
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), fromRow)),
+      orStoreError("validationJobs.findById"),
+    ),
+
+  results: (accountId, id) =>
+    sql`SELECT c.results FROM validation_job_chunks c JOIN validation_jobs j ON j.id = c.job_id
+      WHERE j.account_id = ${accountId} AND c.job_id = ${id} ORDER BY c.chunk_index`.pipe(
+      Effect.flatMap(decodeChunks),
+      Effect.map((rows) => rows.flatMap((row) => row.results)),
+      orStoreError("validationJobs.results"),
+    ),
+
+  // The progress moves only when the chunk went in (the service runs both in one transaction).
+  saveChunk: (accountId, id, index, results) =>
+    Effect.gen(function* () {
+      const added = yield* sql`INSERT INTO validation_job_chunks (job_id, chunk_index, results)
+        SELECT id, ${index}, ${toJson(results)} FROM validation_jobs WHERE account_id = ${accountId} AND id = ${id}
+        ON CONFLICT (job_id, chunk_index) DO NOTHING
+        RETURNING job_id`
+      if (added.length === 0) return
+      yield* sql`UPDATE validation_jobs SET processed = processed + ${results.length} WHERE id = ${id}`
+    }).pipe(orStoreError("validationJobs.saveChunk")),
+
+  setState: (job) =>
+    sql`UPDATE validation_jobs SET ${sql.update({
+      status: job.status,
+      started_at: toMillisOrNull(job.startedAt),
+      completed_at: toMillisOrNull(job.completedAt),
+      error: job.error === null ? null : toJson(job.error),
+    })} WHERE account_id = ${job.accountId} AND id = ${job.id} RETURNING id`.pipe(
+      Effect.map((rows) => rows.length > 0),
+      orStoreError("validationJobs.setState"),
+    ),
+})
