@@ -16,11 +16,12 @@ import { makeWebhookRepository } from "./webhooks.js"
 import { makeConfirmationRepository } from "./confirmations.js"
 import { makeSuppressionStore } from "./suppressions.js"
 import { makeTopicRepository, makeTopicTable } from "./topics.js"
-import { makeMessageRepository } from "./messages.js"
+import { makeMessageRepository, makeMessageTable } from "./messages.js"
 import { makeQuotaRepository } from "./quota.js"
 import { makeIdempotencyRepository } from "./idempotency.js"
 import { makeFormRepository } from "./forms.js"
 import { makeDomainRepository } from "./domains.js"
+import { makeDesignRepository } from "./designs.js"
 
 export const makeMemoryStore = Effect.gen(function* () {
   const db = yield* makeMemoryDb
@@ -29,6 +30,7 @@ export const makeMemoryStore = Effect.gen(function* () {
   const membershipTable = makeMembershipTable(db)
   const topicTable = makeTopicTable(db)
   const suppressions = makeSuppressionStore(db, contactTable, topicTable)
+  const messageTable = makeMessageTable(db)
   return Store.of({
     accounts: makeAccountRepository(db),
     apiKeys: makeApiKeyRepository(db),
@@ -49,11 +51,12 @@ export const makeMemoryStore = Effect.gen(function* () {
     confirmations: makeConfirmationRepository(db),
     devOutbox: makeDevOutboxRepository(db),
     webhooks: makeWebhookRepository(db),
-    messages: makeMessageRepository(db),
+    messages: makeMessageRepository(db, messageTable),
     quota: makeQuotaRepository(db),
     idempotency: makeIdempotencyRepository(db),
     forms: makeFormRepository(db),
     domains: makeDomainRepository(db),
+    designs: makeDesignRepository(db, messageTable),
     transaction: db.transaction,
     ping: Effect.void,
   })

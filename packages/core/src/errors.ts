@@ -1,5 +1,6 @@
 /** Every domain error of Mailroom, each carrying the spec's code. HTTP statuses live in @mailroom/http, not here. */
 import { Schema } from "effect"
+import type { TemplateError } from "./template-errors.js"
 
 /** Input failed validation. `field` names the offending field (a dotted path) when one can be named. */
 export class ValidationFailed extends Schema.TaggedError<ValidationFailed>()("ValidationFailed", {
@@ -374,5 +375,6 @@ export type MailroomError =
   | OriginNotAllowed
   | DomainNotFound | DomainAlreadyExists | DnsVerificationFailed | DnsRecordMissing | DnsLookupFailed | DomainLimitReached
   | SenderDomainNotVerified
+  | TemplateError
 
 export type ErrorCode = MailroomError["code"]

@@ -233,3 +233,16 @@ export type {
 export { Domains, DomainsConfig } from "./services/domains.js"
 export type { DomainsOptions, DomainDetails, DomainRecordView, SenderPolicy } from "./services/domains.js"
 export type { DomainRepository } from "./ports/store.js"
+export {
+  TemplateNotFound, RevisionConflict, DesignAlreadyExists, TemplateInUse, TemplateNotPublished, TemplateRetired,
+  MissingTemplateVariables, TemplateLimitReached, SenderNotAllowed,
+} from "./template-errors.js"
+export type { TemplateError } from "./template-errors.js"
+export {
+  DesignId, DesignStatus, designStatuses, accountApplicationKey, engineTag, designLimits, VariablesSchema,
+  VariableSpecSchema, TemplateKey, Locale, DraftInput, isApplicationTemplate, oversizedBody, toDraft, newDesign,
+  replaceDraft, nextVersion, publishDraft, rollbackTo, changeLifecycle, sendableVersion, checkStudioPlan,
+  checkDesignRoom, compareDesigns, matchesDesignQuery, encodeCursor, decodeCursor,
+} from "./domain/design.js"
+export type { Design, DesignDraft, DesignRelease, DesignQuery, VariableSpec } from "./domain/design.js"
+export type { DesignRepository } from "./ports/design-repository.js"

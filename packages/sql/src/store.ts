@@ -23,6 +23,7 @@ import { makeSuppressionRepository } from "./suppressions.js"
 import { makeTopicRepository } from "./topics.js"
 import { makeFormRepository } from "./forms.js"
 import { makeDomainRepository } from "./domains.js"
+import { makeDesignRepository } from "./designs.js"
 
 /** The Store over `sql`. A SQLite connection must have `PRAGMA foreign_keys = ON`: deleting a contact relies on
  *  ON DELETE CASCADE to remove its tags, custom fields and memberships. */
@@ -47,6 +48,7 @@ export const makeSqlStore = (sql: SqlClient.SqlClient): Store["Type"] => {
     idempotency: makeIdempotencyRepository(sql),
     forms: makeFormRepository(sql),
     domains: makeDomainRepository(sql),
+    designs: makeDesignRepository(sql),
     // Nested calls become savepoints of the outer transaction. Only the client's own failures (BEGIN) turn into
     // StoreError; the effect's errors pass through unchanged.
     transaction: (effect) =>

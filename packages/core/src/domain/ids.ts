@@ -22,5 +22,6 @@ export const idPrefixes = {
   messageEvent: "mev",
   form: "frm",
   domain: "dom",
+  design: "tpl",
 } as const
 export type IdKind = keyof typeof idPrefixes

@@ -25,6 +25,7 @@ import type {
 import type { QuotaReservation } from "../domain/quota.js"
 import type { Domain, DomainId, DomainQuery } from "../domain/domain.js"
 import type { DomainAlreadyExists } from "../errors.js"
+import type { DesignRepository } from "./design-repository.js"
 
 export interface AccountRepository {
   readonly insert: (account: Account) => Effect.Effect<void, StoreError>
@@ -534,6 +535,7 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly idempotency: IdempotencyRepository
   readonly forms: FormRepository
   readonly domains: DomainRepository
+  readonly designs: DesignRepository
   /** Runs `effect` atomically: all of its writes and events commit, or none do (on failure, defect or interruption).
    *  Nested calls join the outer transaction. The outermost one runs the effects given to `afterCommit` once it
    *  committed (withCommitHooks). */

@@ -14,6 +14,7 @@ import { attemptsPurgeByEndpoint } from "./0012_attempts_purge_by_endpoint.js"
 import { deliveriesRecordedInPlace } from "./0013_deliveries_recorded_in_place.js"
 import { domains } from "./0014_domains.js"
 import { literalSecretPrefix } from "./0015_literal_secret_prefix.js"
+import { designs } from "./0016_designs.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -32,6 +33,7 @@ export const migrations: ReadonlyArray<Migration> = [
   deliveriesRecordedInPlace,
   domains,
   literalSecretPrefix,
+  designs,
 ]
 
 export type { Migration } from "./migration.js"
