@@ -365,6 +365,105 @@ export class SenderDomainNotVerified extends Schema.TaggedError<SenderDomainNotV
   }
 }
 
+/** One unsafe construct found in a template's source: what it is and where (1-based line and column of the source, and
+ *  the path of elements down to it). */
+export const MarkupFinding = Schema.Struct({
+  problem: Schema.String,
+  line: Schema.Number,
+  column: Schema.Number,
+  path: Schema.String,
+})
+export type MarkupFinding = typeof MarkupFinding.Type
+
+/** A template's source holds markup that templates may not: script, iframe, form, on* event attributes or
+ *  `javascript:` URLs, in any spelling. Spec: sending "Design (Studio template)"; checked on save and publish. */
+export class UnsafeTemplateMarkup extends Schema.TaggedError<UnsafeTemplateMarkup>()("UnsafeTemplateMarkup", {
+  field: Schema.String,
+  findings: Schema.Array(MarkupFinding),
+}) {
+  readonly code = "VALIDATION_ERROR"
+  override get message() {
+    const shown = this.findings.slice(0, 5).map((f) => `${f.problem} at line ${f.line}, column ${f.column} (${f.path})`)
+    const more = this.findings.length > 5 ? `; and ${this.findings.length - 5} more` : ""
+    return `${this.field}: templates may not contain scripts, frames, forms, event handlers or javascript: links: ${shown.join("; ")}${more}`
+  }
+}
+
+/** A template's source does not parse: Handlebars or MJML syntax, with the line when the parser names one. */
+export class InvalidTemplateSyntax extends Schema.TaggedError<InvalidTemplateSyntax>()("InvalidTemplateSyntax", {
+  field: Schema.String,
+  line: Schema.optional(Schema.Number),
+  detail: Schema.String,
+}) {
+  readonly code = "VALIDATION_ERROR"
+  override get message() {
+    return `${this.field}${this.line === undefined ? "" : ` (line ${this.line})`}: ${this.detail}`
+  }
+}
+
+/** The MJML compile ran past its deadline and was stopped. Spec: "Legacy templates", five-second deadline. */
+export class MjmlCompileTimedOut extends Schema.TaggedError<MjmlCompileTimedOut>()("MjmlCompileTimedOut", {
+  field: Schema.String,
+  deadlineMs: Schema.Number,
+}) {
+  readonly code = "VALIDATION_ERROR"
+  override get message() {
+    return `${this.field}: the MJML did not compile within ${this.deadlineMs / 1000} s and was stopped; simplify the template`
+  }
+}
+
+/** The HTML an MJML source compiles to is over the output limit. Spec: "Legacy templates", 4 MiB output limit. */
+export class CompiledTemplateTooLarge extends Schema.TaggedError<CompiledTemplateTooLarge>()("CompiledTemplateTooLarge", {
+  field: Schema.String,
+  limitBytes: Schema.Number,
+  actualBytes: Schema.Number,
+}) {
+  readonly code = "PAYLOAD_TOO_LARGE"
+  override get message() {
+    return `${this.field}: the MJML compiles to ${this.actualBytes} bytes of HTML, more than the limit of ${this.limitBytes}`
+  }
+}
+
+/** A strict (application) template was rendered without required variables. Spec: sending rule 5, "Errors". */
+export class MissingTemplateVariables extends Schema.TaggedError<MissingTemplateVariables>()("MissingTemplateVariables", {
+  names: Schema.Array(Schema.String),
+}) {
+  readonly code = "MISSING_TEMPLATE_VARIABLES"
+  override get message() {
+    return `the template requires ${this.names.length === 1 ? "the variable" : "the variables"} ${this.names.join(", ")}, which ${this.names.length === 1 ? "was" : "were"} not given`
+  }
+}
+
+/** A strict (application) template was given variables its schema does not declare. Spec: "Design (Studio template)",
+ *  application templates: unknown variables are refused. */
+export class UnknownTemplateVariables extends Schema.TaggedError<UnknownTemplateVariables>()("UnknownTemplateVariables", {
+  names: Schema.Array(Schema.String),
+}) {
+  readonly code = "VALIDATION_ERROR"
+  override get message() {
+    return `variables: the template does not declare ${this.names.join(", ")}; remove ${this.names.length === 1 ? "it" : "them"} or declare ${this.names.length === 1 ? "it" : "them"} in the template's variables`
+  }
+}
+
+/** A strict (application) template was given a value of another type than its schema declares. */
+export class MistypedTemplateVariables extends Schema.TaggedError<MistypedTemplateVariables>()("MistypedTemplateVariables", {
+  problems: Schema.Array(Schema.Struct({ name: Schema.String, expected: Schema.String })),
+}) {
+  readonly code = "VALIDATION_ERROR"
+  override get message() {
+    return `variables: ${this.problems.map((p) => `${p.name} must be ${p.expected}`).join("; ")}`
+  }
+}
+
+/** The template engine could not do its job: its MJML worker crashed or could not start. */
+export class TemplateEngineError extends Schema.TaggedError<TemplateEngineError>()("TemplateEngineError", {
+  operation: Schema.String,
+  cause: Schema.Defect,
+}) {
+  readonly code = "INTERNAL_ERROR"
+  override get message() { return `the template engine failed during ${this.operation}` }
+}
+
 /** Every error a Mailroom service or route can fail with. */
 export type MailroomError =
   | ValidationFailed | PayloadTooLarge | Unauthorized | InvalidCredentials | ScopeInsufficient | RateLimitExceeded
@@ -375,6 +474,8 @@ export type MailroomError =
   | OriginNotAllowed
   | DomainNotFound | DomainAlreadyExists | DnsVerificationFailed | DnsRecordMissing | DnsLookupFailed | DomainLimitReached
   | SenderDomainNotVerified
+  | UnsafeTemplateMarkup | InvalidTemplateSyntax | MjmlCompileTimedOut | CompiledTemplateTooLarge
+  | MissingTemplateVariables | UnknownTemplateVariables | MistypedTemplateVariables | TemplateEngineError
   | TemplateError
 
 export type ErrorCode = MailroomError["code"]

@@ -10,6 +10,10 @@ export {
   DomainNotFound, DomainAlreadyExists, DnsVerificationFailed, DnsRecordMissing, DnsLookupFailed, DomainLimitReached,
   SenderDomainNotVerified,
 } from "./errors.js"
+export {
+  MarkupFinding, UnsafeTemplateMarkup, InvalidTemplateSyntax, MjmlCompileTimedOut, CompiledTemplateTooLarge,
+  MissingTemplateVariables, UnknownTemplateVariables, MistypedTemplateVariables, TemplateEngineError,
+} from "./errors.js"
 export type { MailroomError, ErrorCode, ImportRejectionReason } from "./errors.js"
 
 export {
@@ -139,6 +143,11 @@ export type { IdsService } from "./ports/ids.js"
 export { JobQueue, defineJob, enqueueEach } from "./ports/job-queue.js"
 export type { JobDefinition, JobQueueService, JobRun, EnqueueOptions, RetryPolicy } from "./ports/job-queue.js"
 export { Mailer, MailerError } from "./ports/mailer.js"
+export { TemplateEngine, templateEngineTag } from "./ports/template-engine.js"
+export type {
+  TemplateSource, PreparedTemplate, ReleaseContent, DeclaredVariable, DeclaredVariables, RenderMode, RenderValues,
+  RenderOptions, RenderedTemplate, TemplateSourceError, TemplateRenderError, TemplateEngineService,
+} from "./ports/template-engine.js"
 export { Dns, DnsError, DnsFailureKind, isNoSuchRecord, recordsOrNone } from "./ports/dns.js"
 export type { DnsService, LookupOptions, MxRecord } from "./ports/dns.js"
 export { HttpTransport, HttpTransportError } from "./ports/http-transport.js"
@@ -235,7 +244,7 @@ export type { DomainsOptions, DomainDetails, DomainRecordView, SenderPolicy } fr
 export type { DomainRepository } from "./ports/store.js"
 export {
   TemplateNotFound, RevisionConflict, DesignAlreadyExists, TemplateInUse, TemplateNotPublished, TemplateRetired,
-  MissingTemplateVariables, TemplateLimitReached, SenderNotAllowed,
+  TemplateLimitReached, SenderNotAllowed,
 } from "./template-errors.js"
 export type { TemplateError } from "./template-errors.js"
 export {

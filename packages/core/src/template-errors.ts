@@ -67,17 +67,6 @@ export class TemplateRetired extends Schema.TaggedError<TemplateRetired>()("Temp
   }
 }
 
-/** A strict (application) template was sent without some of its required variables. */
-export class MissingTemplateVariables extends Schema.TaggedError<MissingTemplateVariables>()("MissingTemplateVariables", {
-  id: Schema.String,
-  names: Schema.Array(Schema.String),
-}) {
-  readonly code = "MISSING_TEMPLATE_VARIABLES"
-  override get message() {
-    return `template ${this.id} needs the ${this.names.length === 1 ? "variable" : "variables"} ${this.names.join(", ")}`
-  }
-}
-
 /** The account's plan holds as many Studio templates as it allows (Micro 25, Pro 100, Scale 500). The sending spec
  *  answers a plan's count limit with API_KEY_LIMIT_REACHED (custom domains), and templates follow it. */
 export class TemplateLimitReached extends Schema.TaggedError<TemplateLimitReached>()("TemplateLimitReached", {
@@ -103,4 +92,4 @@ export class SenderNotAllowed extends Schema.TaggedError<SenderNotAllowed>()("Se
 
 export type TemplateError =
   | TemplateNotFound | RevisionConflict | DesignAlreadyExists | TemplateInUse | TemplateNotPublished | TemplateRetired
-  | MissingTemplateVariables | TemplateLimitReached | SenderNotAllowed
+  | TemplateLimitReached | SenderNotAllowed

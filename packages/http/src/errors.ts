@@ -41,6 +41,8 @@ export const statusByCode = {
   DNS_RECORD_MISSING: 400,
   DNS_LOOKUP_ERROR: 400,
   SENDER_DOMAIN_NOT_VERIFIED: 403,
+  // The spec leaves its status open: the request's variables are wrong, as with any other validation failure.
+  MISSING_TEMPLATE_VARIABLES: 400,
 } as const satisfies Record<ErrorCode, number>
 
 /** What the caller can do about each code, answered as `fix_action`. */
@@ -81,6 +83,7 @@ export const fixActionByCode = {
   DNS_RECORD_MISSING: "Publish the record as dnsRecords shows it (host and value), then verify again.",
   DNS_LOOKUP_ERROR: "Retry in a moment; if it persists, check the DNS servers Mailroom uses (DNS_SERVERS).",
   SENDER_DOMAIN_NOT_VERIFIED: "Add the domain named in the message with POST /domains, publish its records and verify it, or send from a verified domain.",
+  MISSING_TEMPLATE_VARIABLES: "Pass every variable the message names in variables, or make it optional in the template's variables schema.",
 } as const satisfies Record<ErrorCode, string>
 
 /** Who answers a 401: the API (an API key is asked for) or the operator API under /admin (the admin token is). */
@@ -134,6 +137,14 @@ const contextOf = (error: MailroomError): Record<string, string | number> | unde
     case "ValidationFailed":
     case "PayloadTooLarge":
       return error.field === undefined ? undefined : { field: error.field }
+    case "UnsafeTemplateMarkup":
+    case "InvalidTemplateSyntax":
+    case "MjmlCompileTimedOut":
+    case "CompiledTemplateTooLarge":
+      return { field: error.field }
+    case "UnknownTemplateVariables":
+    case "MistypedTemplateVariables":
+      return { field: "variables" }
     case "RateLimitExceeded":
       return { retry_after: error.retryAfter }
     case "QuotaExceeded":

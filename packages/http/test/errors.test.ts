@@ -6,6 +6,8 @@ import {
   TagLimitExceeded, TopicNotFound, Unauthorized, ValidationFailed, WebhookEventUnknown, WebhookLimitReached,
   WebhookNotFound, type MailroomError, PlanUpgradeRequired, DomainNotFound, DomainAlreadyExists, DnsVerificationFailed,
   DnsRecordMissing, DnsLookupFailed, DomainLimitReached, SenderDomainNotVerified,
+  UnsafeTemplateMarkup, InvalidTemplateSyntax, MjmlCompileTimedOut, CompiledTemplateTooLarge, MissingTemplateVariables,
+  UnknownTemplateVariables, MistypedTemplateVariables,
 } from "@mailroom/core"
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
@@ -41,8 +43,14 @@ const everyError = {
   VALIDATION_ERROR: [
     new ValidationFailed({ field: "email", detail: "is required" }),
     new ValidationFailed({ detail: "the request body is not valid JSON" }),
+    new UnsafeTemplateMarkup({ field: "html", findings: [{ problem: "<script>", line: 3, column: 5, path: "html > body > script" }] }),
+    new InvalidTemplateSyntax({ field: "html", line: 4, detail: "unclosed mj-section" }),
+    new MjmlCompileTimedOut({ field: "html", deadlineMs: 5000 }),
+    new UnknownTemplateVariables({ names: ["nickname"] }),
+    new MistypedTemplateVariables({ problems: [{ name: "items", expected: "an array" }] }),
   ],
-  PAYLOAD_TOO_LARGE: [new PayloadTooLarge({ limitBytes: 10 }), new PayloadTooLarge({ limitBytes: 10, field: "content.html" })],
+  PAYLOAD_TOO_LARGE: [new PayloadTooLarge({ limitBytes: 10 }), new PayloadTooLarge({ limitBytes: 10, field: "content.html" }),
+    new CompiledTemplateTooLarge({ field: "html", limitBytes: 10, actualBytes: 11 })],
   UNAUTHORIZED: [new Unauthorized({ detail: "missing API key" })],
   INVALID_CREDENTIALS: [new InvalidCredentials({ detail: "revoked" })],
   SCOPE_INSUFFICIENT: [new ScopeInsufficient({ scope: "contacts:write" })],
@@ -73,6 +81,7 @@ const everyError = {
   DNS_RECORD_MISSING: [new DnsRecordMissing({ detail: "no SPF record" })],
   DNS_LOOKUP_ERROR: [new DnsLookupFailed({ hostname: "mail.example.com", reason: "ETIMEOUT" })],
   SENDER_DOMAIN_NOT_VERIFIED: [new SenderDomainNotVerified({ domain: "example.com" })],
+  MISSING_TEMPLATE_VARIABLES: [new MissingTemplateVariables({ names: ["first_name", "order_id"] })],
   QUOTA_EXCEEDED: [new QuotaExceeded({ limit: 100, used: 100, requested: 1, resetsAt: new Date("2026-12-01T00:00:00Z") })],
   IDEMPOTENCY_KEY_REUSED: [new IdempotencyKeyReused({ key: "order-1" })],
   INTERNAL_ERROR: [],

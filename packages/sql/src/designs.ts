@@ -13,15 +13,25 @@ import { isUniqueViolation, orStoreError, storeError, type UniqueConstraint } fr
 /** The variables schema as stored: it was checked by core's VariablesSchema when the draft was saved. */
 const StoredVariables = Schema.Record({ key: Schema.String, value: Schema.Unknown }) as unknown as Schema.Schema<VariablesSchema>
 
-const ContentColumn = JsonColumn(Schema.Struct({
+const Draft = Schema.Struct({
   name: Schema.String,
   subject: Schema.String,
-  html: Schema.NullOr(Schema.String),
+  format: Schema.Literal("html", "mjml"),
+  html: Schema.String,
   text: Schema.NullOr(Schema.String),
-  mjml: Schema.NullOr(Schema.String),
   category: Schema.NullOr(Schema.String),
   variables: StoredVariables,
-}))
+})
+
+const ReleaseContent = Schema.Struct({
+  content: Draft,
+  compiled: Schema.Struct({
+    subject: Schema.String,
+    html: Schema.String,
+    text: Schema.NullOr(Schema.String),
+    variables: Schema.Array(Schema.String),
+  }),
+})
 
 const DesignRow = Schema.Struct({
   id: DesignId,
@@ -29,7 +39,7 @@ const DesignRow = Schema.Struct({
   application_key: Schema.String,
   key: Schema.String,
   locale: Schema.String,
-  draft: ContentColumn,
+  draft: JsonColumn(Draft),
   revision: IntegerColumn,
   status: DesignStatus,
   live_version: Schema.NullOr(IntegerColumn),
@@ -47,7 +57,7 @@ const ReleaseRow = Schema.Struct({
   design_id: DesignId,
   version: IntegerColumn,
   account_id: AccountId,
-  content: ContentColumn,
+  content: JsonColumn(ReleaseContent),
   brand_id: Schema.NullOr(Schema.String),
   brand: Schema.NullOr(JsonColumn(Schema.Unknown)),
   engine: Schema.Literal(engineTag),
@@ -80,7 +90,8 @@ const releaseFromRow = (row: typeof ReleaseRow.Type): DesignRelease => ({
   accountId: row.account_id,
   designId: row.design_id,
   version: row.version,
-  ...row.content,
+  content: row.content.content,
+  compiled: row.content.compiled,
   brandId: row.brand_id,
   brand: row.brand,
   engine: row.engine,
@@ -89,19 +100,19 @@ const releaseFromRow = (row: typeof ReleaseRow.Type): DesignRelease => ({
   createdAt: row.created_at,
 })
 
-const content = (draft: Design["draft"]) => toJson({
+const draftJson = (draft: Design["draft"]) => toJson({
   name: draft.name,
   subject: draft.subject,
+  format: draft.format,
   html: draft.html,
   text: draft.text,
-  mjml: draft.mjml,
   category: draft.category,
   variables: draft.variables,
 })
 
 /** The columns a change of the design writes. */
 const changedColumns = (design: Design) => ({
-  draft: content(design.draft),
+  draft: draftJson(design.draft),
   category: design.draft.category,
   revision: design.revision,
   status: design.status,
@@ -180,7 +191,7 @@ export const makeDesignRepository = (sql: SqlClient.SqlClient): DesignRepository
       design_id: release.designId,
       version: release.version,
       account_id: release.accountId,
-      content: content(release),
+      content: toJson({ content: release.content, compiled: release.compiled }),
       brand_id: release.brandId,
       brand: release.brand === null || release.brand === undefined ? null : toJson(release.brand),
       engine: release.engine,

@@ -5,6 +5,7 @@
 import { Either, Schema } from "effect"
 import { type AccountId, type Plan, planLimits } from "./account.js"
 import { PlanUpgradeRequired } from "../errors.js"
+import { type PreparedTemplate, templateEngineTag } from "../ports/template-engine.js"
 import {
   RevisionConflict, TemplateLimitReached, TemplateNotPublished, TemplateRetired,
 } from "../template-errors.js"
@@ -16,7 +17,7 @@ export type DesignId = typeof DesignId.Type
 export const accountApplicationKey = "account"
 
 /** The engine tag every release records. Spec: "Versioning" 5. */
-export const engineTag = "handlebars-email-v2"
+export const engineTag = templateEngineTag
 
 export const designLimits = {
   /** html, text and MJML source of a draft: 1 MiB each (spec, "Legacy templates" and "Limits"). */
@@ -96,30 +97,35 @@ export const Locale = Schema.String.pipe(
   Schema.maxLength(35),
 )
 
-/** A draft as the API takes it. Bodies are measured in bytes by checkDraftSizes (413 beyond 1 MiB), not here. At
- *  least one of html, text and mjml holds the content. */
+/** A draft as the API takes it. `html` is the source: HTML, or MJML when `format` is "mjml" (compiled when saved and
+ *  published, never per send). Bodies are measured in bytes by oversizedBody (413 beyond 1 MiB), not here. */
 export const DraftInput = Schema.Struct({
   name: nonEmpty(designLimits.nameLength, "name"),
   subject: nonEmpty(designLimits.subjectLength, "subject"),
+  format: Schema.optional(Schema.Literal("html", "mjml")),
   html: Schema.optional(Schema.NullOr(Schema.String)),
   text: Schema.optional(Schema.NullOr(Schema.String)),
-  mjml: Schema.optional(Schema.NullOr(Schema.String)),
   category: Schema.optional(Schema.NullOr(bounded(designLimits.categoryLength, "category"))),
   variables: Schema.optional(VariablesSchema),
-}).pipe(Schema.filter((draft) => [draft.html, draft.text, draft.mjml].some((body) => typeof body === "string" && body !== "") ||
-  "a draft needs html, text or mjml"))
+}).pipe(Schema.filter((draft) => [draft.html, draft.text].some((body) => typeof body === "string" && body !== "") ||
+  "a draft needs html (or MJML) or text"))
 export type DraftInput = typeof DraftInput.Type
 
-/** The draft as stored: for an MJML draft, `html` is its compiled HTML (compiled on save, never per send). */
+/** The draft as stored: its source, as the team wrote it. */
 export interface DesignDraft {
   readonly name: string
   readonly subject: string
-  readonly html: string | null
+  readonly format: "html" | "mjml"
+  /** HTML or MJML source; empty for a text-only draft. */
+  readonly html: string
   readonly text: string | null
-  readonly mjml: string | null
   readonly category: string | null
   readonly variables: VariablesSchema
 }
+
+/** What the engine made of a release's source when it was published: MJML compiled to HTML, with the variables the
+ *  template reads. Stored with the release, so that no send compiles again. */
+export type CompiledContent = Omit<PreparedTemplate, "engine">
 
 export interface Design {
   readonly id: DesignId
@@ -143,19 +149,15 @@ export interface Design {
   readonly retiredAt: Date | null
 }
 
-/** One publish (or rollback): a full snapshot of the draft, written once and never changed. */
+/** One publish (or rollback): a full snapshot of the draft and its compiled form, written once and never changed. */
 export interface DesignRelease {
   readonly accountId: AccountId
   readonly designId: DesignId
   /** 1 for the first publish, then one more each time. */
   readonly version: number
-  readonly name: string
-  readonly subject: string
-  readonly html: string | null
-  readonly text: string | null
-  readonly mjml: string | null
-  readonly category: string | null
-  readonly variables: VariablesSchema
+  /** The draft's source as published. */
+  readonly content: DesignDraft
+  readonly compiled: CompiledContent
   /** The brand bound when the release was made. */
   readonly brandId: string | null
   /** Application templates freeze their brand here; account templates keep null and read the brand at send time. */
@@ -168,12 +170,16 @@ export interface DesignRelease {
   readonly createdAt: Date
 }
 
+/** The key a release is compiled and cached under by the engine: it names one immutable release. */
+export const releaseCacheKey = (release: Pick<DesignRelease, "designId" | "version">): string =>
+  `${release.designId}@${release.version}`
+
 export const isApplicationTemplate = (design: Pick<Design, "applicationKey">): boolean =>
   design.applicationKey !== accountApplicationKey
 
 /** The byte size of each body beyond its limit, with the field name (413, spec "Legacy templates"). */
-export const oversizedBody = (draft: Pick<DraftInput, "html" | "text" | "mjml">): string | undefined =>
-  (["html", "text", "mjml"] as const).find((field) => {
+export const oversizedBody = (draft: Pick<DraftInput, "html" | "text">): string | undefined =>
+  (["html", "text"] as const).find((field) => {
     const body = draft[field]
     return typeof body === "string" && Buffer.byteLength(body, "utf8") > designLimits.bodyBytes
   })
@@ -181,9 +187,9 @@ export const oversizedBody = (draft: Pick<DraftInput, "html" | "text" | "mjml">)
 export const toDraft = (input: DraftInput): DesignDraft => ({
   name: input.name,
   subject: input.subject,
-  html: input.html ?? null,
+  format: input.format ?? "html",
+  html: input.html ?? "",
   text: input.text ?? null,
-  mjml: input.mjml ?? null,
   category: input.category ?? null,
   variables: input.variables ?? {},
 })
@@ -251,6 +257,7 @@ const withRelease = (design: Design, release: DesignRelease, at: Date): { design
 export const publishDraft = (
   design: Design,
   expectedRevision: number,
+  compiled: CompiledContent,
   brand: unknown,
   at: Date,
 ): Either.Either<{ design: Design; release: DesignRelease }, RevisionConflict> =>
@@ -258,7 +265,8 @@ export const publishDraft = (
     accountId: design.accountId,
     designId: design.id,
     version: nextVersion(design),
-    ...design.draft,
+    content: design.draft,
+    compiled,
     brandId: design.brandId,
     brand: isApplicationTemplate(design) ? brand : null,
     engine: engineTag,
