@@ -340,5 +340,5 @@ export const matchesDesignQuery = (design: Design, query: DesignQuery): boolean 
 export const encodeCursor = (id: string): string => Buffer.from(id, "utf8").toString("base64url")
 export const decodeCursor = (cursor: string): string | undefined => {
   const id = Buffer.from(cursor, "base64url").toString("utf8")
-  return /^tpl_[0-9a-z]+$/.test(id) ? id : undefined
+  return /^tpl_[0-9a-z_]+$/.test(id) ? id : undefined
 }
