@@ -255,3 +255,11 @@ export {
 } from "./domain/design.js"
 export type { Design, DesignDraft, DesignRelease, DesignQuery, VariableSpec } from "./domain/design.js"
 export type { DesignRepository } from "./ports/design-repository.js"
+export {
+  CreateDesignInput, ReplaceDraftInput, PublishInput, RollbackInput, LifecycleInput, BindBrandInput, PreviewInput,
+  DesignListFilters,
+} from "./domain/design-input.js"
+export { releaseCacheKey } from "./domain/design.js"
+export type { CompiledContent as CompiledDesignContent } from "./domain/design.js"
+export { Designs, sampleValues } from "./services/designs.js"
+export type { DesignCaller, DesignPage } from "./services/designs.js"

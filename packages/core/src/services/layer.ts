@@ -23,6 +23,7 @@ import { Sending } from "./sending.js"
 import { MessageDelivery } from "./message-delivery.js"
 import { Feedback } from "./feedback.js"
 import { Domains } from "./domains.js"
+import { Designs } from "./designs.js"
 
 // Webhooks and Tokens read the platform secret through Accounts, so they are built over the same Accounts instance.
 // MessageDelivery renders with Tokens' links, so it is built over them.
@@ -30,7 +31,7 @@ import { Domains } from "./domains.js"
 // unsubscribes through Subscriptions.
 export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubscribes.Default).pipe(Layer.provideMerge(Layer.mergeAll(
   Webhooks.Default, Subscriptions.DefaultWithoutDependencies, Sending.Default,
-  Domains.Default,
+  Domains.Default, Designs.Default,
 ).pipe(
   Layer.provideMerge(Layer.mergeAll(ConfirmationLinks.DefaultWithoutDependencies, FormSignups.DefaultWithoutDependencies)),
   Layer.provideMerge(Tokens.DefaultWithoutDependencies),
@@ -43,4 +44,4 @@ export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubsc
 export type MailroomServices =
   | Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens | Webhooks | Background | Quota | Idempotency
   | Messages | Subscriptions | SendingPause | Sending | MessageDelivery | Feedback | Forms | ConfirmationLinks | FormSignups
-  | LinkUnsubscribes | Domains
+  | LinkUnsubscribes | Domains | Designs
