@@ -61,6 +61,7 @@ export type {
   EnvelopeField, EnvelopeRecipient, DiscardedDuplicate, Envelope, AcceptedMessage,
 } from "./domain/message.js"
 export type { ContentSource, CompiledContent, RenderedContent } from "./domain/render.js"
+export { htmlToText } from "./domain/render.js"
 export { recipientMessageId } from "./domain/outgoing.js"
 export type { UnsubscribeLinks, OutgoingInput } from "./domain/outgoing.js"
 export {
