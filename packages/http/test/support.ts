@@ -1,7 +1,7 @@
 /** A Mailroom router over the memory backend, with helpers to call it as a client would and to read its logs. */
 import { IdsLive, servicesLayer, type Store } from "@mailroom/core"
 import { MemoryStore } from "@mailroom/memory"
-import { makeCaptureMailer } from "@mailroom/testing"
+import { makeCaptureMailer, templateEngineDouble } from "@mailroom/testing"
 import { HashMap, Layer, Logger, LogLevel, ManagedRuntime, TestContext } from "effect"
 import { afterAll } from "vitest"
 import { type HttpApp, type HttpAppOptions, type HttpRuntime, makeHttpApp } from "../src/index.js"
@@ -45,7 +45,7 @@ export const makeTestApp = (
   const logs: Array<LoggedLine> = []
   const runtime = ManagedRuntime.make(
     servicesLayer.pipe(
-      Layer.provideMerge(Layer.mergeAll(store, IdsLive, makeCaptureMailer().layer)),
+      Layer.provideMerge(Layer.mergeAll(store, IdsLive, makeCaptureMailer().layer, templateEngineDouble)),
       Layer.provide(recordingLogger(logs)),
       Layer.provide(Logger.minimumLogLevel(logLevel)),
       Layer.provideMerge(testClock ? TestContext.TestContext : Layer.empty),

@@ -13,6 +13,7 @@ import type { PageTheme } from "@mailroom/http"
 import type { IncomingMessage } from "node:http"
 import { Cause, Duration, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime, Scope } from "effect"
 import { type AccountsApi, makeAccountsApi } from "./accounts-api.js"
+import { templateEngineLayer } from "@mailroom/templates"
 import { mailerLayer, sendsToDevOutbox } from "./mail.js"
 import { backendLayer, defaultShutdownGrace } from "./backend.js"
 import { defaultDatabase, type MailroomSettings, parseDatabase } from "./config.js"
@@ -93,6 +94,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
     Layer.provideMerge(mailer.pipe(Layer.provideMerge(Layer.mergeAll(
       backendLayer(database, { sqliteSynchronous: config.sqliteSynchronous, shutdownGrace }).pipe(Layer.provide(IdsLive)),
       IdsLive,
+      templateEngineLayer(),
       Layer.succeed(AccountsConfig, { secret: config.secret }),
       Layer.succeed(WebhooksConfig, {
         urlRules: config.unsafeAllowPrivateUrls === true ? { allowPrivate: true } : strictUrlRules,

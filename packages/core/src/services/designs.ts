@@ -3,7 +3,7 @@
  *  (template API)", "Limits" (Studio templates). Sources are checked (and MJML compiled) by the TemplateEngine port on
  *  save and publish; a release stores the compiled form, so no send compiles. */
 import { Effect, Option } from "effect"
-import type { Account } from "../domain/account.js"
+import { type Account, planLimits } from "../domain/account.js"
 import {
   accountApplicationKey, changeLifecycle, designLimits, checkDesignRoom, checkStudioPlan, type CompiledContent, type Design,
   type DesignDraft, type DesignId, type DesignQuery, type DesignRelease, isApplicationTemplate, newDesign,
@@ -278,8 +278,19 @@ export class Designs extends Effect.Service<Designs>()("@mailroom/core/Designs",
       return { sends: yield* store.designs.countSends(caller.account.id, design.id), campaigns: [] as ReadonlyArray<never> }
     })
 
+    /** GET /capabilities: the plan's Studio capacity, with the templates the account holds. */
+    const capacity = method("Designs.capacity")(function* (caller: DesignCaller) {
+      const limits = planLimits[caller.account.plan]
+      return {
+        plan: caller.account.plan,
+        studio: limits.studioTemplates !== 0,
+        templates: { used: yield* store.designs.count(caller.account.id), allowed: limits.studioTemplates },
+        brands: { allowed: limits.studioBrands },
+      }
+    })
+
     return {
-      create, list, get, replace, remove, publish, releases, releaseAt, rollback, lifecycle, bindBrand, preview, usage, find,
+      capacity, create, list, get, replace, remove, publish, releases, releaseAt, rollback, lifecycle, bindBrand, preview, usage, find,
     } as const
   }),
 }) {}
