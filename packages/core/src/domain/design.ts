@@ -55,10 +55,14 @@ export interface VariableSpec {
 /** Variable names are case-sensitive identifiers, as Handlebars reads them (rule 6). `theme` is the brand's. */
 const variableName = /^[A-Za-z_][A-Za-z0-9_]*$/
 
-const VariableName = Schema.String.pipe(
-  Schema.pattern(variableName, { message: () => "variable names are letters, digits and underscores, not starting with a digit" }),
-  Schema.filter((name) => name !== "theme" || "theme is the brand's ({{theme.*}}) and cannot be a variable"),
-)
+/** Every key a variable name: a Record's key schema alone lets a decoder drop keys it does not match as excess. */
+const badName = (names: ReadonlyArray<string>) =>
+  names.find((name) => !variableName.test(name) || name === "theme")
+
+const onlyVariableNames = <A extends object>(record: A) => {
+  const bad = badName(Object.keys(record))
+  return bad === undefined || `${bad} is not a variable name: letters, digits and underscores, not starting with a digit, and not theme`
+}
 
 export const VariableSpecSchema: Schema.Schema<VariableSpec> = Schema.Struct({
   type: Schema.Literal(...variableTypes),
@@ -66,13 +70,17 @@ export const VariableSpecSchema: Schema.Schema<VariableSpec> = Schema.Struct({
   example: Schema.optional(Schema.Unknown),
   format: Schema.optional(Schema.Literal(...variableFormats)),
   description: Schema.optional(Schema.String.pipe(Schema.maxLength(1_000))),
-  items: Schema.optional(Schema.Record({ key: VariableName, value: Schema.suspend(() => VariableSpecSchema) })),
-}).pipe(Schema.filter((spec) => spec.items === undefined || spec.type === "array" || "items is only for variables of type array"))
+  items: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.suspend(() => VariableSpecSchema) })),
+}).pipe(
+  Schema.filter((spec) => spec.items === undefined || spec.type === "array" || "items is only for variables of type array"),
+  Schema.filter((spec) => spec.items === undefined || onlyVariableNames(spec.items)),
+)
 
 const depthOf = (variables: VariablesSchema | undefined): number =>
   variables === undefined ? 0 : 1 + Math.max(0, ...Object.values(variables).map((spec) => depthOf(spec.items)))
 
-export const VariablesSchema = Schema.Record({ key: VariableName, value: VariableSpecSchema }).pipe(
+export const VariablesSchema = Schema.Record({ key: Schema.String, value: VariableSpecSchema }).pipe(
+  Schema.filter(onlyVariableNames),
   Schema.filter((variables) => Object.keys(variables).length <= designLimits.variables ||
     `at most ${designLimits.variables} variables`),
   Schema.filter((variables) => depthOf(variables) <= designLimits.variableDepth ||
