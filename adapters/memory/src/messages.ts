@@ -6,8 +6,10 @@ import type { MemoryDb } from "./db.js"
 
 const copyMessage = (message: StoredMessage): StoredMessage => structuredClone(message)
 
-export const makeMessageRepository = (db: MemoryDb): MessageRepository => {
-  const messages = db.table<string, StoredMessage>()
+export type MessageTable = ReturnType<typeof makeMessageTable>
+export const makeMessageTable = (db: MemoryDb) => db.table<string, StoredMessage>()
+
+export const makeMessageRepository = (db: MemoryDb, messages: MessageTable = makeMessageTable(db)): MessageRepository => {
   const events = db.table<string, ReadonlyArray<MessageEvent>>()
   const owned = (accountId: AccountId, id: MessageId) => {
     const message = messages.get(id)

@@ -16,13 +16,14 @@ import { makeWebhookRepository } from "./webhooks.js"
 import { makeConfirmationRepository } from "./confirmations.js"
 import { makeSuppressionStore } from "./suppressions.js"
 import { makeTopicRepository, makeTopicTable } from "./topics.js"
-import { makeMessageRepository } from "./messages.js"
+import { makeMessageRepository, makeMessageTable } from "./messages.js"
 import { makeQuotaRepository } from "./quota.js"
 import { makeIdempotencyRepository } from "./idempotency.js"
 import { makeFormRepository } from "./forms.js"
 import { makeDomainRepository } from "./domains.js"
 import { makeCanaryRunRepository } from "./canary-runs.js"
 import { makeValidationJobRepository } from "./validation-jobs.js"
+import { makeDesignRepository } from "./designs.js"
 
 export const makeMemoryStore = Effect.gen(function* () {
   const db = yield* makeMemoryDb
@@ -31,6 +32,7 @@ export const makeMemoryStore = Effect.gen(function* () {
   const membershipTable = makeMembershipTable(db)
   const topicTable = makeTopicTable(db)
   const suppressions = makeSuppressionStore(db, contactTable, topicTable)
+  const messageTable = makeMessageTable(db)
   return Store.of({
     accounts: makeAccountRepository(db),
     apiKeys: makeApiKeyRepository(db),
@@ -51,13 +53,14 @@ export const makeMemoryStore = Effect.gen(function* () {
     confirmations: makeConfirmationRepository(db),
     devOutbox: makeDevOutboxRepository(db),
     webhooks: makeWebhookRepository(db),
-    messages: makeMessageRepository(db),
+    messages: makeMessageRepository(db, messageTable),
     quota: makeQuotaRepository(db),
     idempotency: makeIdempotencyRepository(db),
     forms: makeFormRepository(db),
     domains: makeDomainRepository(db),
     canaryRuns: makeCanaryRunRepository(db),
     validationJobs: makeValidationJobRepository(db),
+    designs: makeDesignRepository(db, messageTable),
     transaction: db.transaction,
     ping: Effect.void,
   })

@@ -277,3 +277,23 @@ export type { AddressChecker, CheckOptions } from "./services/address-checks.js"
 export { AddressValidation, bulkValidationJob } from "./services/address-validation.js"
 export type { BulkValidation } from "./services/address-validation.js"
 export type { ValidationJobRepository } from "./ports/store.js"
+  TemplateNotFound, RevisionConflict, DesignAlreadyExists, TemplateInUse, TemplateNotPublished, TemplateRetired,
+  TemplateLimitReached, SenderNotAllowed,
+} from "./template-errors.js"
+export type { TemplateError } from "./template-errors.js"
+export {
+  DesignId, DesignStatus, designStatuses, accountApplicationKey, engineTag, designLimits, VariablesSchema,
+  VariableSpecSchema, TemplateKey, Locale, DraftInput, isApplicationTemplate, oversizedBody, toDraft, newDesign,
+  replaceDraft, nextVersion, publishDraft, rollbackTo, changeLifecycle, sendableVersion, checkStudioPlan,
+  checkDesignRoom, compareDesigns, matchesDesignQuery, encodeCursor, decodeCursor,
+} from "./domain/design.js"
+export type { Design, DesignDraft, DesignRelease, DesignQuery, VariableSpec } from "./domain/design.js"
+export type { DesignRepository } from "./ports/design-repository.js"
+export {
+  CreateDesignInput, ReplaceDraftInput, PublishInput, RollbackInput, LifecycleInput, BindBrandInput, PreviewInput,
+  DesignListFilters,
+} from "./domain/design-input.js"
+export { releaseCacheKey } from "./domain/design.js"
+export type { CompiledContent as CompiledDesignContent } from "./domain/design.js"
+export { Designs, sampleValues } from "./services/designs.js"
+export type { DesignCaller, DesignPage } from "./services/designs.js"

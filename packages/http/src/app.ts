@@ -11,6 +11,7 @@ import { errorResponse, internalErrorResponse } from "./errors.js"
 import { makeRateLimiters, perSecondRateLimit, rateLimitByAddress, type RateLimitOptions } from "./rate-limit.js"
 import { adminRoutes } from "./routes/admin.js"
 import { contactRoutes } from "./routes/contacts.js"
+import { designRoutes } from "./routes/designs.js"
 import { domainRoutes } from "./routes/domains.js"
 import { emailRoutes } from "./routes/emails.js"
 import { exportRoutes } from "./routes/export.js"
@@ -38,6 +39,7 @@ import { type HttpRuntime, makeRunner } from "./run.js"
  *  bulk, export, import, lists), so the order of this list does not decide which route answers. */
 const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   contactRoutes,
+  designRoutes,
   domainRoutes,
   emailRoutes,
   exportRoutes,

@@ -1,12 +1,12 @@
 /** The Hono environment every Mailroom route shares: the request's runner, its caller and its limits. */
-import type { Account, ApiKey, Ids, Mailer, MailroomError, MailroomServices, Store } from "@mailroom/core"
+import type { Account, ApiKey, Ids, Mailer, MailroomError, MailroomServices, Store, TemplateEngine } from "@mailroom/core"
 import type { Cause, Effect, Exit } from "effect"
 import type { ErrorShape } from "./errors.js"
 import type { RateLimiters } from "./rate-limit.js"
 
-/** What the runtime behind the router provides: every service, the Store, Ids and the Mailer (SMTP or the dev
- *  outbox, as the host configured it). */
-export type HttpServices = MailroomServices | Store | Ids | Mailer
+/** What the runtime behind the router provides: every service, the Store, Ids, the Mailer (SMTP or the dev
+ *  outbox, as the host configured it) and the TemplateEngine. */
+export type HttpServices = MailroomServices | Store | Ids | Mailer | TemplateEngine
 
 export interface RunOptions {
   /** The body shape of error answers: the standard envelope (default) or `{ error }` (CSV import). */

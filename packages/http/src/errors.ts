@@ -43,6 +43,15 @@ export const statusByCode = {
   SENDER_DOMAIN_NOT_VERIFIED: 403,
   // The spec leaves its status open: the request's variables are wrong, as with any other validation failure.
   MISSING_TEMPLATE_VARIABLES: 400,
+  TEMPLATE_NOT_FOUND: 404,
+  REVISION_CONFLICT: 409,
+  DESIGN_ALREADY_EXISTS: 409,
+  TEMPLATE_IN_USE: 409,
+  // The spec leaves these statuses open: a send that names a template in the wrong state conflicts with that state,
+  // as RECIPIENT_UNSUBSCRIBED does with a contact's (docs/templates.md, "Errors").
+  TEMPLATE_NOT_PUBLISHED: 409,
+  TEMPLATE_RETIRED: 409,
+  SENDER_NOT_ALLOWED: 403,
 } as const satisfies Record<ErrorCode, number>
 
 /** What the caller can do about each code, answered as `fix_action`. */
@@ -84,6 +93,13 @@ export const fixActionByCode = {
   DNS_LOOKUP_ERROR: "Retry in a moment; if it persists, check the DNS servers Mailroom uses (DNS_SERVERS).",
   SENDER_DOMAIN_NOT_VERIFIED: "Add the domain named in the message with POST /domains, publish its records and verify it, or send from a verified domain.",
   MISSING_TEMPLATE_VARIABLES: "Pass every variable the message names in variables, or make it optional in the template's variables schema.",
+  TEMPLATE_NOT_FOUND: "Check the template id; templates of other accounts (and, for an application credential, of other applications) are not visible.",
+  REVISION_CONFLICT: "Read the template again (GET /designs/{id}) and repeat the change with its current revision as expectedRevision.",
+  DESIGN_ALREADY_EXISTS: "Use the existing template with this key and locale (GET /designs?key=...), or choose another key or locale.",
+  TEMPLATE_IN_USE: "Retire the template instead (PATCH /designs/{id}/lifecycle): templates that sent mail keep their releases.",
+  TEMPLATE_NOT_PUBLISHED: "Publish the template's draft (POST /designs/{id}/publish) before sending with it.",
+  TEMPLATE_RETIRED: "Send with the replacement the message names, or restore the template (PATCH /designs/{id}/lifecycle).",
+  SENDER_NOT_ALLOWED: "Send from one of the application credential's allowed senders.",
 } as const satisfies Record<ErrorCode, string>
 
 /** Who answers a 401: the API (an API key is asked for) or the operator API under /admin (the admin token is). */

@@ -8,6 +8,8 @@ import {
   DnsRecordMissing, DnsLookupFailed, DomainLimitReached, SenderDomainNotVerified,
   UnsafeTemplateMarkup, InvalidTemplateSyntax, MjmlCompileTimedOut, CompiledTemplateTooLarge, MissingTemplateVariables,
   UnknownTemplateVariables, MistypedTemplateVariables,
+  TemplateLimitReached, TemplateNotFound, RevisionConflict, DesignAlreadyExists, TemplateInUse, TemplateNotPublished,
+  TemplateRetired, SenderNotAllowed,
 } from "@mailroom/core"
 import { existsSync, readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
@@ -75,7 +77,15 @@ const everyError = {
   INVALID_TOKEN: [new InvalidToken({ detail: "expired" })],
   IMPORT_REJECTED: [new ImportRejected({ reason: "INVALID_REQUEST", detail: "no email column" })],
   WEBHOOK_EVENT_UNKNOWN: [new WebhookEventUnknown({ eventType: "contact.exploded" })],
-  API_KEY_LIMIT_REACHED: [new WebhookLimitReached({ plan: "starter", limit: 1 }), new DomainLimitReached({ plan: "starter", limit: 1 })],
+  API_KEY_LIMIT_REACHED: [new WebhookLimitReached({ plan: "starter", limit: 1 }), new DomainLimitReached({ plan: "starter", limit: 1 }),
+    new TemplateLimitReached({ plan: "micro", limit: 25 })],
+  TEMPLATE_NOT_FOUND: [new TemplateNotFound({ id: "tpl_1" })],
+  REVISION_CONFLICT: [new RevisionConflict({ id: "tpl_1", expected: 1, current: 2 })],
+  DESIGN_ALREADY_EXISTS: [new DesignAlreadyExists({ applicationKey: "account", key: "welcome", locale: "en" })],
+  TEMPLATE_IN_USE: [new TemplateInUse({ id: "tpl_1", sends: 3 })],
+  TEMPLATE_NOT_PUBLISHED: [new TemplateNotPublished({ id: "tpl_1" })],
+  TEMPLATE_RETIRED: [new TemplateRetired({ id: "tpl_1", replacementId: "tpl_2" }), new TemplateRetired({ id: "tpl_1", replacementId: null })],
+  SENDER_NOT_ALLOWED: [new SenderNotAllowed({ from: "x@example.com", allowed: ["shop@example.com"] })],
   PLAN_UPGRADE_REQUIRED: [new PlanUpgradeRequired({ plan: "free", feature: "webhooks", requiredPlan: "starter" })],
   DOMAIN_NOT_FOUND: [new DomainNotFound({ id: "dom_1" })],
   DOMAIN_ALREADY_EXISTS: [new DomainAlreadyExists({ hostname: "mail.example.com" })],

@@ -96,6 +96,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
     Layer.provideMerge(mailer.pipe(Layer.provideMerge(Layer.mergeAll(
       backendLayer(database, { sqliteSynchronous: config.sqliteSynchronous, shutdownGrace }).pipe(Layer.provide(IdsLive)),
       IdsLive,
+      templateEngineLayer(),
       Layer.succeed(AccountsConfig, { secret: config.secret }),
       Layer.succeed(WebhooksConfig, {
         urlRules: config.unsafeAllowPrivateUrls === true ? { allowPrivate: true } : strictUrlRules,

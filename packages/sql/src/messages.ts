@@ -72,6 +72,8 @@ const messageRow = (message: StoredMessage) => ({
   subject: message.content.subject,
   // JSON leaves out undefined fields; the content schema reads them back as undefined.
   content: toJson(message.content),
+  template_id: message.content.template?.id ?? null,
+  template_version: message.content.template?.version ?? null,
   scheduled_for: message.scheduledFor === null ? null : toMillis(message.scheduledFor),
   created_at: toMillis(message.createdAt),
 })

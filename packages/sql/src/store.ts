@@ -25,6 +25,7 @@ import { makeFormRepository } from "./forms.js"
 import { makeDomainRepository } from "./domains.js"
 import { makeCanaryRunRepository } from "./canary-runs.js"
 import { makeValidationJobRepository } from "./validation-jobs.js"
+import { makeDesignRepository } from "./designs.js"
 
 /** The Store over `sql`. A SQLite connection must have `PRAGMA foreign_keys = ON`: deleting a contact relies on
  *  ON DELETE CASCADE to remove its tags, custom fields and memberships. */
@@ -51,6 +52,7 @@ export const makeSqlStore = (sql: SqlClient.SqlClient): Store["Type"] => {
     domains: makeDomainRepository(sql),
     canaryRuns: makeCanaryRunRepository(sql),
     validationJobs: makeValidationJobRepository(sql),
+    designs: makeDesignRepository(sql),
     // Nested calls become savepoints of the outer transaction. Only the client's own failures (BEGIN) turn into
     // StoreError; the effect's errors pass through unchanged.
     transaction: (effect) =>

@@ -7,6 +7,7 @@ import { accountTests } from "./store-suite/accounts.js"
 import { contactListTests } from "./store-suite/contacts-list.js"
 import { contactReadTests } from "./store-suite/contacts-read.js"
 import { contactWriteTests } from "./store-suite/contacts-write.js"
+import { designTests } from "./store-suite/designs.js"
 import { devOutboxTests } from "./store-suite/dev-outbox.js"
 import { eventTests } from "./store-suite/events.js"
 import { messageTests } from "./store-suite/messages.js"
@@ -27,4 +28,5 @@ export const storeSuite = (backend: string, layer: Layer.Layer<Store, unknown>) 
     transactionTests(it)
     webhookTests(it)
     validationJobTests(it)
+    designTests(it)
   })

@@ -24,5 +24,6 @@ export const idPrefixes = {
   domain: "dom",
   canaryRun: "cnr",
   validationJob: "vjob",
+  design: "tpl",
 } as const
 export type IdKind = keyof typeof idPrefixes

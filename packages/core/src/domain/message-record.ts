@@ -39,6 +39,8 @@ export const StoredContent = Schema.Struct({
     field: Schema.Literal("to", "cc", "bcc"),
     index: Schema.Number,
   })),
+  /** The template and release version a send by templateId used (absent for inline content). */
+  template: Schema.optional(Schema.Struct({ id: Schema.String, version: Schema.Number })),
 })
 export type StoredContent = typeof StoredContent.Type
 

@@ -27,6 +27,7 @@ import type { QuotaReservation } from "../domain/quota.js"
 import type { Domain, DomainId, DomainQuery } from "../domain/domain.js"
 import type { DomainAlreadyExists } from "../errors.js"
 import type { AddressVerdict, ValidationJob, ValidationJobId } from "../domain/address-validation.js"
+import type { DesignRepository } from "./design-repository.js"
 
 export interface AccountRepository {
   readonly insert: (account: Account) => Effect.Effect<void, StoreError>
@@ -571,6 +572,7 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly forms: FormRepository
   readonly domains: DomainRepository
   readonly validationJobs: ValidationJobRepository
+  readonly designs: DesignRepository
   /** Runs `effect` atomically: all of its writes and events commit, or none do (on failure, defect or interruption).
    *  Nested calls join the outer transaction. The outermost one runs the effects given to `afterCommit` once it
    *  committed (withCommitHooks). */

@@ -25,6 +25,7 @@ import { Feedback } from "./feedback.js"
 import { Domains } from "./domains.js"
 import { Canary } from "./canary.js"
 import { AddressValidation } from "./address-validation.js"
+import { Designs } from "./designs.js"
 
 // Webhooks and Tokens read the platform secret through Accounts, so they are built over the same Accounts instance.
 // MessageDelivery renders with Tokens' links, so it is built over them.
@@ -32,7 +33,7 @@ import { AddressValidation } from "./address-validation.js"
 // unsubscribes through Subscriptions.
 export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubscribes.Default).pipe(Layer.provideMerge(Layer.mergeAll(
   Webhooks.Default, Subscriptions.DefaultWithoutDependencies, Sending.Default,
-  Domains.Default, Canary.Default, AddressValidation.Default,
+  Domains.Default, Canary.Default, AddressValidation.Default, Designs.Default,
 ).pipe(
   Layer.provideMerge(Layer.mergeAll(ConfirmationLinks.DefaultWithoutDependencies, FormSignups.DefaultWithoutDependencies)),
   Layer.provideMerge(Tokens.DefaultWithoutDependencies),
@@ -45,4 +46,4 @@ export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubsc
 export type MailroomServices =
   | Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens | Webhooks | Background | Quota | Idempotency
   | Messages | Subscriptions | SendingPause | Sending | MessageDelivery | Feedback | Forms | ConfirmationLinks | FormSignups
-  | LinkUnsubscribes | Domains | Canary | AddressValidation
+  | LinkUnsubscribes | Domains | Canary | AddressValidation | Designs

@@ -14,8 +14,9 @@ import { attemptsPurgeByEndpoint } from "./0012_attempts_purge_by_endpoint.js"
 import { deliveriesRecordedInPlace } from "./0013_deliveries_recorded_in_place.js"
 import { domains } from "./0014_domains.js"
 import { literalSecretPrefix } from "./0015_literal_secret_prefix.js"
-import { canaryRuns } from "./0018_canary_runs.js"
+import { designs } from "./0016_designs.js"
 import { validationJobs } from "./0017_validation_jobs.js"
+import { canaryRuns } from "./0018_canary_runs.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -34,8 +35,9 @@ export const migrations: ReadonlyArray<Migration> = [
   deliveriesRecordedInPlace,
   domains,
   literalSecretPrefix,
-  canaryRuns,
+  designs,
   validationJobs,
+  canaryRuns,
 ]
 
 export type { Migration } from "./migration.js"

@@ -1,0 +1,5 @@
+import { designsSuite } from "@mailroom/testing"
+import { MailroomSqlite } from "../src/index.js"
+import { tempDbFile } from "./temp-files.js"
+
+designsSuite("sqlite", MailroomSqlite.layer({ filename: tempDbFile() }))

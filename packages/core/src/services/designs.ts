@@ -1,0 +1,299 @@
+/** The designs API: drafts with revisions, publish into immutable releases, rollback, lifecycle, brand binding,
+ *  preview and usage. Spec: sending "Design (Studio template)", "States and transitions" (Design rows), "Designs
+ *  (template API)", "Limits" (Studio templates). Sources are checked (and MJML compiled) by the TemplateEngine port on
+ *  save and publish; a release stores the compiled form, so no send compiles. */
+import { Effect, Option } from "effect"
+import { type Account, planLimits } from "../domain/account.js"
+import {
+  accountApplicationKey, changeLifecycle, designLimits, checkDesignRoom, checkStudioPlan, type CompiledContent, type Design,
+  type DesignDraft, type DesignId, type DesignQuery, type DesignRelease, isApplicationTemplate, newDesign,
+  oversizedBody, publishDraft, releaseCacheKey, replaceDraft, rollbackTo, toDraft,
+} from "../domain/design.js"
+import type {
+  BindBrandInput, CreateDesignInput, DesignListFilters, LifecycleInput, PreviewInput, ReplaceDraftInput,
+} from "../domain/design-input.js"
+import { PayloadTooLarge, ValidationFailed } from "../errors.js"
+import { orFailWith } from "../internal/found.js"
+import { currentDate } from "../internal/time.js"
+import { Ids } from "../ports/ids.js"
+import { Store } from "../ports/store.js"
+import { TemplateEngine } from "../ports/template-engine.js"
+import { RevisionConflict, TemplateInUse, TemplateNotFound } from "../template-errors.js"
+import { serviceMethod } from "./tracing.js"
+
+/** Who calls: an account's API key (every application of the account), or an application credential, which reaches
+ *  only the templates of its application key and sends only from its allowed senders. */
+export interface DesignCaller {
+  readonly account: Account
+  readonly application: { readonly key: string; readonly allowedSenders: ReadonlyArray<string> } | null
+}
+
+export interface DesignPage {
+  readonly designs: ReadonlyArray<Design>
+  /** The id after which the next page starts, or null on the last page. */
+  readonly nextAfter: string | null
+}
+
+/** The values a preview renders with: the variables given, or with `sample`, each variable's example (values given
+ *  win over examples). */
+export const sampleValues = (draft: Pick<DesignDraft, "variables">, given: Readonly<Record<string, unknown>>, sample: boolean) =>
+  sample
+    ? { ...Object.fromEntries(Object.entries(draft.variables).flatMap(([name, spec]) =>
+      spec.example === undefined ? [] : [[name, spec.example]])), ...given }
+    : given
+
+export class Designs extends Effect.Service<Designs>()("@mailroom/core/Designs", {
+  effect: Effect.gen(function* () {
+    const store = yield* Store
+    const ids = yield* Ids
+    const method = yield* serviceMethod
+
+    /** The caller's design: another account's, or another application's for an application credential, is not found. */
+    const find = (caller: DesignCaller, id: string) =>
+      store.designs.findById(caller.account.id, id).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new TemplateNotFound({ id })),
+          onSome: (design) => caller.application !== null && design.applicationKey !== caller.application.key
+            ? Effect.fail(new TemplateNotFound({ id }))
+            : Effect.succeed(design),
+        })),
+      )
+
+    const studio = (caller: DesignCaller) => checkStudioPlan(caller.account.plan)
+
+    /** Checks (and for MJML compiles) a draft's source; the refusals name what and where (400, or 413 past a size). */
+    const prepare = (draft: DesignDraft) =>
+      Effect.gen(function* () {
+        const oversized = oversizedBody(draft)
+        if (oversized !== undefined) {
+          return yield* Effect.fail(new PayloadTooLarge({ limitBytes: designLimits.bodyBytes, field: `draft.${oversized}` }))
+        }
+        const engine = yield* TemplateEngine
+        const { engine: _tag, ...compiled } = yield* engine.prepare({
+          format: draft.format, subject: draft.subject, html: draft.html, text: draft.text,
+        })
+        return compiled satisfies CompiledContent
+      })
+
+    /** Writes a changed design when nobody changed it since `before` was read; RevisionConflict otherwise. */
+    const save = (before: Design, after: Design) =>
+      Effect.flatMap(
+        store.designs.update(after, { revision: before.revision, liveVersion: before.liveVersion }),
+        (written) => written ? Effect.succeed(after) : Effect.flatMap(store.designs.findById(before.accountId, before.id), (current) =>
+          Effect.fail<TemplateNotFound | RevisionConflict>(Option.isNone(current)
+            ? new TemplateNotFound({ id: before.id })
+            : new RevisionConflict({ id: before.id, expected: before.revision, current: current.value.revision }))),
+      )
+
+    const create = method("Designs.create")(function* (caller: DesignCaller, input: CreateDesignInput) {
+      yield* studio(caller)
+      const applicationKey = input.applicationKey ?? caller.application?.key ?? accountApplicationKey
+      if (caller.application !== null && applicationKey !== caller.application.key) {
+        return yield* Effect.fail(new ValidationFailed({
+          field: "applicationKey", detail: `this credential reaches only application ${caller.application.key}`,
+        }))
+      }
+      const draft = toDraft(input.draft)
+      yield* prepare(draft)
+      const at = yield* currentDate
+      const design = newDesign({
+        id: ids.make("design", at) as DesignId,
+        accountId: caller.account.id,
+        applicationKey,
+        key: input.key,
+        locale: input.locale,
+        draft,
+        brandId: input.brandId ?? null,
+        at,
+      })
+      yield* store.transaction(Effect.gen(function* () {
+        yield* store.accounts.lock(caller.account.id)
+        yield* checkDesignRoom(caller.account.plan, yield* store.designs.count(caller.account.id))
+        yield* store.designs.insert(design)
+      }))
+      return design
+    })
+
+    const list = method("Designs.list")(function* (
+      caller: DesignCaller,
+      filters: typeof DesignListFilters.Type,
+      page: { readonly after?: string | undefined; readonly limit: number },
+    ) {
+      yield* studio(caller)
+      if (caller.application !== null && filters.applicationKey !== undefined && filters.applicationKey !== caller.application.key) {
+        return { designs: [], nextAfter: null } satisfies DesignPage
+      }
+      const query: DesignQuery = {
+        ...filters,
+        applicationKey: caller.application?.key ?? filters.applicationKey,
+        after: page.after,
+        limit: page.limit + 1,
+      }
+      const rows = yield* store.designs.list(caller.account.id, query)
+      const designs = rows.slice(0, page.limit)
+      return { designs, nextAfter: rows.length > page.limit ? designs[designs.length - 1]!.id : null } satisfies DesignPage
+    })
+
+    const get = method("Designs.get")(function* (caller: DesignCaller, id: string) {
+      yield* studio(caller)
+      return yield* find(caller, id)
+    })
+
+    /** PATCH: the draft is replaced whole; the live release is untouched until the next publish. */
+    const replace = method("Designs.replace")(function* (caller: DesignCaller, id: string, input: ReplaceDraftInput) {
+      yield* studio(caller)
+      const draft = toDraft(input.draft)
+      yield* prepare(draft)
+      const at = yield* currentDate
+      return yield* store.transaction(Effect.gen(function* () {
+        const design = yield* find(caller, id)
+        const next = yield* replaceDraft(design, draft, input.expectedRevision, at)
+        return yield* save(design, next)
+      }))
+    })
+
+    /** DELETE: only a template that never sent (messages name their template and release). */
+    const remove = method("Designs.remove")(function* (caller: DesignCaller, id: string) {
+      yield* studio(caller)
+      return yield* store.transaction(Effect.gen(function* () {
+        const design = yield* find(caller, id)
+        const sends = yield* store.designs.countSends(caller.account.id, design.id)
+        if (sends > 0) return yield* Effect.fail(new TemplateInUse({ id: design.id, sends }))
+        yield* store.designs.delete(caller.account.id, design.id)
+        return { id: design.id, deleted: true as const }
+      }))
+    })
+
+    /** Writes a new release and moves the design to it, in one transaction; a concurrent publish that took the
+     *  version first makes this one a REVISION_CONFLICT. */
+    const release = (design: Design, made: { design: Design; release: DesignRelease }) =>
+      Effect.gen(function* () {
+        const written = yield* store.designs.insertRelease(made.release)
+        if (!written) {
+          return yield* Effect.fail(new RevisionConflict({ id: design.id, expected: design.revision, current: design.revision }))
+        }
+        yield* save(design, made.design)
+        return made
+      })
+
+    const publish = method("Designs.publish")(function* (caller: DesignCaller, id: string, expectedRevision: number) {
+      yield* studio(caller)
+      const before = yield* find(caller, id)
+      const compiled = yield* prepare(before.draft)
+      const at = yield* currentDate
+      return yield* store.transaction(Effect.gen(function* () {
+        const design = yield* find(caller, id)
+        // The draft compiled above is the one published only while its revision is still current.
+        if (design.revision !== before.revision) {
+          return yield* Effect.fail(new RevisionConflict({ id, expected: expectedRevision, current: design.revision }))
+        }
+        // Brand records come with the brands API; the seam: an application template freezes the bound brand here.
+        const frozen = isApplicationTemplate(design) && design.brandId !== null ? { id: design.brandId } : null
+        return yield* release(design, yield* publishDraft(design, expectedRevision, compiled, frozen, at))
+      }))
+    })
+
+    const releases = method("Designs.releases")(function* (caller: DesignCaller, id: string) {
+      yield* studio(caller)
+      const design = yield* find(caller, id)
+      return yield* store.designs.listReleases(caller.account.id, design.id)
+    })
+
+    const findRelease = (caller: DesignCaller, design: Design, version: number) =>
+      store.designs.findRelease(caller.account.id, design.id, version).pipe(
+        orFailWith(() => new ValidationFailed({ field: "version", detail: `template ${design.id} has no release ${version}` })),
+      )
+
+    const releaseAt = method("Designs.releaseAt")(function* (caller: DesignCaller, id: string, version: number) {
+      yield* studio(caller)
+      return yield* findRelease(caller, yield* find(caller, id), version)
+    })
+
+    /** Copies an earlier version's content into a new release with the next version; the draft is left alone. */
+    const rollback = method("Designs.rollback")(function* (caller: DesignCaller, id: string, version: number) {
+      yield* studio(caller)
+      const at = yield* currentDate
+      return yield* store.transaction(Effect.gen(function* () {
+        const design = yield* find(caller, id)
+        const earlier = yield* findRelease(caller, design, version)
+        return yield* release(design, rollbackTo(design, earlier, at))
+      }))
+    })
+
+    const lifecycle = method("Designs.lifecycle")(function* (caller: DesignCaller, id: string, input: LifecycleInput) {
+      yield* studio(caller)
+      const at = yield* currentDate
+      return yield* store.transaction(Effect.gen(function* () {
+        const design = yield* find(caller, id)
+        let replacementId: DesignId | null = null
+        if (input.action === "retire" && input.replacementId !== undefined && input.replacementId !== null) {
+          if (input.replacementId === design.id) {
+            return yield* Effect.fail(new ValidationFailed({ field: "replacementId", detail: "a template cannot replace itself" }))
+          }
+          replacementId = (yield* find(caller, input.replacementId)).id
+        }
+        return yield* save(design, changeLifecycle(design, input.action, replacementId, at))
+      }))
+    })
+
+    /** Binds a brand (or none). Account templates read it live; application templates freeze it at their next publish. */
+    const bindBrand = method("Designs.bindBrand")(function* (caller: DesignCaller, id: string, input: typeof BindBrandInput.Type) {
+      yield* studio(caller)
+      const at = yield* currentDate
+      return yield* store.transaction(Effect.gen(function* () {
+        const design = yield* find(caller, id)
+        return yield* save(design, { ...design, brandId: input.brandId, updatedAt: at })
+      }))
+    })
+
+    /** Renders the draft, the live release or a version, with the variables given or the schema's examples. */
+    const preview = method("Designs.preview")(function* (caller: DesignCaller, id: string, input: PreviewInput) {
+      yield* studio(caller)
+      const design = yield* find(caller, id)
+      const engine = yield* TemplateEngine
+      let content: { cacheKey: string; compiled: CompiledContent; draft: DesignDraft; brand: unknown }
+      if (input.version !== undefined || input.source === "live") {
+        const version = input.version ?? design.liveVersion
+        if (version === null) {
+          return yield* Effect.fail(new ValidationFailed({ field: "source", detail: `template ${design.id} has no live release yet; preview its draft` }))
+        }
+        const stored = yield* findRelease(caller, design, version)
+        content = { cacheKey: releaseCacheKey(stored), compiled: stored.compiled, draft: stored.content, brand: stored.brand }
+      } else {
+        // A draft is compiled for its preview only; its cache key names the revision, which no other content shares.
+        content = { cacheKey: `${design.id}#r${design.revision}`, compiled: yield* prepare(design.draft), draft: design.draft, brand: null }
+      }
+      const theme = isObject(content.brand) ? content.brand : undefined
+      const rendered = yield* engine.render(
+        { cacheKey: content.cacheKey, subject: content.compiled.subject, html: content.compiled.html, text: content.compiled.text },
+        { variables: sampleValues(content.draft, input.variables, input.sample), theme },
+        { mode: isApplicationTemplate(design) ? "strict" : "lenient", declared: content.draft.variables },
+      )
+      return { ...rendered, brandId: input.brandId ?? design.brandId }
+    })
+
+    const usage = method("Designs.usage")(function* (caller: DesignCaller, id: string) {
+      yield* studio(caller)
+      const design = yield* find(caller, id)
+      return { sends: yield* store.designs.countSends(caller.account.id, design.id), campaigns: [] as ReadonlyArray<never> }
+    })
+
+    /** GET /capabilities: the plan's Studio capacity, with the templates the account holds. */
+    const capacity = method("Designs.capacity")(function* (caller: DesignCaller) {
+      const limits = planLimits[caller.account.plan]
+      return {
+        plan: caller.account.plan,
+        studio: limits.studioTemplates !== 0,
+        templates: { used: yield* store.designs.count(caller.account.id), allowed: limits.studioTemplates },
+        brands: { allowed: limits.studioBrands },
+      }
+    })
+
+    return {
+      capacity, create, list, get, replace, remove, publish, releases, releaseAt, rollback, lifecycle, bindBrand, preview, usage, find,
+    } as const
+  }),
+}) {}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)

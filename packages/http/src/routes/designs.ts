@@ -1,0 +1,146 @@
+/** /v1/designs and /v1/capabilities: the template API. Spec: sending "Designs (template API)". Answers are
+ *  { success: true, data }; the list adds pagination { limit, nextCursor, hasMore }. Bodies and answers the spec does
+ *  not show are described in docs/templates.md. */
+import {
+  BindBrandInput, CreateDesignInput, decodeCursor, type Design, type DesignCaller, DesignListFilters, designLimits,
+  type DesignRelease, Designs, encodeCursor, LifecycleInput, limitParam, PreviewInput, PublishInput, ReplaceDraftInput,
+  RollbackInput, scopes, ValidationFailed,
+} from "@mailroom/core"
+import { Effect, Schema } from "effect"
+import { type Context, Hono } from "hono"
+import { requireScope } from "../auth.js"
+import type { MailroomEnv } from "../env.js"
+import { ok } from "../envelope.js"
+import { decodeJson, decodeQuery } from "../validation.js"
+
+const ListParams = Schema.extend(DesignListFilters, Schema.Struct({
+  limit: Schema.optionalWith(limitParam(designLimits.maxPageSize), { default: () => designLimits.pageSize }),
+  cursor: Schema.optional(Schema.String),
+}))
+
+const VersionParam = Schema.Struct({
+  version: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1, { message: () => "version is 1 or more" }))),
+})
+
+const iso = (date: Date | null) => date === null ? null : date.toISOString()
+
+/** A design as the API shows it: its draft, revision, status and live version. */
+export const designBody = (design: Design) => ({
+  id: design.id,
+  applicationKey: design.applicationKey,
+  key: design.key,
+  locale: design.locale,
+  status: design.status,
+  revision: design.revision,
+  liveVersion: design.liveVersion,
+  brandId: design.brandId,
+  replacementId: design.replacementId,
+  draft: design.draft,
+  createdAt: design.createdAt.toISOString(),
+  updatedAt: design.updatedAt.toISOString(),
+  publishedAt: iso(design.publishedAt),
+  retiredAt: iso(design.retiredAt),
+})
+
+/** A release in the history; `full` adds the snapshot (source and compiled form). */
+export const releaseBody = (release: DesignRelease, full: boolean) => ({
+  version: release.version,
+  revision: release.revision,
+  rolledBackFrom: release.rolledBackFrom,
+  engine: release.engine,
+  name: release.content.name,
+  subject: release.content.subject,
+  brandId: release.brandId,
+  createdAt: release.createdAt.toISOString(),
+  ...(full ? { content: release.content, compiled: release.compiled, brand: release.brand } : {}),
+})
+
+/** The caller of a design route: the account's API key. (Application credentials reach the service through the same
+ *  DesignCaller with their application; see docs/templates.md.) */
+const callerOf = (c: Context<MailroomEnv>): DesignCaller => ({ account: c.get("account"), application: null })
+
+const read = requireScope("templates:read")
+const write = requireScope("templates:write")
+
+const cursorOf = (cursor: string | undefined) =>
+  cursor === undefined ? Effect.succeed(undefined) : Effect.fromNullable(decodeCursor(cursor)).pipe(
+    Effect.mapError(() => new ValidationFailed({ field: "cursor", detail: "is not a cursor this API answered; start again without it" })),
+  )
+
+export const designRoutes = new Hono<MailroomEnv>()
+  .get("/capabilities", read, (c) =>
+    c.get("run")(Effect.gen(function* () {
+      const capacity = yield* (yield* Designs).capacity(callerOf(c))
+      const key = c.get("apiKey")
+      return c.json(ok({
+        permissions: scopes.filter((scope) => key.scopes.includes(scope)),
+        application: null,
+        allowedSenders: null,
+        ...capacity,
+      }))
+    })))
+  .get("/designs", read, (c) =>
+    c.get("run")(Effect.gen(function* () {
+      const { limit, cursor, ...filters } = yield* decodeQuery(c, ListParams)
+      const page = yield* (yield* Designs).list(callerOf(c), filters, { limit, after: yield* cursorOf(cursor) })
+      const nextCursor = page.nextAfter === null ? null : encodeCursor(page.nextAfter)
+      return c.json({ ...ok(page.designs.map(designBody)), pagination: { limit, nextCursor, hasMore: nextCursor !== null } })
+    })))
+  .post("/designs", write, (c) =>
+    c.get("run")(Effect.gen(function* () {
+      const body = yield* decodeJson(c, CreateDesignInput)
+      return c.json(ok(designBody(yield* (yield* Designs).create(callerOf(c), body))), 201)
+    })))
+  .get("/designs/:id", read, (c) =>
+    c.get("run")(Effect.gen(function* () {
+      return c.json(ok(designBody(yield* (yield* Designs).get(callerOf(c), c.req.param("id")))))
+    })))
+  .patch("/designs/:id", write, (c) =>
+    c.get("run")(Effect.gen(function* () {
+      const body = yield* decodeJson(c, ReplaceDraftInput)
+      return c.json(ok(designBody(yield* (yield* Designs).replace(callerOf(c), c.req.param("id"), body))))
+    })))
+  .delete("/designs/:id", write, (c) =>
+    c.get("run")(Effect.gen(function* () {
+      return c.json(ok(yield* (yield* Designs).remove(callerOf(c), c.req.param("id"))))
+    })))
+  .post("/designs/:id/publish", write, (c) =>
+    c.get("run")(Effect.gen(function* () {
+      const body = yield* decodeJson(c, PublishInput)
+      const { design, release } = yield* (yield* Designs).publish(callerOf(c), c.req.param("id"), body.expectedRevision)
+      return c.json(ok({ ...designBody(design), release: releaseBody(release, false) }))
+    })))
+  .post("/designs/:id/rollback", write, (c) =>
+    c.get("run")(Effect.gen(function* () {
+      const body = yield* decodeJson(c, RollbackInput)
+      const { design, release } = yield* (yield* Designs).rollback(callerOf(c), c.req.param("id"), body.version)
+      return c.json(ok({ ...designBody(design), release: releaseBody(release, false) }))
+    })))
+  .get("/designs/:id/releases", read, (c) =>
+    c.get("run")(Effect.gen(function* () {
+      const { version } = yield* decodeQuery(c, VersionParam)
+      const designs = yield* Designs
+      if (version !== undefined) {
+        return c.json(ok(releaseBody(yield* designs.releaseAt(callerOf(c), c.req.param("id"), version), true)))
+      }
+      return c.json(ok((yield* designs.releases(callerOf(c), c.req.param("id"))).map((release) => releaseBody(release, false))))
+    })))
+  .patch("/designs/:id/lifecycle", write, (c) =>
+    c.get("run")(Effect.gen(function* () {
+      const body = yield* decodeJson(c, LifecycleInput)
+      return c.json(ok(designBody(yield* (yield* Designs).lifecycle(callerOf(c), c.req.param("id"), body))))
+    })))
+  .post("/designs/:id/brand", write, (c) =>
+    c.get("run")(Effect.gen(function* () {
+      const body = yield* decodeJson(c, BindBrandInput)
+      return c.json(ok(designBody(yield* (yield* Designs).bindBrand(callerOf(c), c.req.param("id"), body))))
+    })))
+  .post("/designs/:id/preview", read, (c) =>
+    c.get("run")(Effect.gen(function* () {
+      const body = yield* decodeJson(c, PreviewInput)
+      return c.json(ok(yield* (yield* Designs).preview(callerOf(c), c.req.param("id"), body)))
+    })))
+  .get("/designs/:id/usage", read, (c) =>
+    c.get("run")(Effect.gen(function* () {
+      return c.json(ok(yield* (yield* Designs).usage(callerOf(c), c.req.param("id"))))
+    })))
