@@ -262,6 +262,7 @@ export type { AlertsService } from "./ports/alerts.js"
 export { Canary, CanaryConfig, canaryHeader } from "./services/canary.js"
 export type { CanaryOptions } from "./services/canary.js"
 export type { CanaryRunRepository } from "./ports/store.js"
+export {
   addressSyntaxLimits, parseAddressSyntax,
 } from "./domain/address-syntax.js"
 export type { ParsedAddress } from "./domain/address-syntax.js"
@@ -277,6 +278,7 @@ export type { AddressChecker, CheckOptions } from "./services/address-checks.js"
 export { AddressValidation, bulkValidationJob } from "./services/address-validation.js"
 export type { BulkValidation } from "./services/address-validation.js"
 export type { ValidationJobRepository } from "./ports/store.js"
+export {
   TemplateNotFound, RevisionConflict, DesignAlreadyExists, TemplateInUse, TemplateNotPublished, TemplateRetired,
   TemplateLimitReached, SenderNotAllowed,
 } from "./template-errors.js"
