@@ -36,6 +36,8 @@ describe("the starter's environment (CONTRACT.md)", () => {
     })
     const unset = readEnvironment({}).mailroom
     expect([unset.cronToken, unset.canary]).toEqual([undefined, undefined])
+  })
+
   it("reads SMTP_PROBE_PORT as the port of the validation handshake, unset when not given", () => {
     expect(readEnvironment({ SMTP_PROBE_PORT: "2525" }).mailroom.smtpProbePort).toBe(2525)
     expect(readEnvironment({}).mailroom.smtpProbePort).toBeUndefined()
