@@ -74,6 +74,8 @@ export const VariableSpecSchema: Schema.Schema<VariableSpec> = Schema.Struct({
 }).pipe(
   Schema.filter((spec) => spec.items === undefined || spec.type === "array" || "items is only for variables of type array"),
   Schema.filter((spec) => spec.items === undefined || onlyVariableNames(spec.items)),
+  // A recursive schema needs a name for its JSON Schema (the OpenAPI document refers to it by this name).
+  Schema.annotations({ identifier: "VariableSpec" }),
 )
 
 const depthOf = (variables: VariablesSchema | undefined): number =>

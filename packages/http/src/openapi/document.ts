@@ -5,12 +5,16 @@ import type { ErrorCode } from "@mailroom/core"
 import { JSONSchema, type Schema } from "effect"
 import { docsBaseUrl, fixActionByCode, importStatusByReason, statusByCode } from "../errors.js"
 import { type Access, allErrorCodes, ErrorEnvelope, PlainError, type RouteDescription, type Success } from "./describe.js"
+import { designRoutes } from "./designs.js"
 import { audienceRoutes } from "./routes-audience.js"
 import { platformRoutes } from "./routes-platform.js"
 import { referenceRoutes } from "./routes-reference.js"
+import { validationRoutes } from "./validation.js"
 
 /** Every /v1 route, as the document describes it. */
-export const routeDescriptions: ReadonlyArray<RouteDescription> = [...audienceRoutes, ...platformRoutes, ...referenceRoutes]
+export const routeDescriptions: ReadonlyArray<RouteDescription> = [
+  ...audienceRoutes, ...platformRoutes, ...validationRoutes, ...designRoutes, ...referenceRoutes,
+]
 
 type Json = Record<string, unknown>
 

@@ -3,7 +3,7 @@
  *  document's tests decode real answers with them, so a field renamed in a route fails a test. */
 import { Schema } from "effect"
 
-const DateString = Schema.String.annotations({ format: "date-time", description: "ISO 8601 date and time" })
+export const DateString = Schema.String.annotations({ format: "date-time", description: "ISO 8601 date and time" })
 const NullableDate = Schema.NullOr(DateString)
 /** An object whose fields this document does not list one by one. */
 export const AnyObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })

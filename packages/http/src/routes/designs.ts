@@ -13,12 +13,14 @@ import type { MailroomEnv } from "../env.js"
 import { ok } from "../envelope.js"
 import { decodeJson, decodeQuery } from "../validation.js"
 
-const ListParams = Schema.extend(DesignListFilters, Schema.Struct({
+/** The query of GET /designs. */
+export const ListParams = Schema.extend(DesignListFilters, Schema.Struct({
   limit: Schema.optionalWith(limitParam(designLimits.maxPageSize), { default: () => designLimits.pageSize }),
   cursor: Schema.optional(Schema.String),
 }))
 
-const VersionParam = Schema.Struct({
+/** The query of GET /designs/{id}/releases: one release, with its snapshot. */
+export const VersionParam = Schema.Struct({
   version: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1, { message: () => "version is 1 or more" }))),
 })
 
