@@ -83,6 +83,26 @@ describe("answers as the document describes them", () => {
     expect(answersAsDocumented("get", "/v1/contacts", 200, page.json)._tag).toBe("Right")
   })
 
+  it("designs and capabilities", async () => {
+    const { key } = await newAccount(app, { plan: "pro" })
+    const capabilities = await call(app, "GET", "/v1/capabilities", { key })
+    expect(answersAsDocumented("get", "/v1/capabilities", 200, capabilities.json)._tag).toBe("Right")
+    const draft = { name: "Welcome", subject: "Hello {{name}}", format: "html", html: "<p>Hello {{name}}</p>" }
+    const created = await call(app, "POST", "/v1/designs", { key, body: { key: "welcome", draft } })
+    expect(created.status).toBe(201)
+    expect(answersAsDocumented("post", "/v1/designs", 201, created.json)._tag).toBe("Right")
+    const id = created.json.data.id as string
+    const published = await call(app, "POST", `/v1/designs/${id}/publish`, { key, body: { expectedRevision: 1 } })
+    expect(answersAsDocumented("post", "/v1/designs/{id}/publish", 200, published.json)._tag).toBe("Right")
+    const releases = await call(app, "GET", `/v1/designs/${id}/releases`, { key })
+    expect(answersAsDocumented("get", "/v1/designs/{id}/releases", 200, releases.json)._tag).toBe("Right")
+    const page = await call(app, "GET", "/v1/designs", { key })
+    expect(answersAsDocumented("get", "/v1/designs", 200, page.json)._tag).toBe("Right")
+    const missing = await call(app, "GET", "/v1/designs/nope", { key })
+    const operation = document.paths["/v1/designs/{id}"]!.get as { responses: Record<string, { description: string }> }
+    expect(operation.responses[String(missing.status)]!.description).toContain(`\`${missing.json.error.code}\``)
+  })
+
   it("an error answer matches the envelope of its status", async () => {
     const { key } = await newAccount(app)
     const missing = await call(app, "GET", "/v1/contacts/nope", { key })

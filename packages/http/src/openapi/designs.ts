@@ -122,7 +122,7 @@ export const designRoutes: ReadonlyArray<RouteDescription> = [
   {
     method: "get", path: "/v1/designs/{id}/releases", tag: "Designs", summary: "List a template's releases, or read one",
     access: read, params: byId, query: VersionParam,
-    success: { status: 200, description: "Every release, newest first", schema: Ok(Schema.Array(ReleaseResponse)) },
+    success: { status: 200, description: "Every release", schema: Ok(Schema.Array(ReleaseResponse)) },
     alternatives: [{ status: 200, description: "One release with its snapshot (version=N)", schema: Ok(FullReleaseResponse) }],
     errors: found,
   },
