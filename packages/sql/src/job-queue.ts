@@ -6,9 +6,9 @@
  *  transaction is a savepoint of it, and commits with it or not at all; its workers are woken once it committed. */
 import { SqlClient } from "@effect/sql"
 import {
-  afterCommit, type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, makeClaimWakeup,
-  makeKeyedWakeSignals, retryDelay, runJobWorker,
+  afterCommit, type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, retryDelay, runJobWorker,
 } from "@mailroom/core"
+import { makeClaimWakeup, makeKeyedWakeSignals } from "@mailroom/core/internal"
 import { Clock, Duration, Effect, Layer, Schema } from "effect"
 import { IntegerColumn } from "./internal/columns.js"
 import { chunksOf, insertRows, maxInList } from "./internal/batch.js"

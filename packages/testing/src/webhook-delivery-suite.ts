@@ -4,11 +4,12 @@
  *  port: the test runs each enqueued job itself, with the attempt number the queue would give it. */
 import { describe, expect, it } from "@effect/vitest"
 import {
-  afterCommit, type Account, Accounts, deliveryIdFor, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue, type JobQueueService, type JobRun, maxAttempts,
-  firstAttemptsRecordedPer, lastAnswersGrace, purgeWebhookHistory, recordAttempts, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, webhookFirstAttemptsJob,
-  type PendingRecord, type WebhookAttempt, type WebhookDelivery, webhookConsumer, webhookEnvelope, webhookRetryPolicy, Webhooks as WebhooksService,
+  afterCommit, type Account, Accounts, deliveryIdFor, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue,
+  type JobQueueService, type JobRun, maxAttempts, purgeWebhookHistory, recordAttempt, requeuePendingDeliveries, runDeliveryJob, servicesLayer,
+  Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, type PendingRecord, type WebhookAttempt, type WebhookDelivery, webhookConsumer,
+  webhookEnvelope, webhookRetryPolicy, Webhooks as WebhooksService,
 } from "@mailroom/core"
-import { Clock, Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
+import { Duration, Effect, Either, Layer, Option, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { makeCaptureMailer } from "./capture-mailer.js"
 import { makeEvent, uniqueText } from "./fixtures.js"
@@ -21,7 +22,7 @@ interface Enqueued {
   readonly runAt: Date | undefined
 }
 
-/** Whether a queued job is about the delivery `id` (a first-attempts run naming it, or its retry). */
+/** Whether a queued job is about the delivery `id`. */
 const mentions = (job: Enqueued, id: string) => JSON.stringify(job.payload).includes(id)
 
 /** Builds the layers of one scenario: services over `store`, relaxed URL rules, a recording queue and a capture mailer.
@@ -112,7 +113,7 @@ export const webhookDeliverySuite = <E>(
           expect(delivery).toMatchObject({ endpointId: endpoint.id, eventId: subscribed.id, status: "pending" })
           expect(made.some((d) => d.endpointId === other.endpoint.id)).toBe(false)
           expect(enqueued.filter((job) => mentions(job, delivery.id))).toEqual([
-            { name: webhookFirstAttemptsJob.name, payload: { accountId: account.id, deliveryIds: [delivery.id] }, dedupeKey: delivery.id, runAt: undefined },
+            { name: webhookDeliveryJob.name, payload: { accountId: account.id, deliveryId: delivery.id }, dedupeKey: delivery.id, runAt: undefined },
           ])
           expect(yield* fanOutEvents([subscribed])).toEqual([])
 
@@ -134,143 +135,41 @@ export const webhookDeliverySuite = <E>(
           expect(r.requests.length).toBe(before + 1)
         }))
 
-      it.effect("a first-attempts run POSTs its deliveries, records each attempt once and queues the failed ones' retries 30 seconds on", () =>
+      it.effect("each delivery has a job of its own: a run POSTs once and records once; a failed run fails, for the queue to retry on the spec's schedule", () =>
         Effect.gen(function* () {
           const { account, receiver: r, webhooks } = yield* setup()
           const store = yield* Store
           const flaky = yield* webhooks.create(account, { url: `http://127.0.0.1:${r.port}/flaky`, events: ["contact.subscribed"] })
           r.answer = (request) => request.path === "/flaky" ? { status: 503, body: "later" } : { status: 200, body: "ok" }
-          const events = [event(account), event(account), event(account)]
-          const made = yield* fanOutEvents(events)
+          const queuedBefore = enqueued.length
+          const made = yield* fanOutEvents([event(account), event(account), event(account)])
           expect(made).toHaveLength(6)
-          const queued = enqueued.filter((job) => job.name === webhookFirstAttemptsJob.name && mentions(job, made[0]!.id))
-          expect(queued).toEqual([{
-            name: webhookFirstAttemptsJob.name, payload: { accountId: account.id, deliveryIds: made.map((d) => d.id) }, dedupeKey: made[0]!.id, runAt: undefined,
-          }])
+          expect(enqueued.slice(queuedBefore).map((job) => [job.name, job.payload, job.dedupeKey])).toEqual(made.map((d) => [
+            webhookDeliveryJob.name, { accountId: account.id, deliveryId: d.id }, d.id,
+          ]))
+          // The queue retries a failed run after 30 s, 2 min, 15 min, 1 h and 4 h: six attempts in all.
+          expect(webhookDeliveryJob.retry.delays.map((delay) => Duration.toMillis(Duration.decode(delay)))).toEqual(
+            [30_000, 120_000, 900_000, 3_600_000, 14_400_000])
+          expect(maxAttempts).toBe(6)
           const before = r.requests.length
-          const retriesBefore = enqueued.length
-          yield* runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 4 })
-          const requests = r.requests.slice(before)
-          expect(requests.map((request) => request.headers["webhook-id"]).sort()).toEqual(made.map((d) => d.id).sort())
           for (const delivery of made) {
             const failing = delivery.endpointId === flaky.endpoint.id
+            const result = yield* runJob(account, delivery.id, 1)
+            expect(Either.isLeft(result)).toBe(failing)
             const stored = Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))
             expect(stored).toMatchObject({ status: failing ? "pending" : "succeeded", attempts: 1, lastStatusCode: failing ? 503 : 200 })
             const attempts = yield* store.webhooks.listAttempts(account.id, delivery.id)
             expect(attempts.map((a) => [a.attempt, a.succeeded])).toEqual([[1, !failing]])
           }
-          const retries = enqueued.slice(retriesBefore)
+          expect(r.requests.slice(before).map((request) => request.headers["webhook-id"])).toEqual(made.map((d) => d.id))
+          // The second attempt is the job's second run.
           const failed = made.filter((d) => d.endpointId === flaky.endpoint.id)
-          expect(retries.map((job) => [job.name, job.payload, job.dedupeKey])).toEqual(failed.map((d) => [
-            webhookDeliveryJob.name, { accountId: account.id, deliveryId: d.id }, d.id,
-          ]))
-          for (const [i, job] of retries.entries()) {
-            const stored = Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, failed[i]!.id))
-            expect(job.runAt?.getTime()).toBe(stored.updatedAt.getTime() + 30_000)
-          }
-          // Run again (its process died after the record, say): nothing is POSTed twice, and the failed deliveries are
-          // handed to their retry job again (which the queue's dedupe key keeps single).
-          yield* runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 4 })
-          expect(r.requests.length).toBe(before + made.length)
-          expect(enqueued.slice(retriesBefore + retries.length).map((job) => [job.name, job.dedupeKey])).toEqual(
-            failed.map((d) => [webhookDeliveryJob.name, d.id]))
-          // The second attempt is the retry job's first run.
-          expect(Either.isLeft(yield* runJob(account, failed[0]!.id, 1))).toBe(true)
+          expect(Either.isLeft(yield* runJob(account, failed[0]!.id, 2))).toBe(true)
           expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, failed[0]!.id)).attempts).toBe(2)
+          expect(r.requests.length).toBe(before + made.length + 1)
         }))
 
-      /** A first-attempts run of `count` fresh deliveries (concurrency 4) whose last POST the receiver holds until
-       *  `release`; `recordedAtLeast(n)` waits, in real time (the POSTs go to a real receiver), until n deliveries
-       *  have succeeded, for at most 8 seconds: within the held POST's 10-second deadline, which starts later, with
-       *  that POST. */
-      const runWithLastHeld = (count: number) =>
-        Effect.gen(function* () {
-          const { account, receiver: r } = yield* setup()
-          const store = yield* Store
-          const events = Array.from({ length: count }, () => event(account))
-          const made = yield* fanOutEvents(events)
-          expect(made).toHaveLength(events.length)
-          let release: () => void = () => undefined
-          const held = new Promise<void>((resolve) => { release = resolve })
-          const last = events.at(-1)!.id
-          r.answer = (request) => JSON.parse(request.body).messageId === last
-            ? { after: held.then(() => ({ status: 200, body: "ok" })) }
-            : { status: 200, body: "ok" }
-          const statuses = Effect.map(
-            store.webhooks.findDeliveriesWithEndpoints(made.map((d) => ({ accountId: account.id, deliveryId: d.id }))),
-            (found) => new Map(found.map(({ delivery }) => [delivery.id as string, delivery])),
-          )
-          const requestsBefore = r.requests.length
-          const running = yield* Effect.fork(runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 4 }))
-          /** Every POST of the run has reached the receiver (the receiver is the suite's: it counts earlier tests'). */
-          const allPosted = Effect.promise(() => r.waitFor(requestsBefore + made.length))
-          const recordedAtLeast = (n: number) =>
-            Effect.gen(function* () {
-              let recorded = 0
-              for (let i = 0; i < 400 && recorded < n; i++) {
-                yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
-                recorded = [...(yield* statuses).values()].filter((delivery) => delivery.status === "succeeded").length
-              }
-              return recorded
-            })
-          return { account, r, store, made, statuses, running, release, recordedAtLeast, allPosted, heldDelivery: made.find((d) => d.eventId === last)! }
-        })
-
-      it.effect("once a first-attempts run's last POST has started, the attempts finished are recorded within the grace, without waiting for the POSTs under way", () =>
-        Effect.gen(function* () {
-          // Fewer than a part: before, nothing was recorded until the last answer.
-          const { account, store, made, statuses, running, release, recordedAtLeast, allPosted, heldDelivery } = yield* runWithLastHeld(30)
-          // Every POST has reached the receiver: the last one (the held one) has started.
-          yield* allPosted
-          // Within the grace, the attempts finished wait for the POSTs under way: nothing is recorded yet.
-          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
-          expect([...(yield* statuses).values()].filter((delivery) => delivery.status !== "pending")).toEqual([])
-          // Past it, they are recorded; the POSTs under way then (the held one among them) are left to the end: at
-          // most 4, the run's concurrency.
-          yield* TestClock.adjust(lastAnswersGrace)
-          expect(yield* recordedAtLeast(made.length - 4)).toBeGreaterThanOrEqual(made.length - 4)
-          expect(running.unsafePoll()).toBeNull()
-          expect((yield* statuses).get(heldDelivery.id)).toMatchObject({ status: "pending", attempts: 0 })
-          release()
-          yield* Fiber.join(running)
-          for (const delivery of (yield* statuses).values()) expect(delivery).toMatchObject({ status: "succeeded", attempts: 1 })
-          for (const delivery of made) expect((yield* store.webhooks.listAttempts(account.id, delivery.id)).map((a) => a.attempt)).toEqual([1])
-        }))
-
-      it.effect("answers that come within the grace after a run's last POST started are recorded with the attempts finished before, in one write", () =>
-        Effect.gen(function* () {
-          const { account } = yield* setup()
-          const store = yield* Store
-          const made = yield* fanOutEvents(Array.from({ length: 30 }, () => event(account)))
-          let writes = 0
-          const counting = Store.of({
-            ...store,
-            webhooks: { ...store.webhooks, recordAttempts: (records, streaks) => Effect.zipRight(Effect.sync(() => { writes += 1 }), store.webhooks.recordAttempts(records, streaks)) },
-          })
-          yield* runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 4 }).pipe(Effect.provideService(Store, counting))
-          // Fewer than a part, every answer at once: one write.
-          expect(writes).toBe(1)
-          for (const delivery of made) expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))).toMatchObject({ status: "succeeded", attempts: 1 })
-        }))
-
-      it.effect("a first-attempts run records its attempts in parts as they finish, while its other POSTs go on", () =>
-        Effect.gen(function* () {
-          const { account, r, store, made, statuses, running, release, recordedAtLeast, heldDelivery } =
-            yield* runWithLastHeld(firstAttemptsRecordedPer + 20)
-          // A part is recorded while the run still waits for the held POST.
-          expect(yield* recordedAtLeast(firstAttemptsRecordedPer)).toBeGreaterThanOrEqual(firstAttemptsRecordedPer)
-          expect(running.unsafePoll()).toBeNull()
-          expect((yield* statuses).get(heldDelivery.id)).toMatchObject({ status: "pending", attempts: 0 })
-          release()
-          yield* Fiber.join(running)
-          for (const delivery of (yield* statuses).values()) expect(delivery).toMatchObject({ status: "succeeded", attempts: 1, lastStatusCode: 200 })
-          for (const delivery of made) expect((yield* store.webhooks.listAttempts(account.id, delivery.id)).map((a) => a.attempt)).toEqual([1])
-          // Each POSTed once.
-          const ids = new Set<string>(made.map((d) => d.id))
-          expect(r.requests.filter((request) => ids.has(String(request.headers["webhook-id"]))).length).toBe(made.length)
-        }))
-
-      it.effect("the consumer fans a batch out and enqueues its first-attempts runs in the relay's transaction: one run per account, unkeyed", () =>
+      it.effect("the consumer fans a batch out and enqueues its deliveries' jobs in the relay's transaction, each keyed by its delivery", () =>
         Effect.gen(function* () {
           const { account, endpoint } = yield* setup()
           const queuedBefore = enqueued.length
@@ -289,15 +188,15 @@ export const webhookDeliverySuite = <E>(
           }
           yield* handOut(webhookConsumer, events).pipe(Effect.provideService(JobQueue, noting))
           expect(inTransaction).toEqual([true])
-          expect(only(enqueued.slice(queuedBefore))).toEqual({
-            name: webhookFirstAttemptsJob.name,
-            payload: { accountId: account.id, deliveryIds: events.map((e) => deliveryIdFor(e.id, endpoint.id)) },
-            dedupeKey: undefined,
+          expect(enqueued.slice(queuedBefore)).toEqual(events.map((e) => ({
+            name: webhookDeliveryJob.name,
+            payload: { accountId: account.id, deliveryId: deliveryIdFor(e.id, endpoint.id) },
+            dedupeKey: deliveryIdFor(e.id, endpoint.id),
             runAt: undefined,
-          })
+          })))
         }))
 
-      it.effect("attempts of one delivery recorded together are recorded in order, each counted, the streak moved by each", () =>
+      it.effect("attempts of one delivery recorded one after another: each counted, the streak moved by each", () =>
         Effect.gen(function* () {
           const { account, endpoint } = yield* setup()
           const store = yield* Store
@@ -307,17 +206,17 @@ export const webhookDeliverySuite = <E>(
             id: `wha_${delivery.id}_${n}`, accountId: account.id, deliveryId: delivery.id, endpointId: endpoint.id, attempt: n, succeeded,
             statusCode: succeeded ? 200 : 500, durationMs: 1, responseSnippet: null, error: succeeded ? null : "the receiver answered 500", startedAt: new Date(at),
           })
-          const answers = yield* recordAttempts([
-            { endpoint: current, attempt: attempt(1, false, 1_000), status: "pending", at: new Date(1_001) },
-            { endpoint: current, attempt: attempt(2, true, 2_000), status: "succeeded", at: new Date(2_001) },
-          ])
-          expect(answers.map((answer) => answer.decision.streak.consecutiveFailures)).toEqual([1, 0])
+          const first = yield* recordAttempt({ endpoint: current, attempt: attempt(1, false, 1_000), status: "pending", at: new Date(1_001) })
+          expect(first.decision.streak.consecutiveFailures).toBe(1)
+          expect(Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id)).streak.consecutiveFailures).toBe(1)
+          const second = yield* recordAttempt({ endpoint: first.updated, attempt: attempt(2, true, 2_000), status: "succeeded", at: new Date(2_001) })
+          expect(second.decision.streak.consecutiveFailures).toBe(0)
           expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))).toMatchObject({ status: "succeeded", attempts: 2, lastStatusCode: 200, lastError: null })
           expect((yield* store.webhooks.listAttempts(account.id, delivery.id)).map((a) => [a.attempt, a.succeeded])).toEqual([[1, false], [2, true]])
           expect(Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id)).streak).toEqual({ consecutiveFailures: 0, notified: false })
         }))
 
-      it.effect("a group of successes is recorded with the streak a success leaves, whatever the streak became after the run read its endpoint", () =>
+      it.effect("a success is recorded with the streak a success leaves, whatever the streak became after the run read its endpoint", () =>
         Effect.gen(function* () {
           const { account, endpoint } = yield* setup()
           const store = yield* Store
@@ -332,7 +231,7 @@ export const webhookDeliverySuite = <E>(
               statusCode: 204, durationMs: 1, responseSnippet: null, error: null, startedAt: new Date(at),
             },
           })
-          const answers = yield* recordAttempts([success(one!, 1_000), success(two!, 2_000)])
+          const answers = [yield* recordAttempt(success(one!, 1_000)), yield* recordAttempt(success(two!, 2_000))]
           expect(answers.map((answer) => [answer.decision, answer.updated.streak])).toEqual(Array(2).fill([
             { streak: { consecutiveFailures: 0, notified: false }, notify: false, disable: false }, { consecutiveFailures: 0, notified: false },
           ]))
@@ -342,7 +241,7 @@ export const webhookDeliverySuite = <E>(
           }
         }))
 
-      it.effect("a group of successes and a group with a failure recorded at once come out as if one ran after the other", () =>
+      it.effect("a success and a failure recorded at once come out as if one ran after the other", () =>
         Effect.gen(function* () {
           const { account, endpoint } = yield* setup()
           const store = yield* Store
@@ -358,17 +257,17 @@ export const webhookDeliverySuite = <E>(
                 startedAt: new Date(round * 10),
               },
             })
-            const [failed] = yield* Effect.all([recordAttempts([record(failing!, false)]), recordAttempts([record(succeeding!, true)])], { concurrency: 2 })
+            const [failed] = yield* Effect.all([recordAttempt(record(failing!, false)), recordAttempt(record(succeeding!, true))], { concurrency: 2 })
             // The failure counted from the streak as it was when it took its lock: 3 (before the success) or 1 (after).
             const streak = Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id)).streak.consecutiveFailures
-            const counted = failed[0]!.decision.streak.consecutiveFailures
+            const counted = failed.decision.streak.consecutiveFailures
             expect([[3, 0], [1, 1]]).toContainEqual([counted, streak])
             expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, failing!.id))).toMatchObject({ status: "pending", attempts: 1 })
             expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, succeeding!.id))).toMatchObject({ status: "succeeded", attempts: 1 })
           }
         }))
 
-      it.effect("a first-attempts run POSTs nothing more to an endpoint once its failures reach autoDisableAfter; the rest wait in a run of their own", () =>
+      it.effect("once an endpoint's failures reach autoDisableAfter it is disabled, and the jobs of its other deliveries POST nothing", () =>
         Effect.gen(function* () {
           const { account, endpoint, receiver: r, webhooks } = yield* setup()
           const store = yield* Store
@@ -376,36 +275,26 @@ export const webhookDeliverySuite = <E>(
           r.answer = () => ({ status: 500 })
           const made = yield* fanOutEvents([event(account), event(account), event(account), event(account), event(account)])
           const before = r.requests.length
-          const queuedBefore = enqueued.length
-          yield* runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 1 })
+          for (const delivery of made) yield* runJob(account, delivery.id, 1)
           expect(r.requests.length).toBe(before + 2)
           expect(Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id))).toMatchObject({ active: false })
-          const rest = made.slice(2)
-          for (const delivery of rest) {
+          for (const delivery of made.slice(2)) {
             expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))).toMatchObject({ status: "pending", attempts: 0 })
           }
-          expect(enqueued.slice(queuedBefore).filter((job) => job.name === webhookFirstAttemptsJob.name).map((job) => job.payload)).toEqual([
-            { accountId: account.id, deliveryIds: rest.map((d) => d.id) },
-          ])
-          // That run finds the endpoint disabled and POSTs nothing.
-          yield* runFirstAttempts({ accountId: account.id, deliveryIds: rest.map((d) => d.id) }, { concurrency: 1 })
-          expect(r.requests.length).toBe(before + 2)
         }))
 
-      it.effect("queued again at start: an attempted delivery gets its retry job now, an unattempted one a first-attempts run five minutes on", () =>
+      it.effect("queued again at start: every pending delivery gets its job now, keyed by its id (one still queued or running keeps its own)", () =>
         Effect.gen(function* () {
           const { account, receiver: r } = yield* setup()
           const [attempted, unattempted] = yield* fanOutEvents([event(account), event(account)])
           r.answer = () => ({ status: 500 })
-          yield* runFirstAttempts({ accountId: account.id, deliveryIds: [attempted!.id] }, { concurrency: 1 })
+          yield* runJob(account, attempted!.id, 1)
           const before = enqueued.length
-          const now = yield* Clock.currentTimeMillis
           yield* requeuePendingDeliveries
           const mine = enqueued.slice(before).filter((job) => mentions(job, attempted!.id) || mentions(job, unattempted!.id))
-          expect(mine.map((job) => [job.name, job.payload, job.dedupeKey, job.runAt?.getTime()])).toEqual([
-            [webhookDeliveryJob.name, { accountId: account.id, deliveryId: attempted!.id }, attempted!.id, now],
-            [webhookFirstAttemptsJob.name, { accountId: account.id, deliveryIds: [unattempted!.id] }, `later:${unattempted!.id}`, now + 5 * 60_000],
-          ])
+          expect(mine.map((job) => [job.name, job.payload, job.dedupeKey, job.runAt])).toEqual([attempted!, unattempted!].map((d) => [
+            webhookDeliveryJob.name, { accountId: account.id, deliveryId: d.id }, d.id, undefined,
+          ]))
         }))
 
       it.effect("a failing receiver is retried by the queue five times, then the delivery is failed; every attempt is recorded", () =>
