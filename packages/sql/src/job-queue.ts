@@ -9,7 +9,6 @@ import {
   afterCommit, type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, retryDelay, runJobWorker,
 } from "@mailroom/core"
 import { makeClaimWakeup, makeKeyedWakeSignals } from "@mailroom/core/internal"
-import { makeGroupCommit } from "./internal/group-commit.js"
 import { Clock, Duration, Effect, Layer, Schema } from "effect"
 import { IntegerColumn } from "./internal/columns.js"
 import { chunksOf, insertRows, maxInList } from "./internal/batch.js"
@@ -94,13 +93,10 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
       Effect.forEach(chunksOf(ids, maxInList), (chunk) => sql`DELETE FROM jobs WHERE id IN ${sql.in(chunk)}`, { discard: true })
 
     /** A finished job is deleted at once: until then its dedupe key still counts as taken, and an enqueue with it would
-     *  be dropped. The runs that finish while a deletion is being written are deleted together, in the next one (group
-     *  commit: one transaction, one commit, for many runs; measured in docs/performance.md, side paths). */
+     *  be dropped. */
     const work: JobQueueService["work"] = (job, handler, workOptions) => {
       // An enqueue during a claim ends the idle wait after it (see makeClaimWakeup).
       const wakeup = makeClaimWakeup(signals.of(job.name), pollInterval)
-      const complete = makeGroupCommit((claimed: ReadonlyArray<ClaimedJob>) =>
-        Effect.as(sql.withTransaction(deleteJobs(claimed.map((one) => one.id))), claimed.map(() => undefined)).pipe(orStoreError("jobs.complete")))
       return Effect.zipRight(
         recover(job as JobDefinition<unknown, unknown>),
         runJobWorker(job, handler, {
@@ -116,7 +112,7 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
               const rows = yield* Effect.flatMap(sql.withTransaction(claim), decodeClaimed)
               return rows.map((row): ClaimedJob => ({ id: row.id, attempt: row.attempts, payload: JSON.parse(row.payload) }))
             }).pipe(orStoreError("jobs.claim")),
-          complete: (claimed) => Effect.forEach(claimed, complete, { discard: true }),
+          complete: (claimed) => sql.withTransaction(deleteJobs(claimed.map((one) => one.id))).pipe(orStoreError("jobs.complete")),
           fail: (claimed, retryIn, error) =>
             Effect.flatMap(Clock.currentTimeMillis, (now) => sql.withTransaction(
               retryIn === undefined

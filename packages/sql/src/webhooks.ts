@@ -2,16 +2,14 @@
  *  type, deliveries unique per (event, endpoint) and their attempts. Fan-out is one INSERT … SELECT for a whole batch
  *  of events, computing each delivery's id as core's deliveryIdFor does. */
 import type { SqlClient } from "@effect/sql"
-import { TransactionConnection } from "@effect/sql/SqlClient"
 import {
-  AccountId, CommitDurability, DeliveryId, type DeliveryOutcome, DeliveryStatus, type EndpointStreak, EventType, fannedOutDelivery, ReceivedEventType, type WebhookAttempt,
+  AccountId, DeliveryId, type DeliveryOutcome, DeliveryStatus, type EndpointStreak, EventType, fannedOutDelivery, ReceivedEventType, type WebhookAttempt,
   type WebhookDelivery, type WebhookEndpoint, WebhookId, type WebhookRepository,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
 import { atomically, forEachChunk, insertColumns, insertRows, maxInList, pgRowsStatementOfTwo, rowsStatement } from "./internal/batch.js"
 import { EpochMillis, IntegerColumn, JsonColumn, LiteralColumn, toJson, toMillis, toMillisOrNull } from "./internal/columns.js"
 import { orStoreError } from "./internal/errors.js"
-import { makeGroupCommit } from "./internal/group-commit.js"
 import { BooleanColumn, booleanParam } from "./lists.js"
 
 const FailureSettingsColumn = JsonColumn(Schema.Struct({
@@ -259,17 +257,6 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
       })),
     }).pipe(orStoreError("webhooks.recordAttempts"))
 
-  /** SQLite: the attempts that background runs record at about the same time, each outside a transaction, are written
-   *  together (group commit): one transaction, one commit and its pages in the WAL, instead of one each. Records in a
-   *  transaction, and records with full durability (a request's test send), are written at once. Measured in
-   *  docs/performance.md (side paths). */
-  const recordTogether = makeGroupCommit((items: ReadonlyArray<readonly [Parameters<typeof recordAttempts>[0], ReadonlyArray<EndpointStreak>]>) =>
-    Effect.as(recordAttempts(items.flatMap(([records]) => records), items.flatMap(([, streaks]) => streaks)), items.map(() => undefined)))
-  const groupable = Effect.map(Effect.all([Effect.serviceOption(TransactionConnection), CommitDurability]), ([transaction, durability]) =>
-    Option.isNone(transaction) && durability === "relaxed" && sql.onDialectOrElse({ sqlite: () => true, orElse: () => false }))
-  const recordAttemptsOf: WebhookRepository["recordAttempts"] = (records, streaks = []) =>
-    Effect.flatMap(groupable, (grouped) => grouped ? recordTogether([records, streaks]) : recordAttempts(records, streaks))
-
   /** The fan-out of a batch of events: one delivery per subscribed active endpoint, the pairs that have one already
    *  skipped. `WHERE true` lets SQLite tell the upsert's ON CONFLICT from a join's ON. */
   const fanOutRows = rowsStatement(sql, [["id", "text"], ["account_id", "text"], ["type", "text"], ["payload", "text"], ["at", "bigint"]],
@@ -412,7 +399,7 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
 
     lockEndpoints: (refs) => endpointsOf(refs, true).pipe(orStoreError("webhooks.lockEndpoints")),
 
-    recordAttempts: recordAttemptsOf,
+    recordAttempts: (records, streaks) => recordAttempts(records, streaks),
 
     listAttempts: (accountId, deliveryId) =>
       sql`SELECT id, account_id, delivery_id, endpoint_id, attempt, succeeded, status_code, duration_ms, response_snippet,
