@@ -159,7 +159,7 @@ export { attemptDelivery, makeAttempt, maxAttempts, recordAttempt } from "./serv
 export type { AttemptOptions, PendingRecord, RecordedAttempt } from "./services/webhook-sender.js"
 export type { AttemptResult } from "./services/webhook-sender.js"
 export {
-  webhookDeliveryJob, webhookPurgeJob, DeliveryAttemptFailed, enqueueDeliveries, fanOutEvents, runDeliveryJob,
+  webhookDeliveryJob, webhookJobBatch, webhookRunBudgetMs, webhookPurgeJob, enqueueDeliveries, fanOutEvents, runDeliveryJob,
   purgeWebhookHistory, defaultNotificationFrom, requeuePendingDeliveries, schedulePurge, webhookConsumer,
 } from "./services/webhook-queue.js"
 export { Suppressions } from "./services/suppressions.js"

@@ -1,15 +1,15 @@
 /** The webhook delivery suite: fan-out of outbox events, the delivery job's attempts against a real receiver on
  *  127.0.0.1 (verified with `standardwebhooks`), the retry schedule's give-up rule, failure notices through the Mailer,
  *  auto-disable, URL checks on every delivery and the 90-day purge. The JobQueue is a recording double behind its
- *  port: the test runs each enqueued job itself, with the attempt number the queue would give it. */
+ *  port: the test runs each enqueued job itself. */
 import { describe, expect, it } from "@effect/vitest"
 import {
   afterCommit, type Account, Accounts, deliveryIdFor, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue,
-  type JobQueueService, type JobRun, maxAttempts, purgeWebhookHistory, recordAttempt, requeuePendingDeliveries, runDeliveryJob, servicesLayer,
+  type JobQueueService, maxAttempts, purgeWebhookHistory, recordAttempt, requeuePendingDeliveries, runDeliveryJob, servicesLayer,
   Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, type PendingRecord, type WebhookAttempt, type WebhookDelivery, webhookConsumer,
-  webhookEnvelope, webhookRetryPolicy, Webhooks as WebhooksService,
+  webhookEnvelope, webhookRetryPolicy, webhookRunBudgetMs, Webhooks as WebhooksService,
 } from "@mailroom/core"
-import { Duration, Effect, Either, Layer, Option, TestClock } from "effect"
+import { Clock, Duration, Effect, Fiber, Layer, Option, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { makeCaptureMailer } from "./capture-mailer.js"
 import { makeEvent, uniqueText } from "./fixtures.js"
@@ -79,11 +79,28 @@ export const webhookDeliverySuite = <E>(
     const event = (account: Account, overrides: Partial<DomainEvent> = {}) =>
       makeEvent({ accountId: account.id, type: "contact.subscribed", recipient: "ada@example.com", details: { contactId: "ct_1", email: "ada@example.com", source: "API", status: "ACTIVE" }, ...overrides })
 
-    const run = (attempt: number): JobRun => ({ jobId: "job", attempt, lastAttempt: attempt === webhookRetryPolicy.delays.length + 1 })
+    /** Runs a delivery job of `deliveryIds` (deliveries of one endpoint) making attempt `attempt`, as the queue would,
+     *  and answers the jobs the run queued (the next attempt of the deliveries that failed). */
+    const runJob = (account: Account, deliveryIds: string | ReadonlyArray<string>, attempt: number) =>
+      Effect.gen(function* () {
+        const ids = typeof deliveryIds === "string" ? [deliveryIds] : deliveryIds
+        const first = yield* (yield* Store).webhooks.findDelivery(account.id, ids[0]!)
+        const endpointId = Option.match(first, { onNone: () => "gone", onSome: (d) => d.endpointId })
+        const before = enqueued.length
+        yield* runDeliveryJob({ accountId: account.id, endpointId, attempt, deliveryIds: ids })
+        return enqueued.slice(before)
+      })
 
-    /** Runs the delivery job of `deliveryId` as the queue would on attempt `attempt`: Right when it succeeded. */
-    const runJob = (account: Account, deliveryId: string, attempt: number) =>
-      Effect.either(runDeliveryJob({ accountId: account.id, deliveryId }, run(attempt)))
+    /** Runs a job queued by the code under test, as the queue would. */
+    const runQueued = (job: Enqueued) =>
+      Effect.gen(function* () {
+        expect(job.name).toBe(webhookDeliveryJob.name)
+        const before = enqueued.length
+        yield* runDeliveryJob(job.payload as typeof webhookDeliveryJob.payload.Type)
+        return enqueued.slice(before)
+      })
+
+    const sorted = (ids: ReadonlyArray<string>) => [...ids].sort()
 
     /** Appends `events` and hands exactly them to the webhooks consumer as the relay would: a batch of its own, from a
      *  cursor moved first past every event appended before. */
@@ -102,7 +119,7 @@ export const webhookDeliverySuite = <E>(
     }
 
     it.layer(layer, { timeout: "120 seconds" })((it) => {
-      it.effect("fan-out makes one delivery per subscribed endpoint and queues it once; the job POSTs the spec's envelope, signed", () =>
+      it.effect("fan-out makes one delivery per subscribed endpoint and queues it in a job of its endpoint; the job POSTs the spec's envelope, signed", () =>
         Effect.gen(function* () {
           const { account, endpoint, secret, receiver: r } = yield* setup()
           const store = yield* Store
@@ -113,12 +130,17 @@ export const webhookDeliverySuite = <E>(
           expect(delivery).toMatchObject({ endpointId: endpoint.id, eventId: subscribed.id, status: "pending" })
           expect(made.some((d) => d.endpointId === other.endpoint.id)).toBe(false)
           expect(enqueued.filter((job) => mentions(job, delivery.id))).toEqual([
-            { name: webhookDeliveryJob.name, payload: { accountId: account.id, deliveryId: delivery.id }, dedupeKey: delivery.id, runAt: undefined },
+            {
+              name: webhookDeliveryJob.name,
+              payload: { accountId: account.id, endpointId: endpoint.id, attempt: 1, deliveryIds: [delivery.id] },
+              dedupeKey: undefined,
+              runAt: undefined,
+            },
           ])
           expect(yield* fanOutEvents([subscribed])).toEqual([])
 
           const before = r.requests.length
-          expect(Either.isRight(yield* runJob(account, delivery.id, 1))).toBe(true)
+          expect(yield* runJob(account, delivery.id, 1)).toEqual([])
           const request = only(r.requests.slice(before))
           expect(request.path).toBe("/hooks")
           expect(JSON.parse(request.body)).toEqual(JSON.parse(JSON.stringify(webhookEnvelope(subscribed))))
@@ -130,46 +152,84 @@ export const webhookDeliverySuite = <E>(
           expect(() => new Webhook(secret).verify(request.body, request.headers)).not.toThrow()
           const stored = Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))
           expect(stored).toMatchObject({ status: "succeeded", attempts: 1, lastStatusCode: 200 })
-          // A job run again after success (at least once delivery) POSTs nothing more.
+          // A job run again after success (at least once delivery), or a later attempt's job, POSTs nothing more.
+          yield* runJob(account, delivery.id, 1)
           yield* runJob(account, delivery.id, 2)
           expect(r.requests.length).toBe(before + 1)
         }))
 
-      it.effect("each delivery has a job of its own: a run POSTs once and records once; a failed run fails, for the queue to retry on the spec's schedule", () =>
+      it.effect("a job carries the deliveries of one endpoint: its run POSTs each once and records them; the failed ones are queued as one job, after the spec's delay", () =>
         Effect.gen(function* () {
-          const { account, receiver: r, webhooks } = yield* setup()
+          const { account, endpoint, receiver: r, webhooks } = yield* setup()
           const store = yield* Store
           const flaky = yield* webhooks.create(account, { url: `http://127.0.0.1:${r.port}/flaky`, events: ["contact.subscribed"] })
           r.answer = (request) => request.path === "/flaky" ? { status: 503, body: "later" } : { status: 200, body: "ok" }
           const queuedBefore = enqueued.length
           const made = yield* fanOutEvents([event(account), event(account), event(account)])
           expect(made).toHaveLength(6)
-          expect(enqueued.slice(queuedBefore).map((job) => [job.name, job.payload, job.dedupeKey])).toEqual(made.map((d) => [
-            webhookDeliveryJob.name, { accountId: account.id, deliveryId: d.id }, d.id,
-          ]))
-          // The queue retries a failed run after 30 s, 2 min, 15 min, 1 h and 4 h: six attempts in all.
-          expect(webhookDeliveryJob.retry.delays.map((delay) => Duration.toMillis(Duration.decode(delay)))).toEqual(
-            [30_000, 120_000, 900_000, 3_600_000, 14_400_000])
+          const idsOf = (endpointId: string) => sorted(made.filter((d) => d.endpointId === endpointId).map((d) => d.id))
+          const jobs = enqueued.slice(queuedBefore)
+          expect(jobs.map((job) => [job.name, job.dedupeKey, job.runAt])).toEqual(Array(2).fill([webhookDeliveryJob.name, undefined, undefined]))
+          const payloads = jobs.map((job) => job.payload as typeof webhookDeliveryJob.payload.Type)
+          expect(payloads.map((p) => [p.endpointId, p.attempt, sorted(p.deliveryIds)]).sort()).toEqual(
+            [[endpoint.id, 1, idsOf(endpoint.id)], [flaky.endpoint.id, 1, idsOf(flaky.endpoint.id)]].sort())
           expect(maxAttempts).toBe(6)
           const before = r.requests.length
+          const retries = [...yield* runQueued(jobs[0]!), ...yield* runQueued(jobs[1]!)]
+          expect(sorted(r.requests.slice(before).map((request) => request.headers["webhook-id"]!))).toEqual(sorted(made.map((d) => d.id)))
           for (const delivery of made) {
             const failing = delivery.endpointId === flaky.endpoint.id
-            const result = yield* runJob(account, delivery.id, 1)
-            expect(Either.isLeft(result)).toBe(failing)
             const stored = Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))
             expect(stored).toMatchObject({ status: failing ? "pending" : "succeeded", attempts: 1, lastStatusCode: failing ? 503 : 200 })
             const attempts = yield* store.webhooks.listAttempts(account.id, delivery.id)
             expect(attempts.map((a) => [a.attempt, a.succeeded])).toEqual([[1, !failing]])
           }
-          expect(r.requests.slice(before).map((request) => request.headers["webhook-id"])).toEqual(made.map((d) => d.id))
-          // The second attempt is the job's second run.
-          const failed = made.filter((d) => d.endpointId === flaky.endpoint.id)
-          expect(Either.isLeft(yield* runJob(account, failed[0]!.id, 2))).toBe(true)
-          expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, failed[0]!.id)).attempts).toBe(2)
-          expect(r.requests.length).toBe(before + made.length + 1)
+          // One job for the three failures, of the same kind, their second attempt 30 s after the record.
+          const retry = only(retries)
+          expect(retry.name).toBe(webhookDeliveryJob.name)
+          const payload = retry.payload as typeof webhookDeliveryJob.payload.Type
+          expect([payload.endpointId, payload.attempt, sorted(payload.deliveryIds)]).toEqual([flaky.endpoint.id, 2, idsOf(flaky.endpoint.id)])
+          expect(retry.runAt!.getTime() - (yield* Clock.currentTimeMillis)).toBe(30_000)
+          // The job run again (its process died after the record, say) POSTs nothing: each delivery is past attempt 1.
+          expect(yield* runQueued(jobs[0]!)).toEqual([])
+          expect(yield* runQueued(jobs[1]!)).toEqual([])
+          expect(r.requests.length).toBe(before + made.length)
+          // The second attempt is the retry job's run.
+          r.answer = () => ({ status: 200, body: "ok" })
+          expect(yield* runQueued(retry)).toEqual([])
+          for (const id of idsOf(flaky.endpoint.id)) {
+            expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, id))).toMatchObject({ status: "succeeded", attempts: 2 })
+          }
+          expect(r.requests.length).toBe(before + made.length + 3)
         }))
 
-      it.effect("the consumer fans a batch out and enqueues its deliveries' jobs in the relay's transaction, each keyed by its delivery", () =>
+      it.effect("a run starts attempts for webhookRunBudgetMs at most: the deliveries it had no time for are queued again, for the same attempt, with its record", () =>
+        Effect.gen(function* () {
+          const { account, receiver: r } = yield* setup()
+          const store = yield* Store
+          const made = yield* fanOutEvents([event(account), event(account), event(account)])
+          // One POST at a time; the first is held until the run's clock has passed its budget.
+          let release: (() => void) | undefined
+          const held = new Promise<void>((resolve) => { release = resolve })
+          r.answer = () => ({ after: held.then(() => ({ status: 200, body: "ok" })) })
+          const before = r.requests.length
+          const fiber = yield* Effect.fork(runJob(account, made.map((d) => d.id), 1).pipe(
+            Effect.provideService(WebhooksConfig, { urlRules: { allowPrivate: true }, deliveryConcurrency: 1 }),
+          ))
+          while (r.requests.length === before) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+          yield* TestClock.adjust(webhookRunBudgetMs)
+          release!()
+          const queued = only(yield* Fiber.join(fiber))
+          expect(r.requests.length).toBe(before + 1)
+          const first = r.requests[before]!.headers["webhook-id"]!
+          expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, first))).toMatchObject({ status: "succeeded", attempts: 1 })
+          const rest = sorted(made.map((d) => d.id).filter((id) => id !== first))
+          const payload = queued.payload as typeof webhookDeliveryJob.payload.Type
+          expect([queued.runAt, payload.attempt, sorted(payload.deliveryIds)]).toEqual([undefined, 1, rest])
+          for (const id of rest) expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, id))).toMatchObject({ status: "pending", attempts: 0 })
+        }))
+
+      it.effect("the consumer fans a batch out and enqueues its deliveries' job in the relay's transaction", () =>
         Effect.gen(function* () {
           const { account, endpoint } = yield* setup()
           const queuedBefore = enqueued.length
@@ -188,12 +248,12 @@ export const webhookDeliverySuite = <E>(
           }
           yield* handOut(webhookConsumer, events).pipe(Effect.provideService(JobQueue, noting))
           expect(inTransaction).toEqual([true])
-          expect(enqueued.slice(queuedBefore)).toEqual(events.map((e) => ({
-            name: webhookDeliveryJob.name,
-            payload: { accountId: account.id, deliveryId: deliveryIdFor(e.id, endpoint.id) },
-            dedupeKey: deliveryIdFor(e.id, endpoint.id),
-            runAt: undefined,
-          })))
+          const job = only(enqueued.slice(queuedBefore))
+          const payload = job.payload as typeof webhookDeliveryJob.payload.Type
+          expect([job.name, job.dedupeKey, job.runAt]).toEqual([webhookDeliveryJob.name, undefined, undefined])
+          expect({ ...payload, deliveryIds: sorted(payload.deliveryIds) }).toEqual({
+            accountId: account.id, endpointId: endpoint.id, attempt: 1, deliveryIds: sorted(events.map((e) => deliveryIdFor(e.id, endpoint.id))),
+          })
         }))
 
       it.effect("attempts of one delivery recorded one after another: each counted, the streak moved by each", () =>
@@ -267,7 +327,7 @@ export const webhookDeliverySuite = <E>(
           }
         }))
 
-      it.effect("once an endpoint's failures reach autoDisableAfter it is disabled, and the jobs of its other deliveries POST nothing", () =>
+      it.effect("once an endpoint's failures reach autoDisableAfter it is disabled, its failures get no retry job, and the jobs of its other deliveries POST nothing", () =>
         Effect.gen(function* () {
           const { account, endpoint, receiver: r, webhooks } = yield* setup()
           const store = yield* Store
@@ -275,7 +335,8 @@ export const webhookDeliverySuite = <E>(
           r.answer = () => ({ status: 500 })
           const made = yield* fanOutEvents([event(account), event(account), event(account), event(account), event(account)])
           const before = r.requests.length
-          for (const delivery of made) yield* runJob(account, delivery.id, 1)
+          expect(yield* runJob(account, made.slice(0, 2).map((d) => d.id), 1)).toEqual([])
+          for (const delivery of made.slice(2)) expect(yield* runJob(account, delivery.id, 1)).toEqual([])
           expect(r.requests.length).toBe(before + 2)
           expect(Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id))).toMatchObject({ active: false })
           for (const delivery of made.slice(2)) {
@@ -283,7 +344,7 @@ export const webhookDeliverySuite = <E>(
           }
         }))
 
-      it.effect("queued again at start: every pending delivery gets its job now, keyed by its id (one still queued or running keeps its own)", () =>
+      it.effect("queued again at start: every pending delivery gets a job for its next attempt now, one per endpoint and attempt", () =>
         Effect.gen(function* () {
           const { account, receiver: r } = yield* setup()
           const [attempted, unattempted] = yield* fanOutEvents([event(account), event(account)])
@@ -292,22 +353,32 @@ export const webhookDeliverySuite = <E>(
           const before = enqueued.length
           yield* requeuePendingDeliveries
           const mine = enqueued.slice(before).filter((job) => mentions(job, attempted!.id) || mentions(job, unattempted!.id))
-          expect(mine.map((job) => [job.name, job.payload, job.dedupeKey, job.runAt])).toEqual([attempted!, unattempted!].map((d) => [
-            webhookDeliveryJob.name, { accountId: account.id, deliveryId: d.id }, d.id, undefined,
-          ]))
+          expect(mine.map((job) => [job.name, job.payload, job.runAt]).sort((a, b) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)).toEqual([
+            [webhookDeliveryJob.name, { accountId: account.id, endpointId: attempted!.endpointId, attempt: 1, deliveryIds: [unattempted!.id] }, undefined],
+            [webhookDeliveryJob.name, { accountId: account.id, endpointId: attempted!.endpointId, attempt: 2, deliveryIds: [attempted!.id] }, undefined],
+          ].sort((a, b) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1))
         }))
 
-      it.effect("a failing receiver is retried by the queue five times, then the delivery is failed; every attempt is recorded", () =>
+      it.effect("a failing receiver is retried five times, each a job queued after the spec's delay, then the delivery is failed; every attempt is recorded", () =>
         Effect.gen(function* () {
           const { account, receiver: r } = yield* setup()
           const store = yield* Store
+          const queuedBefore = enqueued.length
           const delivery = only(yield* fanOutEvents([event(account)]))
+          let job = only(enqueued.slice(queuedBefore))
           r.answer = () => ({ status: 503, body: "try later" })
           const ids = new Set<string>()
+          const delays: Array<number> = []
           for (let attempt = 1; attempt <= maxAttempts; attempt++) {
             const before = r.requests.length
-            const result = yield* runJob(account, delivery.id, attempt)
-            expect(Either.isLeft(result)).toBe(attempt < maxAttempts)
+            const queued = yield* runQueued(job)
+            if (attempt < maxAttempts) {
+              job = only(queued)
+              expect(job.payload).toEqual({ accountId: account.id, endpointId: delivery.endpointId, attempt: attempt + 1, deliveryIds: [delivery.id] })
+              delays.push(job.runAt!.getTime() - (yield* Clock.currentTimeMillis))
+            } else {
+              expect(queued).toEqual([])
+            }
             const request = only(r.requests.slice(before))
             ids.add(request.headers["x-service-delivery"]!)
             expect(request.headers["webhook-id"]).toBe(delivery.id)
@@ -316,6 +387,9 @@ export const webhookDeliverySuite = <E>(
             expect(stored.attempts).toBe(attempt)
           }
           expect(ids.size).toBe(maxAttempts)
+          // 30 s, 2 min, 15 min, 1 h and 4 h after each failure.
+          expect(delays).toEqual([30_000, 120_000, 900_000, 3_600_000, 14_400_000])
+          expect(delays).toEqual(webhookRetryPolicy.delays.map((delay) => Duration.toMillis(Duration.decode(delay))))
           const attempts = yield* store.webhooks.listAttempts(account.id, delivery.id)
           expect(attempts.map((a) => [a.attempt, a.succeeded, a.statusCode, a.responseSnippet])).toEqual(
             Array.from({ length: maxAttempts }, (_, i) => [i + 1, false, 503, "try later"]))
@@ -424,7 +498,7 @@ export const webhookDeliverySuite = <E>(
           expect(Option.isNone(yield* store.webhooks.findDelivery(account.id, delivery.id))).toBe(true)
           expect(yield* store.webhooks.listAttempts(account.id, delivery.id)).toEqual([])
           const before = r.requests.length
-          expect(Either.isRight(yield* runJob(account, delivery.id, 2))).toBe(true)
+          expect(yield* runJob(account, delivery.id, 2)).toEqual([])
           expect(r.requests.length).toBe(before)
         }))
 
@@ -448,8 +522,8 @@ export const webhookDeliverySuite = <E>(
           const store = yield* Store
           r.answer = () => ({ hang: true })
           const delivery = only(yield* fanOutEvents([event(account)]))
-          const result = yield* runJob(account, delivery.id, 1)
-          expect(Either.isLeft(result)).toBe(true)
+          const retry = only(yield* runJob(account, delivery.id, 1))
+          expect(retry.payload).toMatchObject({ attempt: 2, deliveryIds: [delivery.id] })
           const attempt = only(yield* store.webhooks.listAttempts(account.id, delivery.id))
           expect(attempt.error).toMatch(/deadline/)
           expect(attempt.durationMs).toBeGreaterThanOrEqual(9_900)

@@ -1,28 +1,46 @@
 /** Webhook work on the JobQueue, one lane with one port call per step: the relay hands committed outbox events to the
- *  webhooks consumer, which fans them out to deliveries (Store) and enqueues one `webhook.deliver` job per delivery
- *  (JobQueue), in the relay's transaction; each run of that job makes one attempt of its delivery (HttpTransport) and
- *  records it (Store). A failed run is retried by the queue on the spec's schedule (30 s, 2 min, 15 min, 1 h, 4 h);
- *  the sixth failure marks the delivery failed. Plus failure notices and the daily 90-day purge of attempts. Spec:
- *  "Delivery and retry". */
+ *  webhooks consumer, which fans them out to deliveries (Store) and enqueues one `webhook.deliver` job per batch of
+ *  deliveries of one endpoint (JobQueue), in the relay's transaction; each run of that job loads its deliveries (one
+ *  read), makes one attempt of each (HttpTransport, a bounded number at once), records them (one write), and queues
+ *  the ones that failed with attempts left as one new `webhook.deliver` job, to run after the spec's next delay (30 s,
+ *  2 min, 15 min, 1 h, 4 h), in the same transaction as the record. The sixth failure marks a delivery failed. The
+ *  first attempt and the retries are the same job and the same code. Plus failure notices and the daily 90-day purge
+ *  of attempts. Spec: "Delivery and retry". */
 import { Clock, Duration, Effect, Option, Schema } from "effect"
 import type { AccountId } from "../domain/account.js"
 import type { DomainEvent } from "../domain/event.js"
-import { type WebhookDelivery, webhookEnvelope, webhookLimits, webhookRetryPolicy } from "../domain/webhook.js"
-import { defineJob, JobQueue, type JobRun } from "../ports/job-queue.js"
+import { afterAttempt, type StreakDecision, type WebhookDelivery, type WebhookEndpoint, webhookEnvelope, webhookLimits, webhookRetryPolicy } from "../domain/webhook.js"
+import { defineJob, JobQueue } from "../ports/job-queue.js"
 import { Mailer } from "../ports/mailer.js"
 import { Store } from "../ports/store.js"
 import type { EventConsumer } from "./background.js"
 import { Accounts } from "./accounts.js"
-import { type AttemptResult, attemptDelivery, maxAttempts } from "./webhook-sender.js"
-import { WebhooksConfig } from "./webhook-target.js"
+import { type MadeAttempt, makeAttempt, maxAttempts } from "./webhook-sender.js"
+import { defaultDeliveryConcurrency, WebhooksConfig } from "./webhook-target.js"
 
-/** The attempts of one delivery: one attempt per run, retried by the queue after each delay of the spec's schedule; a
- *  failure of the last run marks the delivery failed. A run is one attempt (at most 10 seconds of HTTP, plus the URL
- *  check and the record), so it times out after a minute: a run whose process died is retried that soon (plus the
- *  engine's margin). The dedupe key is the delivery's id: while its job is queued or running, no second one is. */
+/** The deliveries of one endpoint a `webhook.deliver` job carries at most: enough that a run's claim, read, record and
+ *  completion are shared by many POSTs (those, not the POSTs, are what a run costs against a fast receiver). */
+export const webhookJobBatch = 200
+
+/** How long a run keeps starting attempts. A slow receiver (each POST may take the 10-second delivery timeout) would
+ *  otherwise keep a run of webhookJobBatch deliveries past the job's timeout: the attempts not started by then are
+ *  queued again, as a job of their own for the same attempt, with the record, so that every run ends well inside its
+ *  one-minute timeout (the budget, plus the last POSTs' 10 seconds, plus the record). */
+export const webhookRunBudgetMs = 20_000
+
+/** Attempts of some deliveries of one endpoint, all making the same attempt number (1 for the first; a retry job
+ *  carries the deliveries that failed attempt n - 1 together). A run that fails or dies (a store error, a crash,
+ *  the timeout) is run again by the queue: deliveries the run recorded already have moved past `attempt` and are
+ *  skipped, so a run again POSTs only what was not recorded (at least once). The receivers' failures never fail a
+ *  run: their retries are new jobs, queued with the record. */
 export const webhookDeliveryJob = defineJob(
   "webhook.deliver",
-  Schema.Struct({ accountId: Schema.String, deliveryId: Schema.String }),
+  Schema.Struct({
+    accountId: Schema.String,
+    endpointId: Schema.String,
+    attempt: Schema.Number,
+    deliveryIds: Schema.Array(Schema.String),
+  }),
   { retry: webhookRetryPolicy, timeout: Duration.minutes(1) },
 )
 
@@ -48,23 +66,41 @@ export const schedulePurge = (which: "today" | "tomorrow") =>
     })
   })
 
-/** Queues the delivery job of each delivery, in one write of the queue (inside a Store transaction, in it: see
- *  JobQueue). A delivery whose job is still queued or running keeps that one (the dedupe key is its id). Without a
+/** A delivery to queue for its next attempt. */
+type ToQueue = Pick<WebhookDelivery, "id" | "accountId" | "endpointId" | "attempts">
+
+/** Queues the next attempt of each delivery, grouped into jobs of one endpoint and one attempt number, at most
+ *  webhookJobBatch deliveries each, in one write of the queue (inside a Store transaction, in it: see JobQueue). Without a
  *  JobQueue nothing is queued: the deliveries stay pending until a worker starts and queues pending deliveries again. */
-export const enqueueDeliveries = (deliveries: ReadonlyArray<Pick<WebhookDelivery, "id" | "accountId">>) =>
+export const enqueueDeliveries = (deliveries: ReadonlyArray<ToQueue>, runAt?: Date) =>
   deliveries.length === 0 ? Effect.void : Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({
     onNone: () => Effect.void,
-    onSome: (queue) => queue.enqueueAll(webhookDeliveryJob, deliveries.map((delivery) => ({
-      payload: { accountId: delivery.accountId, deliveryId: delivery.id },
-      options: { dedupeKey: delivery.id },
-    }))).pipe(Effect.asVoid),
+    onSome: (queue) => {
+      const groups = new Map<string, Array<ToQueue>>()
+      for (const delivery of deliveries) {
+        const key = `${delivery.accountId}\u0000${delivery.endpointId}\u0000${delivery.attempts}`
+        const group = groups.get(key)
+        if (group === undefined) groups.set(key, [delivery])
+        else group.push(delivery)
+      }
+      const jobs = [...groups.values()].flatMap((group) =>
+        Array.from({ length: Math.ceil(group.length / webhookJobBatch) }, (_, i) => {
+          const batch = group.slice(i * webhookJobBatch, (i + 1) * webhookJobBatch)
+          const first = batch[0]!
+          return {
+            payload: { accountId: first.accountId, endpointId: first.endpointId, attempt: first.attempts + 1, deliveryIds: batch.map((d) => d.id) },
+            options: runAt === undefined ? {} : { runAt },
+          }
+        }))
+      return queue.enqueueAll(webhookDeliveryJob, jobs).pipe(Effect.asVoid)
+    },
   }))
 
-/** Queues every pending delivery of an active endpoint again. Run when the work starts, for deliveries whose job a
- *  previous process lost (the memory queue keeps nothing, say). A delivery whose job is still queued or running (on a
- *  shared queue, or left running by a process that died, which the engine runs again) keeps it. A delivery queued
- *  again starts its retry schedule over, but never makes more than the spec's six attempts. Answers how many were
- *  offered to the queue. */
+/** Queues every pending delivery of an active endpoint again, for its next attempt now. Run when the work starts, for
+ *  deliveries whose job a previous process lost (the memory queue keeps nothing, say). A delivery whose job is still
+ *  queued (on a shared queue) gets a second one: whichever runs first makes the attempt, and the other finds the
+ *  delivery past that attempt and skips it. A delivery queued again never makes more than the spec's six attempts.
+ *  Answers how many were offered to the queue. */
 export const requeuePendingDeliveries = Effect.gen(function* () {
   const store = yield* Store
   const page = 500
@@ -78,12 +114,6 @@ export const requeuePendingDeliveries = Effect.gen(function* () {
     after = pending.at(-1)!.id
   }
 })
-
-/** A delivery attempt failed and the queue should run it again (or give up, on the last attempt). */
-export class DeliveryAttemptFailed extends Schema.TaggedError<DeliveryAttemptFailed>()("DeliveryAttemptFailed", {
-  deliveryId: Schema.String,
-  detail: Schema.String,
-}) {}
 
 /** Fans events out to deliveries: one per (event, active endpoint subscribed to its type), each body built by
  *  webhookEnvelope, in one Store call; then queues their jobs. Safe to run again with the same events (after a crash,
@@ -112,24 +142,30 @@ export const webhookConsumer: EventConsumer = {
   handle: (events) => Effect.asVoid(fanOutEvents(events)),
 }
 
+/** A failure notice to send: the streak decision that asked for it, on the endpoint as the record left it. */
+interface Notice {
+  readonly endpoint: WebhookEndpoint
+  readonly decision: StreakDecision
+  readonly error: string | null
+}
+
 /** The failure notice of a streak: one message to the endpoint's notify addresses, or the account owner. */
-const sendNotice = (result: AttemptResult) =>
+const sendNotice = ({ endpoint, decision, error }: Notice) =>
   Effect.gen(function* () {
     const store = yield* Store
     const mailer = yield* Mailer
     const config = yield* WebhooksConfig
-    const { endpoint, attempt } = result
     const account = yield* store.accounts.findById(endpoint.accountId)
     const owner = Option.flatMap(account, (a) => Option.fromNullable(a.ownerEmail))
     const recipients = endpoint.failureSettings.notifyEmails.length > 0
       ? endpoint.failureSettings.notifyEmails.slice(0, webhookLimits.notifyEmails)
       : Option.toArray(owner)
     if (recipients.length === 0) return
-    const streak = result.decision.streak.consecutiveFailures
+    const streak = decision.streak.consecutiveFailures
     const lines = [
       `Deliveries to your webhook endpoint ${endpoint.url} (${endpoint.id}) have failed ${streak} times in a row.`,
-      `Last error: ${attempt.error ?? "unknown"}.`,
-      result.decision.disable || !endpoint.active
+      `Last error: ${error ?? "unknown"}.`,
+      decision.disable || !endpoint.active
         ? `The endpoint has been disabled: ${endpoint.disabledReason ?? "too many failures"}. Enable it with PATCH /v1/webhooks/${endpoint.id} once the receiver works again.`
         : "Mailroom keeps retrying each delivery on its schedule. You get one notice per failure streak.",
     ]
@@ -148,24 +184,100 @@ const sendNotice = (result: AttemptResult) =>
 
 export const defaultNotificationFrom = "webhooks@mailroom.localhost"
 
-/** The handler of webhookDeliveryJob: one attempt of the delivery, recorded. A delivery that is gone (endpoint
- *  deleted), no longer pending, or whose endpoint was disabled is left alone. A failed attempt fails the run, so that
- *  the queue retries it, unless it was the last one, which marks the delivery failed. */
-export const runDeliveryJob = (payload: { readonly accountId: string; readonly deliveryId: string }, run: JobRun) =>
+/** Records the attempts a run made to `endpoint` (attempt number `attempt` of each delivery), and queues the
+ *  deliveries that failed with attempts left as one job, after the spec's delay for that attempt: one write, and, when
+ *  an attempt failed, one transaction that locks the endpoint first, so that the failure streak counts the attempts
+ *  of concurrent runs one after another (the record takes a key-share lock on the endpoint through its foreign key,
+ *  and two runs that each held one while asking for the endpoint's lock would deadlock). The run's attempts count in
+ *  the order they finished; the one that reaches autoDisableAfter disables the endpoint, and the streak stops there.
+ *  A success leaves the streak at zero whatever it was, so a run whose attempts all succeeded locks nothing. The
+ *  deliveries the run had no time to attempt (`notStarted`) are queued again for the same attempt, now. Answers the
+ *  failure notices to send. */
+const recordRun = (
+  endpoint: WebhookEndpoint,
+  made: ReadonlyArray<MadeAttempt & { readonly delivery: WebhookDelivery }>,
+  notStarted: ReadonlyArray<WebhookDelivery>,
+  attempt: number,
+) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    const final = attempt >= maxAttempts
+    const records = made.map(({ attempt: a, finishedAt }) => ({
+      attempt: a,
+      outcome: { status: a.succeeded ? "succeeded" as const : final ? "failed" as const : "pending" as const, lastStatusCode: a.statusCode, lastError: a.error, at: finishedAt },
+    }))
+    const ref = { accountId: endpoint.accountId, endpointId: endpoint.id }
+    const failed = made.filter((m) => !m.attempt.succeeded)
+    if (failed.length === 0 && notStarted.length === 0) {
+      yield* store.webhooks.recordAttempts(records, [{ ...ref, streak: afterAttempt(endpoint.failureSettings, endpoint.streak, true).streak }])
+      return [] as ReadonlyArray<Notice>
+    }
+    return yield* store.transaction(Effect.gen(function* () {
+      const now = (yield* store.webhooks.lockEndpoints([ref]))[0] ?? endpoint
+      let streak = now.streak
+      let disabledBy: StreakDecision | undefined
+      const notices: Array<Omit<Notice, "endpoint">> = []
+      for (const m of [...made].sort((a, b) => a.finishedAt.getTime() - b.finishedAt.getTime())) {
+        const decision = afterAttempt(now.failureSettings, streak, m.attempt.succeeded)
+        streak = decision.streak
+        if (decision.notify) notices.push({ decision, error: m.attempt.error })
+        if (decision.disable) {
+          disabledBy = decision
+          break
+        }
+      }
+      const at = new Date(yield* Clock.currentTimeMillis)
+      yield* store.webhooks.recordAttempts(records, [{ ...ref, streak }])
+      let updated: WebhookEndpoint = { ...now, streak }
+      if (disabledBy !== undefined && now.active) {
+        updated = {
+          ...updated,
+          active: false,
+          disabledReason: `disabled automatically after ${streak.consecutiveFailures} consecutive failed deliveries`,
+          disabledAt: at,
+          updatedAt: at,
+        }
+        yield* store.webhooks.updateEndpoint(updated)
+      }
+      // A disabled endpoint's deliveries stay pending, queued again when the work starts once it is enabled.
+      if (updated.active) yield* enqueueDeliveries(notStarted)
+      if (!final && updated.active && failed.length > 0) {
+        const delay = Duration.toMillis(Duration.decode(webhookRetryPolicy.delays[attempt - 1]!))
+        yield* enqueueDeliveries(failed.map((m) => ({ ...m.delivery, attempts: attempt })), new Date(at.getTime() + delay))
+      }
+      return notices.map((notice) => ({ ...notice, endpoint: updated }))
+    }))
+  })
+
+/** The handler of webhookDeliveryJob: loads the job's deliveries with their endpoint (one read), makes one attempt of
+ *  each (deliveryConcurrency at a time, for webhookRunBudgetMs at most), records them and queues the failed ones' next attempt (recordRun), then sends
+ *  the failure notices the record asked for. A delivery that is gone (endpoint deleted), no longer pending, already
+ *  past this attempt (recorded by an earlier run of this job that died), or whose endpoint was disabled is left
+ *  alone. */
+export const runDeliveryJob = (payload: typeof webhookDeliveryJob.payload.Type) =>
   Effect.gen(function* () {
     const accountId = payload.accountId as AccountId
     const store = yield* Store
-    const [found] = yield* store.webhooks.findDeliveriesWithEndpoints([{ accountId, deliveryId: payload.deliveryId }])
-    if (found === undefined) return
-    const { delivery, endpoint } = found
-    if (delivery.status !== "pending" || !endpoint.active) return
-    const accounts = yield* Accounts
-    const final = run.lastAttempt || delivery.attempts + 1 >= maxAttempts
-    const result = yield* attemptDelivery({ id: accountId }, endpoint, delivery, { masterSecret: yield* accounts.secret, final })
-    if (result.decision.notify) yield* sendNotice(result)
-    if (!result.attempt.succeeded && !final) {
-      return yield* Effect.fail(new DeliveryAttemptFailed({ deliveryId: delivery.id, detail: result.attempt.error ?? "failed" }))
-    }
+    const found = yield* store.webhooks.findDeliveriesWithEndpoints(payload.deliveryIds.map((deliveryId) => ({ accountId, deliveryId })))
+    const due = found.filter(({ delivery, endpoint }) =>
+      delivery.status === "pending" && endpoint.active && endpoint.id === payload.endpointId && delivery.attempts === payload.attempt - 1)
+    if (due.length === 0) return
+    const endpoint = due[0]!.endpoint
+    const masterSecret = yield* (yield* Accounts).secret
+    const config = yield* WebhooksConfig
+    const startedAt = yield* Clock.currentTimeMillis
+    const attemptInBudget = (delivery: WebhookDelivery): Effect.Effect<Option.Option<MadeAttempt>, never, Effect.Effect.Context<ReturnType<typeof makeAttempt>>> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        now - startedAt >= webhookRunBudgetMs
+          ? Effect.succeedNone
+          : Effect.asSome(makeAttempt({ id: accountId }, endpoint, delivery, { masterSecret })))
+    const outcomes = yield* Effect.forEach(due, ({ delivery }) => Effect.map(attemptInBudget(delivery), (attempt) => ({ delivery, attempt })), {
+      concurrency: Math.max(1, Math.floor(config.deliveryConcurrency ?? defaultDeliveryConcurrency)),
+    })
+    const made = outcomes.flatMap(({ delivery, attempt }) => Option.isSome(attempt) ? [{ ...attempt.value, delivery }] : [])
+    const notStarted = outcomes.flatMap(({ delivery, attempt }) => Option.isNone(attempt) ? [delivery] : [])
+    const notices = yield* recordRun(endpoint, made, notStarted, payload.attempt)
+    yield* Effect.forEach(notices, sendNotice, { discard: true })
   })
 
 /** Deletes attempts older than the 90 days of history. */

@@ -17,7 +17,7 @@ import { orFailWith } from "../internal/found.js"
 import { Accounts } from "./accounts.js"
 import { serviceMethod } from "./tracing.js"
 import { attemptDelivery, sealSecret } from "./webhook-sender.js"
-import { checkWebhookTarget, WebhooksConfig } from "./webhook-target.js"
+import { checkWebhookTarget, defaultDeliveryConcurrency, WebhooksConfig } from "./webhook-target.js"
 import { Background } from "./background.js"
 import {
   enqueueDeliveries, purgeWebhookHistory, requeuePendingDeliveries, runDeliveryJob, schedulePurge, webhookConsumer,
@@ -27,8 +27,7 @@ import { currentDate } from "../internal/time.js"
 
 const day = 24 * 60 * 60 * 1000
 
-/** Delivery attempts made at once by one process (POSTs in flight), unless WebhooksConfig says otherwise. */
-export const defaultDeliveryConcurrency = 16
+export { defaultDeliveryConcurrency } from "./webhook-target.js"
 
 
 export interface TestResult {
@@ -64,14 +63,15 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
     const withServices = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(Effect.provideService(Accounts, accounts), Effect.provideService(Ids, ids))
     yield* background.consume(webhookConsumer)
-    // Each run of the delivery job makes one POST; the worker runs deliveryConcurrency of them at once, times
-    // deliveryRunsPerPost (on Postgres, where each statement is a round trip, the facade sets 4), so that the reads and
-    // records of some runs overlap the POSTs of others. The transport bounds the POSTs under way in the process
-    // (@mailroom/net: 16 by default).
+    // Each run of the delivery job POSTs its deliveries (one endpoint's), deliveryConcurrency at a time; the worker runs
+    // deliveryConcurrency runs at once, times deliveryRunsPerPost (on Postgres, where each statement is a round trip, the
+    // facade sets 4), so that the reads and records of some runs overlap the POSTs of others, and a slow endpoint's
+    // run does not hold back the others'. The transport bounds the POSTs under way in the process (@mailroom/net: 16
+    // by default).
     const webhooksConfig = yield* WebhooksConfig
     const posts = Math.max(1, Math.floor(webhooksConfig.deliveryConcurrency ?? defaultDeliveryConcurrency))
     const runsPerPost = Math.max(1, Math.floor(webhooksConfig.deliveryRunsPerPost ?? 1))
-    yield* background.work(webhookDeliveryJob, (payload, run) => withServices(runDeliveryJob(payload, run)), {
+    yield* background.work(webhookDeliveryJob, (payload) => withServices(runDeliveryJob(payload)), {
       concurrency: posts * runsPerPost,
     })
     yield* background.work(webhookPurgeJob, () => Effect.zipRight(purgeWebhookHistory, schedulePurge("tomorrow")))
