@@ -327,6 +327,27 @@ export const webhookDeliverySuite = <E>(
           }
         }))
 
+      it.effect("two runs of one endpoint recording failures at once count them one after another, and queue a retry each", () =>
+        Effect.gen(function* () {
+          const { account, endpoint, receiver: r } = yield* setup()
+          const store = yield* Store
+          r.answer = () => ({ status: 500 })
+          for (let round = 0; round < 3; round++) {
+            yield* store.webhooks.setStreak(account.id, endpoint.id, { consecutiveFailures: 0, notified: false })
+            const made = yield* fanOutEvents([event(account), event(account), event(account), event(account)])
+            const before = enqueued.length
+            yield* Effect.all([
+              runJob(account, made.slice(0, 2).map((d) => d.id), 1),
+              runJob(account, made.slice(2).map((d) => d.id), 1),
+            ], { concurrency: 2 })
+            expect(Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id)).streak.consecutiveFailures).toBe(4)
+            const retries = enqueued.slice(before)
+            expect(retries).toHaveLength(2)
+            expect(sorted(retries.flatMap((job) => (job.payload as typeof webhookDeliveryJob.payload.Type).deliveryIds)))
+              .toEqual(sorted(made.map((d) => d.id)))
+          }
+        }))
+
       it.effect("once an endpoint's failures reach autoDisableAfter it is disabled, its failures get no retry job, and the jobs of its other deliveries POST nothing", () =>
         Effect.gen(function* () {
           const { account, endpoint, receiver: r, webhooks } = yield* setup()
