@@ -46,6 +46,7 @@ describe("rate limits", () => {
       { keyPrefix: "mailroom:failed-authentications", points: 30, duration: 60 },
       { keyPrefix: "mailroom:emails-send", points: 100, duration: 1 },
       { keyPrefix: "mailroom:emails-batch", points: 10, duration: 1 },
+      { keyPrefix: "mailroom:emails-validate", points: 50, duration: 1 },
       { keyPrefix: "mailroom:form-submissions-ip", points: 10, duration: 60 },
       { keyPrefix: "mailroom:form-submissions-address", points: 5, duration: 3600 },
     ])
