@@ -1,9 +1,9 @@
 // GET / of the starter: a small page with the way in to everything a developer opens while working on Mailroom,
-// instead of the JSON 404 of an unknown path. The API reference and the mail viewer are served by Mailroom itself.
+// instead of the JSON 404 of an unknown path. The API reference is served by Mailroom itself.
 import { docsHomeUrl } from "@mailroom/mailroom"
 
 export interface HomePageOptions {
-  /** The operator API, and with it the mail viewer, is on (ADMIN_TOKEN is set). */
+  /** The operator API, and with it the dev outbox's route, is on (ADMIN_TOKEN is set). */
   readonly adminOn: boolean
   /** Mail stays in the dev outbox (SMTP_URL is unset). */
   readonly devOutbox: boolean
@@ -13,10 +13,10 @@ const item = (href: string, label: string, note: string) =>
   `<li><a href="${href}">${label}</a> <span>${note}</span></li>`
 
 export const homePage = ({ adminOn, devOutbox }: HomePageOptions): string => {
-  const viewer = !devOutbox
+  const outbox = !devOutbox
     ? "off: SMTP_URL is set, so mail goes to the relay"
     : adminOn
-      ? "the dev outbox; sign in with ADMIN_TOKEN"
+      ? "<code>GET /admin/outbox</code> with <code>Authorization: Bearer $ADMIN_TOKEN</code>, or <code>npx mailroom outbox --follow</code>"
       : "off until ADMIN_TOKEN is set"
   return `<!doctype html>
 <html lang="en">
@@ -37,7 +37,7 @@ h1 { font-size: 1.5rem; } li { margin: .4rem 0; } span { color: #57606a; } code 
 ${item("/api/health", "Health check", "the database and the background work")}
 ${item("/v1/reference", "API reference", "every /v1 route")}
 ${item("/v1/openapi.json", "OpenAPI document", "for client generators")}
-${item("/admin/outbox/view", "Mail viewer", viewer)}
+<li>Dev outbox: <span>${outbox}</span></li>
 ${item(docsHomeUrl, "Documentation", "getting started, embedding, sending, errors")}
 </ul>
 </main>
