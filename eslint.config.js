@@ -52,7 +52,7 @@ export default tseslint.config(
   },
   {
     // Build and test-runner configuration files belong to no package's tsconfig.
-    files: ["**/tsup.config.ts", "vitest.workspace.ts"],
+    files: ["**/tsup.config.ts", "tsup.preset.ts", "vitest.workspace.ts"],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { parserOptions: { projectService: false } },
   },

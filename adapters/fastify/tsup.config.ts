@@ -1,12 +1,3 @@
-import { defineConfig } from "tsup"
+import { packageBuild } from "../../tsup.preset"
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ["esm"],
-  target: "node20",
-  platform: "node",
-  dts: { compilerOptions: { composite: false, emitDeclarationOnly: false, customConditions: [] } },
-  sourcemap: true,
-  clean: true,
-  tsconfig: "tsconfig.json",
-})
+export default packageBuild(["src/index.ts"])

@@ -1,12 +1,3 @@
-import { defineConfig } from "tsup"
+import { appBuild } from "../../tsup.preset"
 
-export default defineConfig({
-  entry: ['src/server.ts'],
-  format: ["esm"],
-  target: "node20",
-  platform: "node",
-  dts: false,
-  sourcemap: true,
-  clean: true,
-  tsconfig: "tsconfig.json",
-})
+export default appBuild(["src/server.ts"])
