@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Mailer, type OutgoingMessage } from "@mailroom/core"
-import { devOutboxSuite, findTestPostgres, makeCaptureMailer, startSmtpSink } from "@mailroom/testing"
+import { devOutboxSuite, findTestPostgres, makeCaptureMailer, scratchPostgres, startSmtpSink } from "@mailroom/testing"
 import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { createMailroom, type Mailroom, type MailroomConfig, SmtpUrlError } from "../src/index.js"
@@ -39,7 +39,12 @@ devOutboxSuite("memory", outboxTarget({ database: "memory:" }))
 devOutboxSuite("sqlite", outboxTarget({ database: `sqlite:${join(directory, "outbox.sqlite")}` }))
 const postgresUrl = await findTestPostgres()
 describe.skipIf(postgresUrl === undefined)("postgres", () => {
-  devOutboxSuite("postgres", outboxTarget({ database: postgresUrl! }))
+  // A database of its own: the suite ends by clearing the outbox, which must not meet other test files' mail.
+  devOutboxSuite("postgres", async () => {
+    const scratch = await scratchPostgres(postgresUrl!)
+    const target = await outboxTarget({ database: scratch.url })()
+    return { ...target, close: async () => { await target.close(); await scratch.drop() } }
+  })
 })
 
 describe("createMailroom's Mailer", () => {
