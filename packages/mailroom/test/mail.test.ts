@@ -70,6 +70,18 @@ describe("createMailroom's Mailer", () => {
       expect(result.recipients.map((r) => [r.recipient, r.status, r.code])).toEqual([["ada@example.net", "accepted", 250]])
       expect(sink.messages.map((m) => [m.mailFrom, m.rcptTo])).toEqual([["bounces@mail.example.com", ["ada@example.net"]]])
       expect((await outbox(mailroom)).status).toBe(404)
+      // Nor the DELETE that clears it, nor the mail viewer and its sign-in.
+      const clear = await mailroom.fetch(new Request("http://host.test/admin/outbox", {
+        method: "DELETE", headers: { authorization: `Bearer ${adminToken}` },
+      }))
+      expect(clear.status).toBe(404)
+      const bearer = { authorization: `Bearer ${adminToken}` }
+      expect((await mailroom.fetch(new Request("http://host.test/admin/mail", { headers: bearer }))).status).toBe(404)
+      const login = await mailroom.fetch(new Request("http://host.test/admin/mail/login", {
+        method: "POST", headers: { ...bearer, "content-type": "application/x-www-form-urlencoded" }, body: `token=${adminToken}`,
+      }))
+      expect(login.status).toBe(404)
+      expect(login.headers.get("set-cookie")).toBeNull()
     } finally {
       await mailroom.close()
       await sink.close()
