@@ -12,10 +12,13 @@ export interface LoginPageOptions {
   readonly theme: PageTheme
   readonly status: number
   readonly error?: string | undefined
+  /** Where the form posts, relative to the page's own URL: `mail/login` from /admin/mail, `login` from the answer to
+   *  POST /admin/mail/login. Relative, so that any mount prefix works. */
+  readonly action: "mail/login" | "login"
 }
 
-/** The sign-in form: the admin token, posted to ./mail/login (relative to /admin/mail, so any mount prefix works). */
-export const loginPage = ({ theme, status, error }: LoginPageOptions): Response =>
+/** The sign-in form: the admin token, posted to /admin/mail/login. */
+export const loginPage = ({ theme, status, error, action }: LoginPageOptions): Response =>
   pageResponse({
     title: "Sign in to the mail viewer",
     status,
@@ -24,7 +27,7 @@ export const loginPage = ({ theme, status, error }: LoginPageOptions): Response 
 ${error === undefined
     ? html`<p>The dev outbox keeps every message Mailroom would send while SMTP_URL is unset. Sign in with the operator's admin token (ADMIN_TOKEN).</p>`
     : notice("error", error)}
-<form method="post" action="mail/login">
+<form method="post" action="${action}">
 <div class="field"><label for="token">Admin token</label>
 <input id="token" name="token" type="password" autocomplete="current-password" required aria-describedby="token-hint"${error !== undefined && raw(" aria-invalid=\"true\" autofocus")}>
 <p class="hint" id="token-hint">Kept in a session cookie for 12 hours; never put in a URL.</p></div>
@@ -82,7 +85,7 @@ a{color:var(--accent)}
 /** The viewer's script: polling, search, the open message and its tabs, clearing. No value becomes markup. */
 const script = (pollMs: number) => `(function () {
   "use strict";
-  var state = { messages: [], selected: null, tab: "html", signature: "" };
+  var state = { messages: [], selected: null, tab: "html", signature: null };
   var list = document.getElementById("messages");
   var status = document.getElementById("status");
   var search = document.getElementById("search");
@@ -226,7 +229,7 @@ const script = (pollMs: number) => `(function () {
       if (r.status === 401) return signedOut();
       return r.json().then(function (body) {
         state.selected = null;
-        state.signature = "";
+        state.signature = null;
         return refresh().then(function () { status.textContent = "Cleared " + body.deleted + (body.deleted === 1 ? " message" : " messages") + "."; });
       });
     });

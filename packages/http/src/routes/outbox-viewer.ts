@@ -104,7 +104,7 @@ export const outboxViewerRoutes = (options: OutboxViewerOptions) => {
 
   return new Hono<MailroomEnv>()
     .get("/", (c) => {
-      if (!signedIn(c)) return loginPage({ theme, status: 200 })
+      if (!signedIn(c)) return loginPage({ theme, status: 200, action: "mail/login" })
       const nonce = randomBytes(16).toString("hex")
       return htmlDocument(viewerPage({ theme, nonce }), 200, {
         "content-security-policy":
@@ -117,9 +117,9 @@ export const outboxViewerRoutes = (options: OutboxViewerOptions) => {
       const outcome = await guardAttempt(c, async () => {
         const bytes = await Effect.runPromise(Effect.either(readBody(c.req.raw, 8 * 1024)))
         const token = Either.isRight(bytes) ? new URLSearchParams(new TextDecoder().decode(bytes.right)).get("token") : null
-        if (token === null || token === "") return loginPage({ theme, status: 400, error: "Type the admin token (ADMIN_TOKEN)." })
+        if (token === null || token === "") return loginPage({ theme, action: "login", status: 400, error: "Type the admin token (ADMIN_TOKEN)." })
         if (!sameToken(token, adminToken)) {
-          return loginPage({ theme, status: 401, error: "That is not the admin token. Check ADMIN_TOKEN and try again." })
+          return loginPage({ theme, action: "login", status: 401, error: "That is not the admin token. Check ADMIN_TOKEN and try again." })
         }
         return true
       })
