@@ -135,7 +135,7 @@ describeBrowser("the dev mail viewer in Chromium", () => {
       page.getByRole("link", { name: "invoice-2026-11.pdf" }).click(),
     ])
     expect(download.suggestedFilename()).toBe("invoice-2026-11.pdf")
-    expect(readFileSync((await download.path())!)).toEqual(pdf)
+    expect(readFileSync((await download.path()))).toEqual(pdf)
     await page.getByRole("tab", { name: "Raw source" }).click()
     await page.locator("#raw", { hasText: "Content-Type: multipart/mixed" }).waitFor()
     expect(await page.locator("#raw").textContent()).toContain("Subject: Your invoice")
