@@ -98,6 +98,11 @@ describe("answers as the document describes them", () => {
     expect(answersAsDocumented("get", "/v1/designs/{id}/releases", 200, releases.json)._tag).toBe("Right")
     const page = await call(app, "GET", "/v1/designs", { key })
     expect(answersAsDocumented("get", "/v1/designs", 200, page.json)._tag).toBe("Right")
+    const preview = await call(app, "POST", `/v1/designs/${id}/preview`, { key, body: { source: "live", variables: { name: "Ada" } } })
+    expect(preview.status, preview.text).toBe(200)
+    expect(answersAsDocumented("post", "/v1/designs/{id}/preview", 200, preview.json)._tag).toBe("Right")
+    const usage = await call(app, "GET", `/v1/designs/${id}/usage`, { key })
+    expect(answersAsDocumented("get", "/v1/designs/{id}/usage", 200, usage.json)._tag).toBe("Right")
     const missing = await call(app, "GET", "/v1/designs/nope", { key })
     const operation = document.paths["/v1/designs/{id}"]!.get as { responses: Record<string, { description: string }> }
     expect(operation.responses[String(missing.status)]!.description).toContain(`\`${missing.json.error.code}\``)
