@@ -3,8 +3,8 @@
 // tarballs into a scratch app outside the workspace (no workspace links, no overrides; their @mailroom/* dependencies
 // resolve to one another, everything else comes from the registry), and boots that app once per framework: Hono on
 // SQLite, Express on PostgreSQL (a scratch database on 127.0.0.1:5432), Fastify on memory. Each boot creates an account,
-// subscribes an address and sends a message, and finds it in the dev outbox, over HTTP. Then it checks that a
-// postgres:// database without @mailroom/postgres installed names the package to install, and that the installed
+// subscribes an address and sends a message, finds it in the dev outbox over HTTP, and reads it in the mail viewer
+// (signing in with the admin token as its form does). Then it checks that a postgres:// database without @mailroom/postgres installed names the package to install, and that the installed
 // `mailroom` command runs. Run after `npm run build`.
 import { execFileSync, spawn } from "node:child_process"
 import { once } from "node:events"
@@ -161,6 +161,28 @@ const exercise = async (framework, base) => {
     await sleep(200)
   }
   step(`${framework}: account, subscription and message in the dev outbox`)
+  await readInViewer(framework, base, subject)
+}
+
+/** The message read in the mail viewer as a browser does: the sign-in form posts the admin token, the session cookie
+ *  it answers reads the viewer's list and the message's raw source (docs/dev-outbox.md). */
+const readInViewer = async (framework, base, subject) => {
+  const page = await fetch(`${base}/admin/mail`)
+  if (page.status !== 200 || !(await page.text()).includes("Admin token")) fail(`${framework}: GET /admin/mail answered ${page.status} without the sign-in form`)
+  const login = await fetch(`${base}/admin/mail/login`, {
+    method: "POST", redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ token: adminToken }),
+  })
+  const cookie = login.headers.get("set-cookie")?.split(";")[0]
+  if (login.status !== 303 || cookie === undefined) fail(`${framework}: signing in to the mail viewer answered ${login.status}`)
+  const viewer = await fetch(`${base}/admin/mail`, { headers: { cookie } })
+  if (!(await viewer.text()).includes("<iframe id=\"frame\" sandbox=\"\"")) fail(`${framework}: the mail viewer did not open after signing in`)
+  const list = await fetch(`${base}/admin/mail/messages`, { headers: { cookie } })
+  const message = list.status === 200 ? (await list.json()).data.find((m) => m.subject === subject) : undefined
+  if (message === undefined) fail(`${framework}: the mail viewer's list (${list.status}) does not show "${subject}"`)
+  const source = await fetch(`${base}/admin/mail/messages/${encodeURIComponent(message.id)}/raw`, { headers: { cookie } })
+  if (source.status !== 200 || !(await source.text()).includes(`Subject: ${subject}`)) fail(`${framework}: the raw source of "${subject}" did not show`)
+  step(`${framework}: the message read in the mail viewer`)
 }
 
 const run = async (framework, database) => {

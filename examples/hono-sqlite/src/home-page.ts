@@ -3,7 +3,7 @@
 import { docsHomeUrl } from "@mailroom/mailroom"
 
 export interface HomePageOptions {
-  /** The operator API, and with it the dev outbox's route, is on (ADMIN_TOKEN is set). */
+  /** The operator API, and with it the mail viewer, is on (ADMIN_TOKEN is set). */
   readonly adminOn: boolean
   /** Mail stays in the dev outbox (SMTP_URL is unset). */
   readonly devOutbox: boolean
@@ -14,10 +14,10 @@ const item = (href: string, label: string, note: string) =>
 
 export const homePage = ({ adminOn, devOutbox }: HomePageOptions): string => {
   const outbox = !devOutbox
-    ? "off: SMTP_URL is set, so mail goes to the relay"
+    ? "<li>Mail viewer: <span>off: SMTP_URL is set, so mail goes to the relay</span></li>"
     : adminOn
-      ? "<code>GET /admin/outbox</code> with <code>Authorization: Bearer $ADMIN_TOKEN</code>, or <code>npx mailroom outbox --follow</code>"
-      : "off until ADMIN_TOKEN is set"
+      ? item("/admin/mail", "Mail viewer", "the dev outbox: every message Mailroom kept instead of sending (sign in with ADMIN_TOKEN)")
+      : "<li>Mail viewer: <span>off until ADMIN_TOKEN is set</span></li>"
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -37,7 +37,7 @@ h1 { font-size: 1.5rem; } li { margin: .4rem 0; } span { color: #57606a; } code 
 ${item("/api/health", "Health check", "the database and the background work")}
 ${item("/v1/reference", "API reference", "every /v1 route")}
 ${item("/v1/openapi.json", "OpenAPI document", "for client generators")}
-<li>Dev outbox: <span>${outbox}</span></li>
+${outbox}
 ${item(docsHomeUrl, "Documentation", "getting started, embedding, sending, errors")}
 </ul>
 </main>

@@ -221,19 +221,19 @@ describe("the starter, started as `npm start` does, with ADMIN_TOKEN set", () =>
     expect(Number.isNaN(Date.parse(body.timestamp))).toBe(false)
   })
 
-  it("answers GET / with a page linking the health check, the API reference and the docs, and naming the dev outbox", async () => {
+  it("answers GET / with a page linking the health check, the API reference, the mail viewer and the docs", async () => {
     const response = await fetch(new URL("/", starter.url))
     expect(response.status).toBe(200)
     expect(response.headers.get("content-type")).toMatch(/^text\/html/)
     const page = await response.text()
     const links = [...page.matchAll(/<a href="([^"]+)">/g)].map((match) => match[1])
-    expect(links).toEqual(expect.arrayContaining(["/api/health", "/v1/reference", "/v1/openapi.json"]))
+    expect(links).toEqual(expect.arrayContaining(["/api/health", "/v1/reference", "/v1/openapi.json", "/admin/mail"]))
     expect(links.some((href) => href?.startsWith("https://") === true && href.endsWith("/docs"))).toBe(true)
-    expect(page).toContain("GET /admin/outbox")
-    // Every page of Mailroom's own that it links to answers.
+    // Every page of Mailroom's own that it links to answers; the mail viewer with its sign-in form.
     for (const href of links.filter((link) => link?.startsWith("/") === true)) {
       expect([href, (await fetch(new URL(href!, starter.url))).status]).toEqual([href, 200])
     }
+    expect(await (await fetch(new URL("/admin/mail", starter.url))).text()).toContain(`<label for="token">Admin token</label>`)
   })
 
   describe("operator API at /admin", () => {

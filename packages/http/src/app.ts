@@ -10,6 +10,7 @@ import type { MailroomEnv } from "./env.js"
 import { errorResponse, internalErrorResponse } from "./errors.js"
 import { makeRateLimiters, perSecondRateLimit, rateLimitByAddress, type RateLimitOptions } from "./rate-limit.js"
 import { adminRoutes } from "./routes/admin.js"
+import { outboxViewerRoutes } from "./routes/outbox-viewer.js"
 import { contactRoutes } from "./routes/contacts.js"
 import { designRoutes } from "./routes/designs.js"
 import { domainRoutes } from "./routes/domains.js"
@@ -62,7 +63,8 @@ export interface HttpAppOptions {
   /** Enables POST /api/cron/email-canary (the delivery canary) when set; requests must send it as
    *  `Authorization: Bearer <cronToken>`. Unset, the route answers 404. */
   readonly cronToken?: string | undefined
-  /** Whether mail is kept in the dev outbox (no SMTP relay); enables GET /admin/outbox. Default true. */
+  /** Whether mail is kept in the dev outbox (no SMTP relay); enables GET and DELETE /admin/outbox and the mail viewer
+   *  at /admin/mail (docs/dev-outbox.md). Default true. */
   readonly devOutbox?: boolean | undefined
   /** Largest JSON request body in bytes. Default 8 MiB. */
   readonly bodyLimitBytes?: number | undefined
@@ -162,7 +164,10 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   app.route("/", healthRoutes)
   if (options.cronToken !== undefined && options.cronToken !== "") app.route("/", cronRoutes(options.cronToken))
   if (options.adminToken !== undefined && options.adminToken !== "") {
-    app.route("/admin", adminRoutes({ adminToken: options.adminToken, devOutbox: options.devOutbox ?? true }))
+    const devOutbox = options.devOutbox ?? true
+    // The mail viewer signs in with a cookie of its own, so it answers before the operator API's Bearer check.
+    if (devOutbox) app.route("/admin/mail", outboxViewerRoutes({ adminToken: options.adminToken, theme }))
+    app.route("/admin", adminRoutes({ adminToken: options.adminToken, devOutbox }))
   }
   // The routes without an API key are limited per client address instead of per key: JSON routes answer the JSON
   // 429, hosted pages a short page. Form submissions are left to their own limits (per address and per email).

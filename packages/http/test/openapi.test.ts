@@ -98,9 +98,62 @@ describe("answers as the document describes them", () => {
     expect(answersAsDocumented("get", "/v1/designs/{id}/releases", 200, releases.json)._tag).toBe("Right")
     const page = await call(app, "GET", "/v1/designs", { key })
     expect(answersAsDocumented("get", "/v1/designs", 200, page.json)._tag).toBe("Right")
+    const preview = await call(app, "POST", `/v1/designs/${id}/preview`, { key, body: { source: "live", variables: { name: "Ada" } } })
+    expect(preview.status, preview.text).toBe(200)
+    expect(answersAsDocumented("post", "/v1/designs/{id}/preview", 200, preview.json)._tag).toBe("Right")
+    const usage = await call(app, "GET", `/v1/designs/${id}/usage`, { key })
+    expect(answersAsDocumented("get", "/v1/designs/{id}/usage", 200, usage.json)._tag).toBe("Right")
     const missing = await call(app, "GET", "/v1/designs/nope", { key })
     const operation = document.paths["/v1/designs/{id}"]!.get as { responses: Record<string, { description: string }> }
     expect(operation.responses[String(missing.status)]!.description).toContain(`\`${missing.json.error.code}\``)
+  })
+
+  it("tags, bulk deletes, list members, suppressions, topic members and domains", async () => {
+    const { key } = await newAccount(app, { plan: "pro" })
+    const documented = async (method: string, path: string, call_: Promise<{ status: number; json: any }>, template = path) => {
+      const answer = await call_
+      expect([method, template, answersAsDocumented(method, template, answer.status, answer.json)._tag], JSON.stringify(answer.json))
+        .toEqual([method, template, "Right"])
+      return answer.json
+    }
+    const contact = await call(app, "POST", "/v1/contacts", { key, body: { email: "tagged@example.com", tags: ["vip"] } })
+    await documented("get", "/v1/contacts/tags", call(app, "GET", "/v1/contacts/tags", { key }))
+    await documented("delete", "/v1/contacts/bulk", call(app, "DELETE", "/v1/contacts/bulk", { key, body: { contactIds: ["ct_none"] } }))
+
+    const list = await call(app, "POST", "/v1/contacts/lists", { key, body: { name: "Members" } })
+    const listId = list.json.data.id as string
+    await call(app, "POST", `/v1/contacts/lists/${listId}/members`, { key, body: { contactIds: [contact.json.data.id] } })
+    await documented("delete", `/v1/contacts/lists/${listId}/members`,
+      call(app, "DELETE", `/v1/contacts/lists/${listId}/members`, { key, body: { contactIds: [contact.json.data.id] } }),
+      "/v1/contacts/lists/{id}/members")
+
+    const bulkAdd = { action: "add", emails: ["s1@example.com"], reason: "Manual" }
+    await documented("post", "/v1/suppressions/bulk", call(app, "POST", "/v1/suppressions/bulk", { key, body: bulkAdd }))
+    await documented("post", "/v1/suppressions/bulk",
+      call(app, "POST", "/v1/suppressions/bulk", { key, body: { action: "remove", emails: ["s1@example.com"] } }))
+    await call(app, "POST", "/v1/suppressions", { key, body: { email: "s2@example.com", reason: "Manual" } })
+    await documented("delete", "/v1/suppressions/s2%40example.com",
+      call(app, "DELETE", "/v1/suppressions/s2%40example.com", { key }), "/v1/suppressions/{email}")
+
+    const topic = await call(app, "POST", "/v1/suppression-groups", { key, body: { name: "Offers" } })
+    const topicId = topic.json.data.id as string
+    await documented("post", `/v1/suppression-groups/${topicId}/members`,
+      call(app, "POST", `/v1/suppression-groups/${topicId}/members`, { key, body: { email: "t1@example.com" } }),
+      "/v1/suppression-groups/{id}/members")
+    await documented("post", `/v1/suppression-groups/${topicId}/members/bulk`,
+      call(app, "POST", `/v1/suppression-groups/${topicId}/members/bulk`, { key, body: { action: "add", emails: ["t2@example.com"] } }),
+      "/v1/suppression-groups/{id}/members/bulk")
+    await documented("post", `/v1/suppression-groups/${topicId}/members/bulk`,
+      call(app, "POST", `/v1/suppression-groups/${topicId}/members/bulk`, { key, body: { action: "remove", emails: ["t2@example.com"] } }),
+      "/v1/suppression-groups/{id}/members/bulk")
+    await documented("delete", `/v1/suppression-groups/${topicId}/members/t1%40example.com`,
+      call(app, "DELETE", `/v1/suppression-groups/${topicId}/members/t1%40example.com`, { key }),
+      "/v1/suppression-groups/{id}/members/{email}")
+
+    const domain = await call(app, "POST", "/v1/domains", { key, body: { hostname: "mail.example.com" } })
+    expect(domain.status, domain.text).toBe(201)
+    await documented("delete", `/v1/domains/${domain.json.data.id}`, call(app, "DELETE", `/v1/domains/${domain.json.data.id}`, { key }),
+      "/v1/domains/{id}")
   })
 
   it("an error answer matches the envelope of its status", async () => {

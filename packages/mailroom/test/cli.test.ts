@@ -95,7 +95,8 @@ describe("mailroom, the operator command", () => {
     const listed = await mailroomCommand(["outbox", "--json"])
     expect(listed, listed.stderr).toMatchObject({ code: 0 })
     const entries = listed.stdout.trim().split("\n").map((line) => JSON.parse(line) as { to: Array<string>; subject: string })
-    expect(entries).toEqual([expect.objectContaining({ to: ["ada@example.com"], subject: "First test" })])
+    // Each line is the entry as GET /admin/outbox answers it, attachments included.
+    expect(entries).toEqual([expect.objectContaining({ to: ["ada@example.com"], subject: "First test", attachments: [] })])
 
     await expect.poll(() => follow.stdout(), { timeout: 120_000, interval: 200 }).toContain("First test")
     const second = await mailroomCommand(["send-test", "--account", accountId, "--to", "bob@example.com", "--subject", "Second test"])

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Mailer, type OutgoingMessage } from "@mailroom/core"
-import { devOutboxSuite, findTestPostgres, makeCaptureMailer, startSmtpSink } from "@mailroom/testing"
+import { devOutboxSuite, findTestPostgres, makeCaptureMailer, scratchPostgres, startSmtpSink } from "@mailroom/testing"
 import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { createMailroom, type Mailroom, type MailroomConfig, SmtpUrlError } from "../src/index.js"
@@ -39,7 +39,12 @@ devOutboxSuite("memory", outboxTarget({ database: "memory:" }))
 devOutboxSuite("sqlite", outboxTarget({ database: `sqlite:${join(directory, "outbox.sqlite")}` }))
 const postgresUrl = await findTestPostgres()
 describe.skipIf(postgresUrl === undefined)("postgres", () => {
-  devOutboxSuite("postgres", outboxTarget({ database: postgresUrl! }))
+  // A database of its own: the suite ends by clearing the outbox, which must not meet other test files' mail.
+  devOutboxSuite("postgres", async () => {
+    const scratch = await scratchPostgres(postgresUrl!)
+    const target = await outboxTarget({ database: scratch.url })()
+    return { ...target, close: async () => { await target.close(); await scratch.drop() } }
+  })
 })
 
 describe("createMailroom's Mailer", () => {
@@ -65,6 +70,18 @@ describe("createMailroom's Mailer", () => {
       expect(result.recipients.map((r) => [r.recipient, r.status, r.code])).toEqual([["ada@example.net", "accepted", 250]])
       expect(sink.messages.map((m) => [m.mailFrom, m.rcptTo])).toEqual([["bounces@mail.example.com", ["ada@example.net"]]])
       expect((await outbox(mailroom)).status).toBe(404)
+      // Nor the DELETE that clears it, nor the mail viewer and its sign-in.
+      const clear = await mailroom.fetch(new Request("http://host.test/admin/outbox", {
+        method: "DELETE", headers: { authorization: `Bearer ${adminToken}` },
+      }))
+      expect(clear.status).toBe(404)
+      const bearer = { authorization: `Bearer ${adminToken}` }
+      expect((await mailroom.fetch(new Request("http://host.test/admin/mail", { headers: bearer }))).status).toBe(404)
+      const login = await mailroom.fetch(new Request("http://host.test/admin/mail/login", {
+        method: "POST", headers: { ...bearer, "content-type": "application/x-www-form-urlencoded" }, body: `token=${adminToken}`,
+      }))
+      expect(login.status).toBe(404)
+      expect(login.headers.get("set-cookie")).toBeNull()
     } finally {
       await mailroom.close()
       await sink.close()

@@ -1,6 +1,7 @@
 /** The dev outbox scenario suite (CONTRACT.md, "Mail in development"): messages given to the Mailer while no relay is
- *  configured show in GET /admin/outbox, as sent, newest first. Runs against a Mailroom on each backend. Tests use
- *  recipients of their own, so they never see each other's entries through `to`. */
+ *  configured show in GET /admin/outbox, as sent, newest first, with their attachments; DELETE /admin/outbox empties it.
+ *  Runs against a Mailroom on each backend, whose database the suite has to itself (the last test clears the outbox).
+ *  Tests use recipients of their own, so they never see each other's entries through `to`. */
 import type { MailResult, OutgoingMessage } from "@mailroom/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { uniqueText } from "./fixtures.js"
@@ -64,7 +65,8 @@ export const devOutboxSuite = (name: string, makeTarget: () => Promise<DevOutbox
       expect(status).toBe(200)
       expect(body.data).toHaveLength(1)
       const [entry] = body.data
-      expect(Object.keys(entry!).sort()).toEqual(["createdAt", "from", "headers", "html", "id", "subject", "text", "to"])
+      expect(Object.keys(entry!).sort()).toEqual(["attachments", "createdAt", "from", "headers", "html", "id", "subject", "text", "to"])
+      expect(entry!.attachments).toEqual([])
       expect(entry).toMatchObject({
         from: "news@example.com", to: [ada, hidden], subject: "Confirm your subscription", html: "<p>Welcome</p>", text: "Welcome",
       })
@@ -123,6 +125,24 @@ export const devOutboxSuite = (name: string, makeTarget: () => Promise<DevOutbox
       expect(data.flatMap((entry) => entry.to)).toEqual(expect.arrayContaining([ada, bob]))
     })
 
+    it("lists each message's attachments: filename, content type and decoded size, in message order", async () => {
+      const ada = address("ada")
+      const pdf = Buffer.from("%PDF-1.4 invoice ✓")
+      const csv = Buffer.alloc(3000, "a,b\n")
+      await current().send(outgoing(ada, {
+        subject: "With files",
+        attachments: [
+          { filename: "invoice.pdf", contentType: "application/pdf", contentBase64: pdf.toString("base64") },
+          { filename: "Grüße.csv", contentType: "text/csv", contentBase64: csv.toString("base64") },
+        ],
+      }))
+      const [entry] = (await outbox(`?to=${ada}`)).body.data
+      expect(entry!.attachments).toEqual([
+        { filename: "invoice.pdf", contentType: "application/pdf", size: pdf.length },
+        { filename: "Grüße.csv", contentType: "text/csv", size: 3000 },
+      ])
+    })
+
     it.each([["limit=0", "limit"], ["limit=101", "limit"], ["limit=ten", "limit"], ["to=not-an-address", "to"]])(
       "refuses ?%s with VALIDATION_ERROR naming the field",
       async (query, field) => {
@@ -134,4 +154,33 @@ export const devOutboxSuite = (name: string, makeTarget: () => Promise<DevOutbox
           .toEqual({ status: 400, code: "VALIDATION_ERROR", field })
       },
     )
+
+    const clear = (headers: Record<string, string> = { authorization: `Bearer ${adminToken}` }) =>
+      current().fetch(new Request("http://mailroom.test/admin/outbox", { method: "DELETE", headers }))
+
+    it("DELETE needs the admin token, and without it deletes nothing", async () => {
+      const ada = address("ada")
+      await current().send(outgoing(ada))
+      for (const headers of [{}, { authorization: "Bearer wrong-token" }]) {
+        expect((await clear(headers)).status).toBe(401)
+      }
+      expect((await outbox(`?to=${ada}`)).body.data).toHaveLength(1)
+    })
+
+    // Last: it empties the outbox this suite's Mailroom shares with nobody else.
+    it("DELETE empties the outbox and answers how many messages it deleted; mail kept after it shows again", async () => {
+      await current().send(outgoing(address("ada")))
+      const before = (await outbox("?limit=100")).body.data.length
+      expect(before).toBeGreaterThan(0)
+      const response = await clear()
+      expect(response.status).toBe(200)
+      const body = await response.json() as { deleted: number }
+      expect(body).toEqual({ deleted: expect.any(Number) })
+      expect(body.deleted).toBeGreaterThanOrEqual(before)
+      expect((await outbox("?limit=100")).body.data).toEqual([])
+      expect(await (await clear()).json()).toEqual({ deleted: 0 })
+      const bob = address("bob")
+      await current().send(outgoing(bob, { subject: "after the clear" }))
+      expect((await outbox("?limit=100")).body.data.map((entry) => entry.subject)).toEqual(["after the clear"])
+    })
   })

@@ -2,10 +2,10 @@
  *  decode with. Every design route but /capabilities first checks the plan has Studio templates
  *  (PLAN_UPGRADE_REQUIRED); another account's design answers TEMPLATE_NOT_FOUND. */
 import {
-  BindBrandInput, CreateDesignInput, DesignStatus, LifecycleInput, PreviewInput, PublishInput, ReplaceDraftInput,
+  BindBrandInput, CreateDesignInput, type DesignDraft, type Designs, DesignStatus, LifecycleInput, PreviewInput, PublishInput, ReplaceDraftInput,
   RollbackInput,
 } from "@mailroom/core"
-import { Schema } from "effect"
+import { type Effect, Schema } from "effect"
 import { ListParams, VersionParam } from "../routes/designs.js"
 import { Id, Ok, type RouteDescription } from "./describe.js"
 import { AnyObject, DateString, Deleted } from "./response-schemas.js"
@@ -14,6 +14,34 @@ const read = { apiKey: "templates:read" } as const
 const write = { apiKey: "templates:write" } as const
 const byId = { id: Id }
 const NullableDate = Schema.NullOr(DateString)
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+/** Compiles only when `T` is true: the schemas below are checked against the types the routes answer. */
+const same = <T extends true>(): T | undefined => undefined
+
+/** A draft as stored (DesignDraft): its source as the team wrote it. `variables` is the declaration of each variable
+ *  the template reads (docs/templates.md); its shape is left open here. */
+const DraftResponse = Schema.Struct({
+  name: Schema.String,
+  subject: Schema.String,
+  format: Schema.Literal("html", "mjml"),
+  html: Schema.String,
+  text: Schema.NullOr(Schema.String),
+  category: Schema.NullOr(Schema.String),
+  variables: AnyObject,
+})
+same<Same<keyof typeof DraftResponse.Type, keyof DesignDraft>>()
+same<DesignDraft extends Omit<typeof DraftResponse.Type, "variables"> ? true : false>()
+
+/** POST /designs/{id}/preview: the rendered subject, html and text, with the brand it rendered under. */
+const PreviewResponse = Schema.Struct({
+  subject: Schema.String,
+  html: Schema.String,
+  text: Schema.String,
+  brandId: Schema.NullOr(Schema.String),
+})
+type PreviewAnswer = Designs["preview"] extends (...args: never) => Effect.Effect<infer A, infer _E, infer _R> ? A : never
+same<Same<typeof PreviewResponse.Type, PreviewAnswer>>()
 
 /** routes/designs.ts, designBody. */
 const DesignResponse = Schema.Struct({
@@ -26,7 +54,7 @@ const DesignResponse = Schema.Struct({
   liveVersion: Schema.NullOr(Schema.Number),
   brandId: Schema.NullOr(Schema.String),
   replacementId: Schema.NullOr(Schema.String),
-  draft: AnyObject,
+  draft: DraftResponse,
   createdAt: DateString,
   updatedAt: DateString,
   publishedAt: NullableDate,
@@ -48,7 +76,7 @@ const ReleaseResponse = Schema.Struct({
 /** A release with its snapshot: source, compiled form and the brand it froze. */
 const FullReleaseResponse = Schema.Struct({
   ...ReleaseResponse.fields,
-  content: AnyObject,
+  content: DraftResponse,
   compiled: AnyObject,
   brand: Schema.Unknown,
 })
@@ -140,7 +168,7 @@ export const designRoutes: ReadonlyArray<RouteDescription> = [
     method: "post", path: "/v1/designs/{id}/preview", tag: "Designs",
     summary: "Render the draft, the live release or a version", access: read, params: byId,
     body: { schema: PreviewInput, example: { source: "draft", variables: { name: "Ada" } } },
-    success: { status: 200, description: "The rendered subject, HTML and text", schema: Ok(AnyObject) },
+    success: { status: 200, description: "The rendered subject, HTML and text", schema: Ok(PreviewResponse) },
     errors: [...found, "MISSING_TEMPLATE_VARIABLES"],
   },
   {
@@ -148,7 +176,8 @@ export const designRoutes: ReadonlyArray<RouteDescription> = [
     access: read, params: byId,
     success: {
       status: 200, description: "Its sends and campaigns",
-      schema: Ok(Schema.Struct({ sends: Schema.Number, campaigns: Schema.Array(Schema.Unknown) })),
+      // No campaigns yet: the list is always empty.
+      schema: Ok(Schema.Struct({ sends: Schema.Number, campaigns: Schema.Tuple() })),
     },
     errors: found,
   },

@@ -1,7 +1,8 @@
 /** Schemas of the answers whose routes build them field by field rather than encode them with a Schema of their own
  *  (domains, webhooks, subscriptions, bulk results). They describe those bodies for the OpenAPI document; the
  *  document's tests decode real answers with them, so a field renamed in a route fails a test. */
-import { Schema } from "effect"
+import type { Contacts, Domains, FailureSettings, Lists, Suppressions, Topics, Webhooks } from "@mailroom/core"
+import { type Effect, Schema } from "effect"
 
 export const DateString = Schema.String.annotations({ format: "date-time", description: "ISO 8601 date and time" })
 const NullableDate = Schema.NullOr(DateString)
@@ -153,3 +154,55 @@ export const FormSubmitResponse = Schema.Struct({
   success: Schema.Literal(true),
   data: Schema.Struct({ message: Schema.String, redirectUrl: Schema.NullOr(Schema.String) }),
 })
+
+// ---- Answers the services build as plain objects. Each schema below is checked at compile time against the type the
+// service answers (`Same`, both ways; one way where the service's ids are branded strings), so that a field added,
+// renamed or retyped in a service fails the typecheck here instead of drifting from the document; the document's tests
+// decode real answers with them too. ----
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+/** Compiles only when `T` is true. */
+const same = <T extends true>(): T | undefined => undefined
+type Answer<S, K extends keyof S> = S[K] extends (...args: never) => Effect.Effect<infer A, infer _E, infer _R> ? A : never
+
+export const TagCount = Schema.Struct({ name: Schema.String, count: Schema.Number, color: Schema.Null, definitionId: Schema.Null })
+same<Same<typeof TagCount.Type, Answer<Contacts, "tags">[number]>>()
+
+export const BulkDeleteResponse = Schema.Struct({ deleted: Schema.Number, requested: Schema.Number })
+same<Same<typeof BulkDeleteResponse.Type, Answer<Contacts, "bulkDelete">>>()
+
+export const RemoveMembersResponse = Schema.Struct({ removed: Schema.Number })
+same<Same<typeof RemoveMembersResponse.Type, Answer<Lists, "removeMembers">>>()
+
+export const BulkSuppressionResponse = Schema.Union(
+  Schema.Struct({ action: Schema.Literal("add"), requested: Schema.Number, added: Schema.Number, updated: Schema.Number }),
+  Schema.Struct({ action: Schema.Literal("remove"), requested: Schema.Number, removed: Schema.Number }),
+)
+same<Same<typeof BulkSuppressionResponse.Type, Answer<Suppressions, "bulk">>>()
+
+export const SuppressionRemoved = Schema.Struct({ email: Schema.String, removed: Schema.Boolean })
+same<Answer<Suppressions, "remove"> extends typeof SuppressionRemoved.Type ? true : false>()
+
+export const TopicBulkResponse = Schema.Union(
+  Schema.Struct({ action: Schema.Literal("add"), requested: Schema.Number, added: Schema.Number }),
+  Schema.Struct({ action: Schema.Literal("remove"), requested: Schema.Number, removed: Schema.Number }),
+)
+same<Same<typeof TopicBulkResponse.Type, Answer<Topics, "bulkMembers">>>()
+
+export const TopicOptedOut = Schema.Struct({ email: Schema.String, added: Schema.Boolean })
+same<Answer<Topics, "addMember"> extends typeof TopicOptedOut.Type ? true : false>()
+export const TopicOptedIn = Schema.Struct({ email: Schema.String, removed: Schema.Boolean })
+same<Answer<Topics, "removeMember"> extends typeof TopicOptedIn.Type ? true : false>()
+
+same<Answer<Domains, "remove"> extends typeof Deleted.Type ? true : false>()
+
+export const WebhookStats = Schema.Struct({
+  totalDeliveries: Schema.Number, successfulDeliveries: Schema.Number, successRate: Schema.Number,
+})
+same<Same<typeof WebhookStats.Type, Answer<Webhooks, "get">["stats"]>>()
+
+export const FailureSettingsResponse = Schema.Struct({
+  enabled: Schema.Boolean, notifyEmails: Schema.Array(Schema.String), failureThreshold: Schema.Number,
+  autoDisableAfter: Schema.Number,
+})
+same<Same<typeof FailureSettingsResponse.Type, FailureSettings>>()

@@ -17,7 +17,8 @@ import { SuppressionResponse, SuppressionsParams } from "../routes/suppressions.
 import { OptOutResponse, TopicBulkInput, TopicMembersParams, TopicResponse, TopicsParams } from "../routes/topics.js"
 import { Id, Ok, Page, Paginated, type RouteDescription } from "./describe.js"
 import {
-  AnyObject, BulkCreateResponse, Deleted, FormSubmitResponse, Message, PublicUnsubscribeResponse, ResendResponse,
+  BulkCreateResponse, BulkDeleteResponse, BulkSuppressionResponse, RemoveMembersResponse, SuppressionRemoved, TagCount,
+  TopicBulkResponse, TopicOptedIn, TopicOptedOut, Deleted, FormSubmitResponse, Message, PublicUnsubscribeResponse, ResendResponse,
   SubscribeResponse, SubscriptionStatusResponse, UnsubscribeResponse,
 } from "./response-schemas.js"
 
@@ -44,7 +45,7 @@ const contacts: ReadonlyArray<RouteDescription> = [
   },
   {
     method: "get", path: "/v1/contacts/tags", tag: "Contacts", summary: "List the tags in use", access: contactsRead,
-    success: { status: 200, description: "Every tag with its number of contacts", schema: Ok(Schema.Unknown) }, errors: [],
+    success: { status: 200, description: "Every tag with its number of contacts", schema: Ok(Schema.Array(TagCount)) }, errors: [],
   },
   {
     method: "post", path: "/v1/contacts/bulk", tag: "Contacts", summary: "Create contacts in bulk", access: contactsWrite,
@@ -54,7 +55,7 @@ const contacts: ReadonlyArray<RouteDescription> = [
   },
   {
     method: "delete", path: "/v1/contacts/bulk", tag: "Contacts", summary: "Delete contacts in bulk", access: contactsWrite,
-    body: { schema: BulkDeleteInput }, success: { status: 200, description: "How many were deleted", schema: Ok(AnyObject) },
+    body: { schema: BulkDeleteInput }, success: { status: 200, description: "How many were deleted", schema: Ok(BulkDeleteResponse) },
     errors: [],
   },
   {
@@ -152,7 +153,7 @@ const lists: ReadonlyArray<RouteDescription> = [
     method: "delete", path: "/v1/contacts/lists/{id}/members", tag: "Lists",
     summary: "Remove members from a list (contactId or email in the query for one, a body for several)",
     access: contactsWrite, params: byId, query: RemoveMemberParams, body: { schema: RemoveMembersInput, required: false },
-    success: { status: 200, description: "What was removed", schema: Ok(AnyObject) }, errors: ["LIST_NOT_FOUND", "NOT_A_MEMBER"],
+    success: { status: 200, description: "How many were removed", schema: Ok(RemoveMembersResponse) }, errors: ["LIST_NOT_FOUND", "NOT_A_MEMBER"],
   },
 ]
 
@@ -204,7 +205,7 @@ const suppressions: ReadonlyArray<RouteDescription> = [
   {
     method: "post", path: "/v1/suppressions/bulk", tag: "Suppressions", summary: "Add or remove suppressions in bulk",
     access: suppressionsWrite, body: { schema: BulkSuppressionInput },
-    success: { status: 200, description: "What changed", schema: Ok(AnyObject) }, errors: [],
+    success: { status: 200, description: "What changed", schema: Ok(BulkSuppressionResponse) }, errors: [],
   },
   {
     method: "get", path: "/v1/suppressions/{email}", tag: "Suppressions", summary: "Read an address's suppression",
@@ -214,7 +215,7 @@ const suppressions: ReadonlyArray<RouteDescription> = [
   {
     method: "delete", path: "/v1/suppressions/{email}", tag: "Suppressions", summary: "Remove an address's suppression",
     access: suppressionsWrite, params: byEmail,
-    success: { status: 200, description: "Removed", schema: Ok(AnyObject) }, errors: ["RESOURCE_NOT_FOUND"],
+    success: { status: 200, description: "Removed", schema: Ok(SuppressionRemoved) }, errors: ["RESOURCE_NOT_FOUND"],
   },
 ]
 
@@ -228,17 +229,17 @@ const topicMembers = (path: "members" | "suppressions"): ReadonlyArray<RouteDesc
   {
     method: "post", path: `/v1/suppression-groups/{id}/${path}/bulk`, tag: "Topics", summary: "Opt addresses in or out in bulk",
     access: suppressionsWrite, params: byId, body: { schema: TopicBulkInput },
-    success: { status: 200, description: "What changed", schema: Ok(AnyObject) }, errors: ["RESOURCE_NOT_FOUND"],
+    success: { status: 200, description: "What changed", schema: Ok(TopicBulkResponse) }, errors: ["RESOURCE_NOT_FOUND"],
   },
   {
     method: "post", path: `/v1/suppression-groups/{id}/${path}`, tag: "Topics", summary: "Opt an address out of a topic",
     access: suppressionsWrite, params: byId, body: { schema: TopicMemberInput, example: { email: "ada@example.com" } },
-    success: { status: 201, description: "Opted out", schema: Ok(AnyObject) }, errors: ["RESOURCE_NOT_FOUND"],
+    success: { status: 201, description: "Opted out; `added` is false when it already was", schema: Ok(TopicOptedOut) }, errors: ["RESOURCE_NOT_FOUND"],
   },
   {
     method: "delete", path: `/v1/suppression-groups/{id}/${path}/{email}`, tag: "Topics",
     summary: "Opt an address back in to a topic", access: suppressionsWrite, params: { ...byId, ...byEmail },
-    success: { status: 200, description: "Opted back in", schema: Ok(AnyObject) }, errors: ["RESOURCE_NOT_FOUND"],
+    success: { status: 200, description: "Opted back in; `removed` is false when it was not opted out", schema: Ok(TopicOptedIn) }, errors: ["RESOURCE_NOT_FOUND"],
   },
 ]
 

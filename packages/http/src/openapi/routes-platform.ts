@@ -10,7 +10,7 @@ import { MessageResponse } from "../routes/emails.js"
 import { DeliveriesParams } from "../routes/webhooks.js"
 import { Id, Ok, Paginated, type RouteDescription } from "./describe.js"
 import {
-  AnyObject, AttemptResponse, CancelResponse, DeliveryResponse, DomainResponse, Message, ReportOutcomes,
+  AttemptResponse, Deleted, FailureSettingsResponse, WebhookStats, CancelResponse, DeliveryResponse, DomainResponse, Message, ReportOutcomes,
   WebhookHealthResponse, WebhookResponse, WebhookTestResponse,
 } from "./response-schemas.js"
 
@@ -91,7 +91,7 @@ const domains: ReadonlyArray<RouteDescription> = [
   },
   {
     method: "delete", path: "/v1/domains/{id}", tag: "Domains", summary: "Remove a domain", access: domainsWrite, params: byId,
-    success: { status: 200, description: "Removed", schema: Ok(AnyObject) }, errors: ["DOMAIN_NOT_FOUND"],
+    success: { status: 200, description: "Removed", schema: Ok(Deleted) }, errors: ["DOMAIN_NOT_FOUND"],
   },
 ]
 
@@ -117,7 +117,7 @@ const webhooks: ReadonlyArray<RouteDescription> = [
   {
     method: "get", path: "/v1/webhooks/{id}", tag: "Webhooks", summary: "Read a webhook endpoint", access: webhooksRead,
     params: byId,
-    success: { status: 200, description: "The endpoint", schema: Schema.Struct({ webhook: WebhookResponse, stats: AnyObject }) },
+    success: { status: 200, description: "The endpoint", schema: Schema.Struct({ webhook: WebhookResponse, stats: WebhookStats }) },
     errors: ["NOT_FOUND"],
   },
   {
@@ -150,7 +150,7 @@ const webhooks: ReadonlyArray<RouteDescription> = [
     access: webhooksWrite, params: byId, body: { schema: FailureSettingsInput },
     success: {
       status: 200, description: "Updated",
-      schema: Schema.Struct({ webhookId: Schema.String, failureSettings: AnyObject, message: Schema.String }),
+      schema: Schema.Struct({ webhookId: Schema.String, failureSettings: FailureSettingsResponse, message: Schema.String }),
     },
     errors: ["NOT_FOUND"],
   },

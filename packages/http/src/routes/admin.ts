@@ -2,8 +2,7 @@
  *  dev outbox. Mounted only when an admin token is configured; every request must carry it as a Bearer token. */
 import { createHash, timingSafeEqual } from "node:crypto"
 import {
-  type Account, Accounts, Canary, CreateAccountBody, CreateApiKeyBody, CreateAppCredentialBody, type DevOutboxEntry,
-  devOutboxLimits, EmailAddress, type HeldRecipient, heldResolutions, InvalidCredentials, limitParam, MessageDelivery,
+  type Account, Accounts, Canary, CreateAccountBody, CreateApiKeyBody, CreateAppCredentialBody, devOutboxLimits, EmailAddress, type HeldRecipient, heldResolutions, InvalidCredentials, limitParam, MessageDelivery,
   SendingPause, Store, UpdateAccountBody,
 } from "@mailroom/core"
 import { Effect, Schema } from "effect"
@@ -13,6 +12,7 @@ import { credentialOf, guardAttempt, refusalOf } from "../auth.js"
 import type { MailroomEnv } from "../env.js"
 import { errorResponse } from "../errors.js"
 import { decodeJson, decodeQuery } from "../validation.js"
+import { outboxEntriesJson } from "../outbox-message.js"
 import { canaryRunJson, CanaryRunsParams } from "./canary.js"
 
 export const OutboxParams = Schema.Struct({
@@ -68,20 +68,9 @@ const accountJson = (account: Account) => ({
   createdAt: account.createdAt.toISOString(),
 })
 
-const outboxEntryJson = (entry: DevOutboxEntry) => ({
-  id: entry.id,
-  from: entry.from,
-  to: entry.to,
-  subject: entry.subject,
-  html: entry.html,
-  text: entry.text,
-  headers: entry.headers,
-  createdAt: entry.createdAt.toISOString(),
-})
-
 export interface AdminOptions {
   readonly adminToken: string
-  /** Whether mail is kept in the dev outbox (no SMTP relay configured); GET /outbox exists only then. */
+  /** Whether mail is kept in the dev outbox (no SMTP relay configured); GET and DELETE /outbox exist only then. */
   readonly devOutbox: boolean
 }
 
@@ -176,13 +165,19 @@ export const adminRoutes = (options: AdminOptions) => {
         return c.json({ data: (yield* canary.list(query.limit)).map(canaryRunJson) })
       })))
   if (!options.devOutbox) return routes
-  return routes.get("/outbox", (c) =>
-    c.get("run")(Effect.gen(function* () {
-      const query = yield* decodeQuery(c, OutboxParams)
-      const store = yield* Store
-      const entries = yield* store.devOutbox.list(query)
-      return c.json({ data: entries.map(outboxEntryJson) })
-    })))
+  return routes
+    .get("/outbox", (c) =>
+      c.get("run")(Effect.gen(function* () {
+        const query = yield* decodeQuery(c, OutboxParams)
+        const store = yield* Store
+        const entries = yield* store.devOutbox.list(query)
+        return c.json({ data: yield* outboxEntriesJson(entries) })
+      })))
+    .delete("/outbox", (c) =>
+      c.get("run")(Effect.gen(function* () {
+        const store = yield* Store
+        return c.json({ deleted: yield* store.devOutbox.clear() })
+      })))
 }
 
 export { CreateAccountBody, CreateApiKeyBody, CreateAppCredentialBody, UpdateAccountBody } from "@mailroom/core"

@@ -1,7 +1,8 @@
-/** Store contract: the dev outbox (insert, list newest first, the `to` filter, limit; the raw message kept as given). */
+/** Store contract: the dev outbox (insert, list newest first, the `to` filter, limit, get by id; the raw message kept
+ *  as given). Clearing is tested over HTTP (dev-outbox-suite.ts), on a database the suite has to itself. */
 import { describe, expect } from "@effect/vitest"
 import { type DevOutboxEntry, Store } from "@mailroom/core"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { uniqueText } from "../fixtures.js"
 import { at, type StoreTester } from "./support.js"
 
@@ -95,6 +96,16 @@ export const devOutboxTests = (it: StoreTester) => {
         expect(times).toEqual([...times].sort((a, b) => b - a))
       }))
 
+    it.effect("get answers the entry of an id with every field, and none for an unknown id", () =>
+      Effect.gen(function* () {
+        const { devOutbox } = yield* Store
+        const entry = makeEntry({ raw: null, html: "<p>Grüße</p>" })
+        yield* devOutbox.insert(entry)
+        yield* devOutbox.insert(makeEntry())
+        expect(Option.map(yield* devOutbox.get(entry.id), comparableEntry)).toEqual(Option.some(comparableEntry(entry)))
+        expect(yield* devOutbox.get(uniqueText("out"))).toEqual(Option.none())
+      }))
+
     it.effect("an entry inserted in a transaction that fails is not kept", () =>
       Effect.gen(function* () {
         const store = yield* Store
@@ -102,6 +113,7 @@ export const devOutboxTests = (it: StoreTester) => {
         const failed = yield* Effect.flip(store.transaction(Effect.zipRight(store.devOutbox.insert(entry), Effect.fail("boom" as const))))
         expect(failed).toBe("boom")
         expect(yield* store.devOutbox.list({ to: entry.to[0]!, limit: 20 })).toEqual([])
+        expect(yield* store.devOutbox.get(entry.id)).toEqual(Option.none())
       }))
   })
 }

@@ -1,0 +1,47 @@
+/** What the dev outbox shows of a kept message beyond its stored fields: its attachments, read from the message as it
+ *  would have gone to the relay (`raw`) with mailparser. GET /admin/outbox lists them (`filename`, `contentType`,
+ *  `size`) and the mail viewer (docs/dev-outbox.md) downloads them. */
+import type { DevOutboxEntry } from "@mailroom/core"
+import { Effect } from "effect"
+import { simpleParser } from "mailparser"
+
+export interface OutboxAttachment {
+  readonly filename: string
+  readonly contentType: string
+  /** Bytes of the decoded content. */
+  readonly size: number
+  readonly content: Uint8Array
+}
+
+/** The attachments of the message, in message order (inline parts included); none for an entry kept before the raw
+ *  message was stored, or whose raw message does not parse. */
+export const outboxAttachments = (entry: DevOutboxEntry): Effect.Effect<ReadonlyArray<OutboxAttachment>> =>
+  entry.raw === null || entry.raw === undefined
+    ? Effect.succeed([])
+    : Effect.tryPromise(() => simpleParser(entry.raw!, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true })).pipe(
+      Effect.map((mail) => mail.attachments.map((attachment, index): OutboxAttachment => ({
+        filename: attachment.filename ?? `attachment-${index + 1}`,
+        contentType: attachment.contentType,
+        size: attachment.content.length,
+        content: attachment.content,
+      }))),
+      Effect.orElseSucceed(() => []),
+    )
+
+/** One entry as GET /admin/outbox answers it (CONTRACT.md, "Operator API"). */
+export const outboxEntryJson = (entry: DevOutboxEntry, attachments: ReadonlyArray<OutboxAttachment>) => ({
+  id: entry.id,
+  from: entry.from,
+  to: entry.to,
+  subject: entry.subject,
+  html: entry.html,
+  text: entry.text,
+  headers: entry.headers,
+  attachments: attachments.map(({ filename, contentType, size }) => ({ filename, contentType, size })),
+  createdAt: entry.createdAt.toISOString(),
+})
+
+/** The entries as GET /admin/outbox answers them, attachments read from each raw message. */
+export const outboxEntriesJson = (entries: ReadonlyArray<DevOutboxEntry>) =>
+  Effect.forEach(entries, (entry) => Effect.map(outboxAttachments(entry), (attachments) => outboxEntryJson(entry, attachments)),
+    { concurrency: 4 })
