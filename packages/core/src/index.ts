@@ -45,7 +45,7 @@ export {
 export type { ContactFilterInput, ContactListInput } from "./domain/contact-query.js"
 export {
   WebhookId, DeliveryId, webhookLimits, ReceivedEventType, strictUrlRules, webhookRetryPolicy, defaultFailureSettings,
-  successRate, secretPrefix, makeSecret, signedHeaders, DeliveryStatus, deliveryIdFor, fannedOutDelivery, subscribes,
+  successRate, secretPrefix, makeSecret, signedHeaders, signBody, standardSignature, DeliveryStatus, deliveryIdFor, fannedOutDelivery, subscribes,
   WebhookDescription, CreateWebhookInput, UpdateWebhookInput, FailureSettingsInput, TestWebhookInput,
   deliveryEventTypes, liftedEnvelopeFields, webhookEnvelope,
 } from "./domain/webhook.js"
