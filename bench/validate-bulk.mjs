@@ -77,8 +77,9 @@ const mailroomRound = (mailroom, apiKey) => async () => {
       return addresses / ((performance.now() - started) / 1000)
     }
     if (job.status === "failed") throw new Error(`bulk validation failed: ${JSON.stringify(job.error)}`)
-    // A client polls; every poll reads the job (its 10,000 addresses among its columns), so not too often.
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // A client polls. A poll of a running job reads its progress only (not its addresses, nor its results): every 25 ms
+    // costs the job little, and the time measured is within 25 ms of the results being ready.
+    await new Promise((resolve) => setTimeout(resolve, 25))
   }
 }
 

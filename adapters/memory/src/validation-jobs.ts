@@ -1,5 +1,5 @@
 /** Bulk validation jobs in memory, keyed by id, with their results kept as chunks beside them. */
-import type { AddressVerdict, ValidationJob, ValidationJobId, ValidationJobRepository } from "@mailroom/core"
+import { type AddressVerdict, progressOf, type ValidationJob, type ValidationJobId, type ValidationJobRepository } from "@mailroom/core"
 import { Option } from "effect"
 import type { MemoryDb } from "./db.js"
 
@@ -19,6 +19,8 @@ export const makeValidationJobRepository = (db: MemoryDb): ValidationJobReposito
   return {
     insert: (job) => db.atomic(() => { rows.set(job.id, { job: copy(job), chunks: new Map() }) }),
     findById: (accountId, id) => db.atomic(() => Option.map(Option.fromNullable(find(accountId, id)), (row) => copy(row.job))),
+    findProgress: (accountId, id) =>
+      db.atomic(() => Option.map(Option.fromNullable(find(accountId, id)), (row) => progressOf(copy(row.job)))),
     results: (accountId, id) => db.atomic(() => {
       const row = find(accountId, id)
       if (row === undefined) return []

@@ -45,7 +45,7 @@ export {
 export type { ContactFilterInput, ContactListInput } from "./domain/contact-query.js"
 export {
   WebhookId, DeliveryId, webhookLimits, ReceivedEventType, strictUrlRules, webhookRetryPolicy, defaultFailureSettings,
-  successRate, secretPrefix, makeSecret, signedHeaders, DeliveryStatus, deliveryIdFor, fannedOutDelivery, subscribes,
+  successRate, secretPrefix, makeSecret, signedHeaders, signBody, standardSignature, DeliveryStatus, deliveryIdFor, fannedOutDelivery, subscribes,
   WebhookDescription, CreateWebhookInput, UpdateWebhookInput, FailureSettingsInput, TestWebhookInput,
   deliveryEventTypes, liftedEnvelopeFields, webhookEnvelope,
 } from "./domain/webhook.js"
@@ -268,9 +268,10 @@ export {
 export type { ParsedAddress } from "./domain/address-syntax.js"
 export {
   AddressChecks, AddressVerdict, BulkValidateInput, ValidateInput, ValidationJobError, ValidationJobId, ValidationJobStatus,
-  invalidReason, isDisposableDomain, isRoleAccount, isValidAddress, mailHostsOf, roleAccounts, suggestedDomain, validationLimits,
+  invalidReason, isDisposableDomain, isRoleAccount, isValidAddress, mailHostsOf, progressOf, roleAccounts, suggestedDomain,
+  validationLimits,
 } from "./domain/address-validation.js"
-export type { MailHosts, ValidationJob } from "./domain/address-validation.js"
+export type { MailHosts, ValidationJob, ValidationJobProgress } from "./domain/address-validation.js"
 export { SmtpProbe } from "./ports/smtp-probe.js"
 export type { ProbeAnswer, ProbeRequest, SmtpProbeService } from "./ports/smtp-probe.js"
 export { makeAddressChecker } from "./services/address-checks.js"

@@ -1,6 +1,7 @@
 /** The settings of createMailroom, and the choice of backend its `database` URL makes. CONTRACT.md lists the
  *  environment variables a starter maps onto these fields. The HTTP layer's own options (request rates, trusted
  *  proxies) join them in create-mailroom.ts, the one module of the facade that builds on @mailroom/http. */
+import type { AlertWebhookOptions } from "./alert-webhook.js"
 import type { CanaryAlert, CanaryOptions, DeliveryOptions, Ids, Mailer, Store } from "@mailroom/core"
 import type { NodeDnsOptions } from "@mailroom/net"
 import type { TemplateEngineOptions } from "@mailroom/templates"
@@ -87,8 +88,11 @@ export interface MailroomSettings {
    *  there), how long it waits. See docs/canary.md. */
   readonly canary?: CanaryOptions & { readonly imapUrl?: string | undefined }
   /** Operator alerts (email_canary_failed, email_canary_stale): each is logged, then handed to `notify` when given (a
-   *  pager, a chat webhook, mail to the operator). A notifier that throws is logged. */
-  readonly alerts?: { readonly notify: (alert: CanaryAlert) => Promise<void> | void }
+   *  pager, a chat webhook, mail to the operator), or POSTed to `webhook` (ALERT_WEBHOOK_URL, signed with
+   *  ALERT_WEBHOOK_SECRET; docs/canary.md). A notifier that fails is logged. */
+  readonly alerts?:
+    | { readonly notify: (alert: CanaryAlert) => Promise<void> | void }
+    | { readonly webhook: AlertWebhookOptions }
 }
 
 export const defaultDatabase = "sqlite:.data/mailroom.sqlite"

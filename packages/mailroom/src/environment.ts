@@ -4,6 +4,7 @@
 import { DnsServersError, parseDnsServers } from "@mailroom/net"
 import { ImapUrlError, parseImapUrl, parseSmtpUrl, SmtpUrlError } from "@mailroom/smtp"
 import { isIP } from "node:net"
+import { AlertWebhookError, type AlertWebhookOptions, checkAlertWebhook } from "./alert-webhook.js"
 import { parseDatabase } from "./config.js"
 import type { MailroomConfig, TrustProxy } from "./create-mailroom.js"
 
@@ -187,6 +188,23 @@ const readCanary = (env: NodeJS.ProcessEnv) => {
   }
 }
 
+/** ALERT_WEBHOOK_URL and ALERT_WEBHOOK_SECRET: where operator alerts are POSTed, and the secret that signs them. */
+const readAlertWebhook = (env: NodeJS.ProcessEnv): AlertWebhookOptions | undefined => {
+  const url = valueOf(env, "ALERT_WEBHOOK_URL")
+  const secret = valueOf(env, "ALERT_WEBHOOK_SECRET")
+  if (url === undefined) {
+    if (secret !== undefined) throw new EnvironmentError("ALERT_WEBHOOK_SECRET is set but ALERT_WEBHOOK_URL is not: set both, or neither")
+    return undefined
+  }
+  try {
+    checkAlertWebhook({ url, secret })
+  } catch (error) {
+    if (error instanceof AlertWebhookError) throw new EnvironmentError(error.message)
+    throw error
+  }
+  return { url, ...(secret === undefined ? {} : { secret }) }
+}
+
 /** SMTP_PROBE_PORT: the port of the SMTP handshake of address validation. */
 const parseProbePort = (value: string | undefined): number | undefined => {
   if (value === undefined) return undefined
@@ -198,8 +216,8 @@ const parseProbePort = (value: string | undefined): number | undefined => {
 
 /** Reads PORT, HOST, DATABASE_URL, APP_URL, TRACK_URL, MAILROOM_SECRET, ADMIN_TOKEN, SMTP_URL,
  *  MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS, LOG_LEVEL, LOG_FORMAT, DNS_SERVERS, SPF_INCLUDE, DMARC_REPORT_ADDRESS, CRON_TOKEN and SMTP_PROBE_PORT, with the
- *  defaults of the operator contract, CANARY_ADDRESS, CANARY_FROM and CANARY_IMAP_URL (the delivery canary; see
- *  docs/canary.md), TRUST_PROXY (which proxies may report the client's address; see docs/embedding.md) and
+ *  defaults of the operator contract, CANARY_ADDRESS, CANARY_FROM, CANARY_IMAP_URL, ALERT_WEBHOOK_URL and
+ *  ALERT_WEBHOOK_SECRET (the delivery canary and its alerts; see docs/canary.md), TRUST_PROXY (which proxies may report the client's address; see docs/embedding.md) and
  *  MAILROOM_CONFIRMATION (what following a confirmation link does; see docs/consent.md). */
 export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
   const port = parsePort(valueOf(env, "PORT"))
@@ -216,6 +234,7 @@ export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
   const database = parseDatabaseUrl(valueOf(env, "DATABASE_URL")) ?? "sqlite:.data/mailroom.sqlite"
   const cronToken = valueOf(env, "CRON_TOKEN")
   const canary = readCanary(env)
+  const alertWebhook = readAlertWebhook(env)
   return {
     port,
     host: valueOf(env, "HOST") ?? "127.0.0.1",
@@ -231,6 +250,8 @@ export const readEnvironment = (env: NodeJS.ProcessEnv): StarterEnvironment => {
       ...(cronToken === undefined ? {} : { cronToken }),
       // Unset: canary@ the host of APP_URL, read back from the dev outbox (no IMAP mailbox).
       ...(Object.keys(canary).length === 0 ? {} : { canary }),
+      // Unset: alerts are only logged.
+      ...(alertWebhook === undefined ? {} : { alerts: { webhook: alertWebhook } }),
       // Unset sends mail to the dev outbox.
       ...(smtpUrl === undefined ? {} : { smtpUrl }),
       unsafeAllowPrivateUrls: valueOf(env, "MAILROOM_UNSAFE_ALLOW_PRIVATE_URLS") === "1",

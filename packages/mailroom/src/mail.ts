@@ -2,6 +2,7 @@
 import { Alerts, CanaryConfig, type Ids, type Mailbox, type Mailer, type MessageAuthenticator, notifyingAlerts, type Store } from "@mailroom/core"
 import { DevOutboxMailer, devOutboxMailbox, ImapMailbox, MailauthAuthenticator, SmtpMailer } from "@mailroom/smtp"
 import { Layer } from "effect"
+import { webhookAlertNotifier } from "./alert-webhook.js"
 import type { MailroomSettings } from "./config.js"
 
 /** Whether mail stays in the dev outbox: neither a relay nor the host's own Mailer is configured. */
@@ -21,7 +22,8 @@ export const mailerLayer = (config: MailroomSettings): Layer.Layer<Mailer, unkno
 
 /** The delivery canary's parts: its settings, the mailbox it reads (IMAP when `canary.imapUrl` is set, else the dev
  *  outbox while mail stays there, else none: its runs then fail saying so), mailauth over the configured DNS servers,
- *  and the alerts (logged, and handed to `alerts.notify`). Throws ImapUrlError at once for an unusable imapUrl. */
+ *  and the alerts (logged, and handed to `alerts.notify` or POSTed to `alerts.webhook`). Throws ImapUrlError at once
+ *  for an unusable imapUrl, AlertWebhookError for an unusable alert webhook. */
 export const canaryLayer = (
   config: MailroomSettings,
   dnsServers: ReadonlyArray<string> | undefined,
@@ -35,6 +37,8 @@ export const canaryLayer = (
     Layer.succeed(CanaryConfig, { ...options, enabled: config.cronToken !== undefined && config.cronToken !== "" }),
     mailbox,
     MailauthAuthenticator.layer({ servers: dnsServers, timeoutMs: config.dns?.timeoutMs }),
-    config.alerts === undefined ? Layer.empty : Layer.succeed(Alerts, notifyingAlerts(config.alerts.notify)),
+    config.alerts === undefined ? Layer.empty : Layer.succeed(Alerts, notifyingAlerts(
+      "notify" in config.alerts ? config.alerts.notify : webhookAlertNotifier(config.alerts.webhook),
+    )),
   )
 }

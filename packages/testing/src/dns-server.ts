@@ -14,6 +14,8 @@ export interface ZoneEntry {
   readonly ttl?: number
   /** `servfail`: every question about the name answers SERVFAIL; `silent`: no answer ever comes (a timeout). */
   readonly failure?: "servfail" | "silent"
+  /** Every answer about the name leaves this many milliseconds after its question came (a slow server). */
+  readonly delayMs?: number
 }
 
 export interface TestDnsServer {
@@ -60,7 +62,8 @@ export const startDnsServer = async (entries: Record<string, ZoneEntry> = {}): P
       if (question.type === Packet.TYPE.MX) {
         for (const mx of entry.mx ?? []) answers.push({ ...base, type: Packet.TYPE.MX, exchange: mx.exchange, priority: mx.priority })
       }
-      void send(response)
+      if (entry.delayMs === undefined) void send(response)
+      else setTimeout(() => void send(response), entry.delayMs)
     },
   })
   const port = await freeTcpPort()

@@ -17,8 +17,10 @@ export const validationLimits = {
   maxBulkEmails: 10_000,
   /** Longest string accepted as an address to check (longer is refused as input; 255 to 1000 answer syntax false). */
   maxInputLength: 1_000,
-  /** Addresses checked, and stored, together in one step of a bulk job: its progress moves by this much. */
+  /** Addresses checked together in one step of a bulk job, and stored whole: its progress moves by multiples of this. */
   bulkChunkSize: 500,
+  /** A running bulk job stores the chunks it checked, with its progress, at most this often (and when it ends). */
+  bulkProgressIntervalMs: 1_000,
   /** Addresses of one bulk job checked at a time (their lookups are cached per domain). */
   bulkConcurrency: 50,
   /** SMTP sessions opened at a time to one MX host by one job: mailbox providers throttle probing hosts. */
@@ -173,3 +175,11 @@ export interface ValidationJob {
   readonly startedAt: Date | null
   readonly completedAt: Date | null
 }
+
+/** A bulk job without its addresses (their count in `total`): what a client polling it reads, without reading back
+ *  every address on every poll. */
+export interface ValidationJobProgress extends Omit<ValidationJob, "emails"> {
+  readonly total: number
+}
+
+export const progressOf = ({ emails, ...job }: ValidationJob): ValidationJobProgress => ({ ...job, total: emails.length })

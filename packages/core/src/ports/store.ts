@@ -26,7 +26,7 @@ import type {
 import type { QuotaReservation } from "../domain/quota.js"
 import type { Domain, DomainId, DomainQuery } from "../domain/domain.js"
 import type { DomainAlreadyExists } from "../errors.js"
-import type { AddressVerdict, ValidationJob, ValidationJobId } from "../domain/address-validation.js"
+import type { AddressVerdict, ValidationJob, ValidationJobId, ValidationJobProgress } from "../domain/address-validation.js"
 import type { DesignRepository } from "./design-repository.js"
 
 export interface AccountRepository {
@@ -504,6 +504,8 @@ export interface ValidationJobRepository {
   readonly insert: (job: ValidationJob) => Effect.Effect<void, StoreError>
   /** The account's job with its addresses and progress, or none (also for another account's id). */
   readonly findById: (accountId: AccountId, id: string) => Effect.Effect<Option.Option<ValidationJob>, StoreError>
+  /** The account's job as `findById` reads it, without its addresses (their count instead), or none. */
+  readonly findProgress: (accountId: AccountId, id: string) => Effect.Effect<Option.Option<ValidationJobProgress>, StoreError>
   /** The results stored so far, in the order of the job's addresses; none for an unknown job. */
   readonly results: (accountId: AccountId, id: ValidationJobId) => Effect.Effect<ReadonlyArray<AddressVerdict>, StoreError>
   /** Stores the results of chunk `index` (the chunks of one job are numbered from 0, in the order of its addresses)

@@ -2,13 +2,13 @@
  *  id, and a durable job (JobQueue: a crash or a failed run runs it again, from the last stored chunk) checks the
  *  addresses a chunk at a time, storing each chunk's results with the job's progress. Spec: sending "Endpoints"
  *  (Validate), "Limits"; the bulk answer is Mailroom's design (docs/validation.md). */
-import { Duration, Effect, Option, Schema } from "effect"
+import { Clock, Duration, Effect, Either, Option, Schema } from "effect"
 import type { Account, AccountId } from "../domain/account.js"
 import {
   type AddressVerdict, BulkValidateInput, type ValidateInput as ValidateInputType, ValidateInput, type ValidationJob,
-  type ValidationJobId, validationLimits,
+  type ValidationJobId, type ValidationJobProgress, validationLimits,
 } from "../domain/address-validation.js"
-import { type DnsLookupFailed, ValidationJobNotFound } from "../errors.js"
+import { type DnsLookupFailed, type StoreError, ValidationJobNotFound } from "../errors.js"
 import { orFailWith } from "../internal/found.js"
 import { currentDate } from "../internal/time.js"
 import { Ids } from "../ports/ids.js"
@@ -31,7 +31,7 @@ export const bulkValidationJob = defineJob(
 /** A bulk job, with its results once it finished (completed, or failed with the results before its failure); null
  *  while it runs, whose progress tells how far it is. */
 export interface BulkValidation {
-  readonly job: ValidationJob
+  readonly job: ValidationJobProgress
   readonly results: ReadonlyArray<AddressVerdict> | null
 }
 
@@ -54,8 +54,11 @@ export class AddressValidation extends Effect.Service<AddressValidation>()("@mai
     const background = yield* Background
     const method = yield* serviceMethod
 
-    /** Runs a bulk job from where it stands: each chunk's results stored with the progress, in its own transaction.
-     *  With `continueOnError` false, the first failing lookup stores the results before it and fails the job. */
+    /** Runs a bulk job from where it stands. The addresses are checked a chunk at a time; the chunks checked are stored
+     *  with the job's progress, in one transaction, once `bulkProgressInterval` passed since the last store (so a fast
+     *  job stores once, with its completion, and a slow one shows its progress as it goes). A chunk is stored whole or
+     *  not at all: a retried run starts again after the last one stored. With `continueOnError` false, the first
+     *  failing lookup stores the results before it and fails the job. */
     const runBulk = (accountId: AccountId, jobId: string) =>
       Effect.gen(function* () {
         const found = yield* store.validationJobs.findById(accountId, jobId)
@@ -63,31 +66,45 @@ export class AddressValidation extends Effect.Service<AddressValidation>()("@mai
         const job = found.value
         if (job.status === "completed" || job.status === "failed") return
         const startedAt = job.startedAt ?? (yield* now)
-        yield* store.validationJobs.setState({ ...job, status: "running", startedAt })
+        if (job.status !== "running") yield* store.validationJobs.setState({ ...job, status: "running", startedAt })
         const checker = yield* makeAddressChecker({ extended: job.extended, timeoutMs: job.timeoutMs })
         const size = validationLimits.bulkChunkSize
+        let pending: Array<{ readonly index: number; readonly results: ReadonlyArray<AddressVerdict> }> = []
+        let storedAt = yield* Clock.currentTimeMillis
+        const storePending = (finish: Effect.Effect<unknown, StoreError>) =>
+          Effect.gen(function* () {
+            yield* store.transaction(Effect.gen(function* () {
+              for (const chunk of pending) yield* store.validationJobs.saveChunk(accountId, job.id, chunk.index, chunk.results)
+              yield* finish
+            }))
+            pending = []
+            storedAt = yield* Clock.currentTimeMillis
+          })
         for (let index = Math.floor(job.processed / size); index * size < job.emails.length; index++) {
           const emails = job.emails.slice(index * size, (index + 1) * size)
-          const verdicts = yield* Effect.forEach(emails, (email) => Effect.either(checker.check(email)), {
-            concurrency: validationLimits.bulkConcurrency,
-          })
-          const failedAt = job.continueOnError ? -1 : verdicts.findIndex((verdict) => verdict._tag === "Left")
+          const verdicts = yield* checker.checkAll(emails)
+          const failedAt = job.continueOnError ? -1 : verdicts.findIndex(Either.isLeft)
           const kept = failedAt < 0 ? verdicts : verdicts.slice(0, failedAt)
-          const results = kept.map((verdict, at) => verdict._tag === "Right" ? verdict.right : failedVerdict(emails[at]!, verdict.left))
-          yield* store.transaction(store.validationJobs.saveChunk(accountId, job.id, index, results))
+          pending.push({
+            index,
+            results: kept.map((verdict, at) => Either.isRight(verdict) ? verdict.right : failedVerdict(emails[at]!, verdict.left)),
+          })
           const failure = verdicts[failedAt]
-          if (failure !== undefined && failure._tag === "Left") {
-            yield* store.validationJobs.setState({
+          if (failure !== undefined && Either.isLeft(failure)) {
+            const completedAt = yield* now
+            yield* storePending(store.validationJobs.setState({
               ...job,
               status: "failed",
               startedAt,
-              completedAt: yield* now,
+              completedAt,
               error: { code: failure.left.code, message: failure.left.message, email: emails[failedAt]! },
-            })
+            }))
             return
           }
+          if ((yield* Clock.currentTimeMillis) - storedAt >= validationLimits.bulkProgressIntervalMs) yield* storePending(Effect.void)
         }
-        yield* store.validationJobs.setState({ ...job, status: "completed", startedAt, completedAt: yield* now, error: null })
+        const completedAt = yield* now
+        yield* storePending(store.validationJobs.setState({ ...job, status: "completed", startedAt, completedAt, error: null }))
       })
 
     yield* background.work(bulkValidationJob, (payload) => runBulk(payload.accountId as AccountId, payload.jobId), { concurrency: 2 })
@@ -130,7 +147,7 @@ export class AddressValidation extends Effect.Service<AddressValidation>()("@mai
     /** GET /emails/validate/bulk/{id}: the job and its progress, with its results once it finished. Results are not read
      *  while it runs: a client polling a job of 10,000 addresses would otherwise read them all on every poll. */
     const getBulk = method("AddressValidation.getBulk")(function* (account: Account, id: string) {
-      const job = yield* store.validationJobs.findById(account.id, id).pipe(orFailWith(() => new ValidationJobNotFound({ id })))
+      const job = yield* store.validationJobs.findProgress(account.id, id).pipe(orFailWith(() => new ValidationJobNotFound({ id })))
       const finished = job.status === "completed" || job.status === "failed"
       return { job, results: finished ? yield* store.validationJobs.results(account.id, job.id) : null } satisfies BulkValidation
     })

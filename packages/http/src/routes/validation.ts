@@ -1,7 +1,7 @@
 /** /v1/emails/validate: one address checked at once, and bulk validation as a job (202 with its id; GET
  *  /emails/validate/bulk/{id} reads its progress and results). Spec: sending "Endpoints" (Validate); the bulk answer
  *  is Mailroom's design (docs/validation.md). POST /emails/validate has its own rate (rate-limit.ts: 50 per second). */
-import { AddressValidation, type AddressVerdict, type BulkValidation, type ValidationJob } from "@mailroom/core"
+import { AddressValidation, type AddressVerdict, type BulkValidation, progressOf, type ValidationJobProgress } from "@mailroom/core"
 import { Effect } from "effect"
 import { Hono } from "hono"
 import { requireScope } from "../auth.js"
@@ -21,12 +21,12 @@ export const verdictBody = (verdict: AddressVerdict) => ({
 })
 
 /** A bulk job as the API shows it; `results` only when read (null until the job finished). */
-export const bulkJobBody = (job: ValidationJob, results?: ReadonlyArray<AddressVerdict> | null) => ({
+export const bulkJobBody = (job: ValidationJobProgress, results?: ReadonlyArray<AddressVerdict> | null) => ({
   id: job.id,
   status: job.status,
-  total: job.emails.length,
+  total: job.total,
   processed: job.processed,
-  progress: Math.floor((job.processed * 100) / job.emails.length),
+  progress: Math.floor((job.processed * 100) / job.total),
   extended: job.extended,
   timeout: job.timeoutMs,
   continueOnError: job.continueOnError,
@@ -52,7 +52,7 @@ export const validationRoutes = new Hono<MailroomEnv>()
   .post("/emails/validate/bulk", validate, (c) =>
     c.get("run")(Effect.gen(function* () {
       const body = yield* readJson<unknown>(c)
-      return c.json(ok(bulkJobBody(yield* (yield* AddressValidation).startBulk(c.get("account"), body))), 202)
+      return c.json(ok(bulkJobBody(progressOf(yield* (yield* AddressValidation).startBulk(c.get("account"), body)))), 202)
     })))
   .get("/emails/validate/bulk/:id", validate, (c) =>
     c.get("run")(Effect.gen(function* () {

@@ -43,6 +43,20 @@ export const validationJobTests = (it: StoreTester) => {
         expect(yield* validationJobs.results(other.id, job.id)).toEqual([])
       }))
 
+    it.effect("a job's progress reads as the job without its addresses, their count instead, only in its own account", () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const account = { id: yield* insertAccount }
+        const other = { id: yield* insertAccount }
+        const job = makeJob(account.id, ["a@x.example", "b@x.example", "c@x.example"])
+        yield* store.validationJobs.insert(job)
+        yield* store.transaction(store.validationJobs.saveChunk(account.id, job.id, 0, [verdict("a@x.example")]))
+        const { emails: _, ...rest } = job
+        expect(Option.getOrThrow(yield* store.validationJobs.findProgress(account.id, job.id))).toEqual({ ...rest, processed: 1, total: 3 })
+        expect(Option.isNone(yield* store.validationJobs.findProgress(other.id, job.id))).toBe(true)
+        expect(Option.isNone(yield* store.validationJobs.findProgress(account.id, "vjob_unknown"))).toBe(true)
+      }))
+
     it.effect("chunks count once each, whatever order they come in, and results follow the chunks' order", () =>
       Effect.gen(function* () {
         const store = yield* Store
