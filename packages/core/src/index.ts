@@ -299,3 +299,10 @@ export { releaseCacheKey } from "./domain/design.js"
 export type { CompiledContent as CompiledDesignContent } from "./domain/design.js"
 export { Designs, sampleValues } from "./services/designs.js"
 export type { DesignCaller, DesignPage } from "./services/designs.js"
+export {
+  CreateLegacyTemplateInput, LegacyTemplateListParams, legacyTemplateHeaders, legacyTemplateLimits,
+  RenderLegacyTemplateInput, TestLegacyTemplateInput, toLegacyTemplate, UpdateLegacyTemplateInput,
+} from "./domain/legacy-template.js"
+export type { LegacyTemplate } from "./domain/legacy-template.js"
+export { LegacyTemplates } from "./services/legacy-templates.js"
+export type { LegacyTemplatePage } from "./services/legacy-templates.js"
