@@ -4,13 +4,15 @@
  *  "Legacy template", "Legacy templates (deprecated)", "Versioning" 4. */
 import { Effect } from "effect"
 import type { Account } from "../domain/account.js"
-import { accountApplicationKey, type Design, type DesignId, releaseCacheKey } from "../domain/design.js"
+import {
+  accountApplicationKey, type Design, type DesignId, designLimits, oversizedBody, releaseCacheKey,
+} from "../domain/design.js"
 import {
   type CreateLegacyTemplateInput, createdDraft, hasLegacyBody, type LegacyTemplate, type LegacyTemplateListParams,
   matchesLegacySearch, type TestLegacyTemplateInput, toLegacyTemplate, type UpdateLegacyTemplateInput, updatedDraft,
 } from "../domain/legacy-template.js"
 import { offsetOf } from "../domain/paging.js"
-import { ValidationFailed } from "../errors.js"
+import { PayloadTooLarge, ValidationFailed } from "../errors.js"
 import { currentDate } from "../internal/time.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
@@ -37,6 +39,14 @@ export class LegacyTemplates extends Effect.Service<LegacyTemplates>()("@mailroo
     const method = yield* serviceMethod
 
     const callerOf = (account: Account): DesignCaller => ({ account, application: null, surface: "legacy" })
+
+    /** Each html or text body at most 1 MiB, named as the legacy body names it (the designs name `draft.html`). */
+    const checkBodies = (fields: { readonly html?: string | null | undefined; readonly text?: string | null | undefined }) => {
+      const oversized = oversizedBody(fields)
+      return oversized === undefined
+        ? Effect.void
+        : Effect.fail(new PayloadTooLarge({ limitBytes: designLimits.bodyBytes, field: oversized }))
+    }
 
     /** The account's legacy template: a design of the application key `account` with a live release. Any other design
      *  (another application's, or one never published) answers as not found. */
@@ -86,6 +96,7 @@ export class LegacyTemplates extends Effect.Service<LegacyTemplates>()("@mailroo
     /** POST /templates: a design whose id is also its key, published as release 1, in one transaction. */
     const create = method("LegacyTemplates.create")(function* (account: Account, input: CreateLegacyTemplateInput) {
       const caller = callerOf(account)
+      yield* checkBodies(input)
       const id = ids.make("design", yield* currentDate) as DesignId
       yield* store.transaction(Effect.gen(function* () {
         const design = yield* designs.create(
@@ -102,6 +113,7 @@ export class LegacyTemplates extends Effect.Service<LegacyTemplates>()("@mailroo
      *  themeId given binds that brand (null unbinds) before the publish, so the release records it. */
     const update = method("LegacyTemplates.update")(function* (account: Account, id: string, input: UpdateLegacyTemplateInput) {
       const caller = callerOf(account)
+      yield* checkBodies(input)
       yield* store.transaction(Effect.gen(function* () {
         const { design, release } = yield* live(account, id)
         const draft = updatedDraft(release.content, input)
