@@ -148,7 +148,8 @@ export { Mailer, MailerError } from "./ports/mailer.js"
 export { TemplateEngine, templateEngineTag } from "./ports/template-engine.js"
 export type {
   TemplateSource, PreparedTemplate, ReleaseContent, DeclaredVariable, DeclaredVariables, RenderMode, RenderValues,
-  RenderOptions, RenderedTemplate, TemplateSourceError, TemplateRenderError, TemplateEngineService,
+  RenderOptions, RenderedTemplate, TemplateSourceError, TemplateRenderError, TemplateEngineService, InlineContent,
+  RenderedInline,
 } from "./ports/template-engine.js"
 export { Dns, DnsError, DnsFailureKind, isNoSuchRecord, recordsOrNone } from "./ports/dns.js"
 export type { DnsService, LookupOptions, MxRecord } from "./ports/dns.js"
