@@ -148,7 +148,8 @@ export { Mailer, MailerError } from "./ports/mailer.js"
 export { TemplateEngine, templateEngineTag } from "./ports/template-engine.js"
 export type {
   TemplateSource, PreparedTemplate, ReleaseContent, DeclaredVariable, DeclaredVariables, RenderMode, RenderValues,
-  RenderOptions, RenderedTemplate, TemplateSourceError, TemplateRenderError, TemplateEngineService,
+  RenderOptions, RenderedTemplate, TemplateSourceError, TemplateRenderError, TemplateEngineService, InlineContent,
+  RenderedInline,
 } from "./ports/template-engine.js"
 export { Dns, DnsError, DnsFailureKind, isNoSuchRecord, recordsOrNone } from "./ports/dns.js"
 export type { DnsService, LookupOptions, MxRecord } from "./ports/dns.js"
@@ -300,3 +301,10 @@ export { releaseCacheKey } from "./domain/design.js"
 export type { CompiledContent as CompiledDesignContent } from "./domain/design.js"
 export { Designs, sampleValues } from "./services/designs.js"
 export type { DesignCaller, DesignPage } from "./services/designs.js"
+export {
+  CreateLegacyTemplateInput, LegacyTemplateListParams, legacyTemplateHeaders, legacyTemplateLimits,
+  RenderLegacyTemplateInput, TestLegacyTemplateInput, toLegacyTemplate, UpdateLegacyTemplateInput,
+} from "./domain/legacy-template.js"
+export type { LegacyTemplate } from "./domain/legacy-template.js"
+export { LegacyTemplates } from "./services/legacy-templates.js"
+export type { LegacyTemplatePage } from "./services/legacy-templates.js"

@@ -30,6 +30,7 @@ import { listRoutes } from "./routes/lists.js"
 import { publicRoutes } from "./routes/public.js"
 import { subscriptionRoutes } from "./routes/subscriptions.js"
 import { suppressionRoutes } from "./routes/suppressions.js"
+import { legacyTemplateGroup, legacyTemplatePaths, legacyTemplateRoutes } from "./routes/templates.js"
 import { topicRoutes } from "./routes/topics.js"
 import { validationRoutes } from "./routes/validation.js"
 import { webhookRoutes } from "./routes/webhooks.js"
@@ -50,6 +51,7 @@ const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   listRoutes,
   subscriptionRoutes,
   suppressionRoutes,
+  legacyTemplateRoutes,
   topicRoutes,
   validationRoutes,
   webhookRoutes,
@@ -189,6 +191,8 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
     app.use("/v1/reference", publicJson)
     app.route("/", apiReferenceRoutes({ page: true }))
   }
+  // The legacy /templates group: its headers go on every answer, a 401 or 429 of the middleware below included.
+  for (const path of legacyTemplatePaths) app.use(path, legacyTemplateGroup)
   app.use("/v1/*", authenticate(), perSecondRateLimit)
   for (const routes of v1Routes) app.route("/v1", routes)
 

@@ -156,6 +156,23 @@ describe("answers as the document describes them", () => {
       "/v1/domains/{id}")
   })
 
+  it("legacy templates, marked deprecated with their headers", async () => {
+    const { key } = await newAccount(app, { plan: "pro" })
+    const created = await call(app, "POST", "/v1/templates", { key, body: { name: "Welcome", subject: "Hi {{name}}", html: "<p>{{name}}</p>" } })
+    expect(created.status).toBe(201)
+    expect(answersAsDocumented("post", "/v1/templates", 201, created.json)._tag).toBe("Right")
+    const id = created.json.data.id as string
+    const page = await call(app, "GET", "/v1/templates", { key })
+    expect(answersAsDocumented("get", "/v1/templates", 200, page.json)._tag).toBe("Right")
+    const rendered = await call(app, "POST", `/v1/templates/${id}/render`, { key, body: { variables: {} } })
+    expect(answersAsDocumented("post", "/v1/templates/{id}/render", 200, rendered.json)._tag).toBe("Right")
+    const removed = await call(app, "DELETE", `/v1/templates/${id}`, { key })
+    expect(answersAsDocumented("delete", "/v1/templates/{id}", 200, removed.json)._tag).toBe("Right")
+    const operation = document.paths["/v1/templates/{id}"]!.get as { deprecated?: boolean; responses: Record<string, { headers?: Record<string, unknown> }> }
+    expect(operation.deprecated).toBe(true)
+    expect(Object.keys(operation.responses["200"]!.headers ?? {})).toEqual(["Deprecation", "Sunset", "Link"])
+  })
+
   it("an error answer matches the envelope of its status", async () => {
     const { key } = await newAccount(app)
     const missing = await call(app, "GET", "/v1/contacts/nope", { key })

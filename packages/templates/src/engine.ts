@@ -98,8 +98,11 @@ export const makeTemplateEngine = (options: TemplateEngineOptions = {}) =>
     const render: TemplateEngineService["render"] = (release, values, renderOptions) =>
       Effect.suspend(() => renderer.render(release, values, renderOptions))
 
+    const renderInline: TemplateEngineService["renderInline"] = (content, values, path) =>
+      Effect.suspend(() => renderer.renderInline(content, values, path))
+
     const handle: TemplateEngineHandle = {
-      service: { prepare, render },
+      service: { prepare, render, renderInline },
       compilations: renderer.compilations,
       cached: renderer.cached,
     }

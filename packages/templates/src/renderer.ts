@@ -2,7 +2,7 @@
  *  escaped in the html and kept in the subject and text, in the lenient, strict or legacy mode. Spec: sending rules 5
  *  and 6, "Design (Studio template)", "Legacy templates". */
 import {
-  htmlToText, type ReleaseContent, type RenderedTemplate, type RenderOptions, type RenderValues,
+  htmlToText, type InlineContent, type ReleaseContent, type RenderedInline, type RenderedTemplate, type RenderOptions, type RenderValues,
   type TemplateRenderError, ValidationFailed,
 } from "@mailroom/core"
 import { Either } from "effect"
@@ -86,6 +86,7 @@ export interface RendererOptions {
 
 export interface Renderer {
   readonly render: (release: ReleaseContent, values: RenderValues, options: RenderOptions) => Either.Either<RenderedTemplate, TemplateRenderError>
+  readonly renderInline: (content: InlineContent, values: RenderValues, path?: string) => Either.Either<RenderedInline, ValidationFailed>
   /** How many times a release was compiled since the renderer was made (for tests and metrics). */
   readonly compilations: () => number
   readonly cached: () => number
@@ -155,5 +156,23 @@ export const makeRenderer = (options: RendererOptions = {}): Renderer => {
       return { subject, html, text }
     })
 
-  return { render, compilations: () => compilations, cached: cache.size }
+  /** Inline content: each part compiled for this call, in the same environment, lenient, with no URL checks. */
+  const renderInline: Renderer["renderInline"] = (content, values, path = "content.") =>
+    Either.gen(function* () {
+      const part = (source: string, field: Part) =>
+        Either.try({
+          try: () => compilePart(source, field !== "html"),
+          catch: (error) => new ValidationFailed({ field: `${path}${field}`, detail: `is not a valid template: ${firstLine(error)}` }),
+        })
+      // The pipeline's values win over variables of the same names, as in renderContext.
+      const context = { ...values.variables, ...values.pipeline, ...(values.theme === undefined ? {} : { theme: values.theme }) }
+      const runPart = (template: Template, field: Part) =>
+        Either.mapLeft(run(template, context, field), (error) => new ValidationFailed({ field: `${path}${field}`, detail: error.detail }))
+      const subject = oneLine(yield* runPart(yield* part(content.subject, "subject"), "subject"))
+      const html = content.html === undefined ? undefined : yield* runPart(yield* part(content.html, "html"), "html")
+      const text = content.text === undefined ? htmlToText(html ?? "") : yield* runPart(yield* part(content.text, "text"), "text")
+      return { subject, html, text }
+    })
+
+  return { render, renderInline, compilations: () => compilations, cached: cache.size }
 }

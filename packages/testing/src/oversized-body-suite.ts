@@ -118,6 +118,8 @@ interface Case {
   readonly chunked?: boolean
   /** The spec's error body: the standard envelope, or `{ error }` for the CSV import. */
   readonly shape: "envelope" | "plain"
+  /** A legacy /templates route: the 413 carries the Deprecation, Sunset and Link headers. */
+  readonly deprecated?: boolean
 }
 
 const jsonFilling = (bytes: number) => Buffer.from(`{"email":"big@example.com","firstName":"${"x".repeat(bytes - 48)}"}`)
@@ -148,6 +150,14 @@ const cases: ReadonlyArray<Case> = [
   },
   { name: "8.1 MiB JSON to POST /emails/send", path: "/v1/emails/send", contentType: "application/json", body: jsonFilling(8.1 * mebibyte), shape: "envelope" },
   { name: "8.1 MiB JSON to POST /emails/batch", path: "/v1/emails/batch", contentType: "application/json", body: jsonFilling(8.1 * mebibyte), shape: "envelope" },
+  {
+    name: "8.1 MiB JSON to POST /templates/{id}/render", path: "/v1/templates/tpl_oversized/render",
+    contentType: "application/json", body: jsonFilling(8.1 * mebibyte), shape: "envelope", deprecated: true,
+  },
+  {
+    name: "9 MiB JSON to POST /templates, chunked", path: "/v1/templates", contentType: "application/json",
+    body: jsonFilling(9 * mebibyte), chunked: true, shape: "envelope", deprecated: true,
+  },
   { name: "5 MiB CSV to POST /contacts/import", path: "/v1/contacts/import", contentType: csv.contentType, body: csv.body, shape: "plain" },
 ]
 
@@ -241,6 +251,9 @@ export const oversizedBodySuite = (
           const answer = JSON.parse(outcome.body) as unknown
           if (testCase.shape === "plain") expect(answer).toEqual({ error: expect.stringMatching(/\S/) })
           else expect(answer).toMatchObject({ success: false, error: { code: "PAYLOAD_TOO_LARGE", fix_action: expect.any(String) } })
+          if (testCase.deprecated === true) {
+            expect(outcome.headers).toMatchObject({ deprecation: "true", sunset: "Fri, 30 Apr 2027 00:00:00 GMT" })
+          }
         }
       }, 120_000)
     })

@@ -93,6 +93,21 @@ export type TemplateSourceError =
 export type TemplateRenderError =
   | MissingTemplateVariables | UnknownTemplateVariables | MistypedTemplateVariables | ValidationFailed
 
+/** Content written into a send request (`content.subject`, `html`, `text`): rendered with the same engine, but not a
+ *  release: it is not cached, not markup-checked (it is the caller's own markup) and never strict. */
+export interface InlineContent {
+  readonly subject: string
+  readonly html?: string | undefined
+  readonly text?: string | undefined
+}
+
+export interface RenderedInline {
+  readonly subject: string
+  /** Undefined when the content has no html. */
+  readonly html: string | undefined
+  readonly text: string
+}
+
 export interface TemplateEngineService {
   /** Checks and compiles a draft's source: called when a draft is saved and when it is published, never per send.
    *  - size: the html (or MJML) source over 2 MiB fails with PayloadTooLarge (field `html`);
@@ -116,6 +131,15 @@ export interface TemplateEngineService {
     values: RenderValues,
     options: RenderOptions,
   ) => Effect.Effect<RenderedTemplate, TemplateRenderError>
+  /** Renders inline content (sending rule 6) in the lenient mode, with the environment, escaping and prototype rules of
+   *  `render`, compiled for this call only (no release cache entry). A part that does not compile or fails at run time
+   *  fails with ValidationFailed naming `${path}subject`, `${path}html` or `${path}text` (path default "content.").
+   *  Values that start a URL attribute are not checked here: the html around them is the caller's own. */
+  readonly renderInline: (
+    content: InlineContent,
+    values: RenderValues,
+    path?: string,
+  ) => Effect.Effect<RenderedInline, ValidationFailed>
 }
 
 export class TemplateEngine extends Context.Tag("@mailroom/core/TemplateEngine")<TemplateEngine, TemplateEngineService>() {}

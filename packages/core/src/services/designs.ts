@@ -26,6 +26,10 @@ import { serviceMethod } from "./tracing.js"
 export interface DesignCaller {
   readonly account: Account
   readonly application: { readonly key: string; readonly allowedSenders: ReadonlyArray<string> } | null
+  /** "legacy": the call comes through the deprecated /templates API, which is not a Studio route: the Micro plan gate
+   *  of the Studio routes does not apply (the plan's template count still does), and delete removes a template that
+   *  sent mail too (spec: "Legacy templates", DELETE: sends referencing it fail afterwards). Default "studio". */
+  readonly surface?: "studio" | "legacy" | undefined
 }
 
 export interface DesignPage {
@@ -59,7 +63,8 @@ export class Designs extends Effect.Service<Designs>()("@mailroom/core/Designs",
         })),
       )
 
-    const studio = (caller: DesignCaller) => checkStudioPlan(caller.account.plan)
+    const studio = (caller: DesignCaller) =>
+      caller.surface === "legacy" ? Effect.void : checkStudioPlan(caller.account.plan)
 
     /** Checks (and for MJML compiles) a draft's source; the refusals name what and where (400, or 413 past a size). */
     const prepare = (draft: DesignDraft) =>
@@ -85,7 +90,12 @@ export class Designs extends Effect.Service<Designs>()("@mailroom/core/Designs",
             : new RevisionConflict({ id: before.id, expected: before.revision, current: current.value.revision }))),
       )
 
-    const create = method("Designs.create")(function* (caller: DesignCaller, input: CreateDesignInput) {
+    /** `options.id`: the id the design takes (a legacy template's key is its id, so the caller picks it first). */
+    const create = method("Designs.create")(function* (
+      caller: DesignCaller,
+      input: CreateDesignInput,
+      options: { readonly id?: DesignId | undefined } = {},
+    ) {
       yield* studio(caller)
       const applicationKey = input.applicationKey ?? caller.application?.key ?? accountApplicationKey
       if (caller.application !== null && applicationKey !== caller.application.key) {
@@ -97,7 +107,7 @@ export class Designs extends Effect.Service<Designs>()("@mailroom/core/Designs",
       yield* prepare(draft)
       const at = yield* currentDate
       const design = newDesign({
-        id: ids.make("design", at) as DesignId,
+        id: options.id ?? ids.make("design", at) as DesignId,
         accountId: caller.account.id,
         applicationKey,
         key: input.key,
@@ -152,13 +162,14 @@ export class Designs extends Effect.Service<Designs>()("@mailroom/core/Designs",
       }))
     })
 
-    /** DELETE: only a template that never sent (messages name their template and release). */
+    /** DELETE: only a template that never sent (messages name their template and release); through the legacy API,
+     *  any template, after which sends naming it find no template. */
     const remove = method("Designs.remove")(function* (caller: DesignCaller, id: string) {
       yield* studio(caller)
       return yield* store.transaction(Effect.gen(function* () {
         const design = yield* find(caller, id)
         const sends = yield* store.designs.countSends(caller.account.id, design.id)
-        if (sends > 0) return yield* Effect.fail(new TemplateInUse({ id: design.id, sends }))
+        if (sends > 0 && caller.surface !== "legacy") return yield* Effect.fail(new TemplateInUse({ id: design.id, sends }))
         yield* store.designs.delete(caller.account.id, design.id)
         return { id: design.id, deleted: true as const }
       }))

@@ -54,6 +54,8 @@ export interface RouteDescription {
   readonly errors: ReadonlyArray<ErrorCode>
   /** The error body: the standard envelope, or CSV import's `{ error }`. */
   readonly errorShape?: "envelope" | "plain"
+  /** A deprecated route (the legacy /templates API): marked so in the document. */
+  readonly deprecated?: boolean
 }
 
 /** The envelope of every error answer (errors.ts, ErrorBody), for the given codes. */

@@ -6,6 +6,7 @@ import { JSONSchema, type Schema } from "effect"
 import { docsBaseUrl, fixActionByCode, importStatusByReason, statusByCode } from "../errors.js"
 import { type Access, allErrorCodes, ErrorEnvelope, PlainError, type RouteDescription, type Success } from "./describe.js"
 import { designRoutes } from "./designs.js"
+import { legacyTemplateRoutes } from "./legacy-templates.js"
 import { audienceRoutes } from "./routes-audience.js"
 import { platformRoutes } from "./routes-platform.js"
 import { referenceRoutes } from "./routes-reference.js"
@@ -13,7 +14,7 @@ import { validationRoutes } from "./validation.js"
 
 /** Every /v1 route, as the document describes it. */
 export const routeDescriptions: ReadonlyArray<RouteDescription> = [
-  ...audienceRoutes, ...platformRoutes, ...validationRoutes, ...designRoutes, ...referenceRoutes,
+  ...audienceRoutes, ...platformRoutes, ...validationRoutes, ...designRoutes, ...legacyTemplateRoutes, ...referenceRoutes,
 ]
 
 type Json = Record<string, unknown>
@@ -130,6 +131,7 @@ export const makeOpenApiDocument = (options: { readonly serverUrl?: string; read
     operationId: operationId(route),
     tags: [route.tag],
     summary: route.summary,
+    ...(route.deprecated === true ? { deprecated: true } : {}),
     description: [
       route.description,
       route.access === "public" ? "No API key: this route is public." : `Scope: \`${route.access.apiKey}\`.`,
