@@ -23,14 +23,38 @@ export interface SendableTemplate {
   readonly release: DesignRelease
 }
 
+/** Releases read recently, by account and release: a release never changes once written, so a kept copy is never
+ *  stale. It is only looked up after the design itself was read (status and live version always come from the Store),
+ *  so a deleted or retired template is never sent from it. */
+export const makeReleaseCache = (max = 1_000) => {
+  const kept = new Map<string, DesignRelease>()
+  return {
+    get: (accountId: AccountId, designId: string, version: number) => {
+      const key = `${accountId}/${designId}@${version}`
+      const release = kept.get(key)
+      if (release !== undefined) {
+        kept.delete(key)
+        kept.set(key, release)
+      }
+      return release
+    },
+    put: (release: DesignRelease) => {
+      kept.set(`${release.accountId}/${releaseCacheKey(release)}`, release)
+      if (kept.size > max) kept.delete(kept.keys().next().value!)
+    },
+  }
+}
+export type ReleaseCache = ReturnType<typeof makeReleaseCache>
+
 /** The caller's template and its live release: TEMPLATE_NOT_FOUND for an unknown id, another account's, or (for an
  *  application credential) another application's; TEMPLATE_RETIRED and TEMPLATE_NOT_PUBLISHED as sendableVersion
- *  decides. */
+ *  decides. The design is read every time; its release comes from `cache` when it holds it. */
 export const resolveSendable = (
   store: Store["Type"],
   accountId: AccountId,
   application: TemplateApplication,
   id: string,
+  cache?: ReleaseCache,
 ) =>
   Effect.gen(function* () {
     const found = yield* store.designs.findById(accountId, id)
@@ -39,8 +63,11 @@ export const resolveSendable = (
     }
     const design = found.value
     const version = yield* sendableVersion(design)
+    const cached = cache?.get(accountId, design.id, version)
+    if (cached !== undefined) return { design, release: cached } satisfies SendableTemplate
     const release = yield* store.designs.findRelease(accountId, design.id, version)
     if (Option.isNone(release)) return yield* Effect.fail(new TemplateNotFound({ id }))
+    cache?.put(release.value)
     return { design, release: release.value } satisfies SendableTemplate
   })
 
