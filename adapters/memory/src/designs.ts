@@ -70,6 +70,13 @@ export const makeDesignRepository = (db: MemoryDb, messages: MessageTable): Desi
     }),
     listReleases: (accountId, designId) => db.atomic(() =>
       releasesOf(accountId, designId).sort((a, b) => b.version - a.version).map(copy)),
+    sends: (accountId, designId, page) => db.atomic(() =>
+      [...messages.values()]
+        .filter((message) => message.accountId === accountId && message.content.template?.id === designId &&
+          (page.before === undefined || message.id < page.before))
+        .map((message) => message.id)
+        .sort((a, b) => (a < b ? 1 : a > b ? -1 : 0))
+        .slice(0, page.limit)),
     countSends: (accountId, designId) => db.atomic(() =>
       [...messages.values()].filter((message) => message.accountId === accountId && message.content.template?.id === designId).length),
   }

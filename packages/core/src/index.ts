@@ -17,7 +17,7 @@ export {
 export type { MailroomError, ErrorCode, ImportRejectionReason } from "./errors.js"
 
 export {
-  AccountId, Plan, Account, scopes, Scope, ApiKeyId, KeyMode, ApiKey, AppCredential, hasScope, CreateAccountBody,
+  AccountId, Plan, Account, scopes, Scope, ApiKeyId, KeyMode, ApiKey, AppCredential, hasScope, credentialKind, CreateAccountBody,
   UpdateAccountBody, CreateApiKeyBody, CreateAppCredentialBody,
 } from "./domain/account.js"
 export type { ActiveRoom, PlanLimits } from "./domain/account.js"
@@ -63,13 +63,13 @@ export type {
 } from "./domain/message.js"
 export type { ContentSource, CompiledContent, RenderedContent } from "./domain/render.js"
 export { htmlToText } from "./domain/render.js"
-export { recipientMessageId } from "./domain/outgoing.js"
+export { recipientMessageId, pipelineValues } from "./domain/outgoing.js"
 export type { UnsubscribeLinks, OutgoingInput } from "./domain/outgoing.js"
 export {
   deferralDelays, gaveUp, classifyDsnRecipient, isComplaint, parseRecipientMessageId,
 } from "./domain/delivery-outcome.js"
 export type { BounceType, DeliveryVerdict, DsnRecipientFields, RecipientResolution } from "./domain/delivery-outcome.js"
-export { emailEvent } from "./domain/email-event.js"
+export { emailEvent, eventTemplate } from "./domain/email-event.js"
 export type { EmailEventType, EmailEventInput } from "./domain/email-event.js"
 export { RecipientStatus, StoredContent, toStoredMessage } from "./domain/message-record.js"
 export type {
@@ -191,7 +191,9 @@ export { Idempotency, requestFingerprint } from "./services/idempotency.js"
 export type { IdempotentResponse, IdempotentRequest } from "./services/idempotency.js"
 export { Messages } from "./services/messages.js"
 export type { MessageDetails } from "./services/messages.js"
-export { Sending, SendingConfig, SendResult, BatchResult, ScheduleResult } from "./services/sending.js"
+export { Sending, SendingConfig, SendResult, BatchResult, ScheduleResult, DesignSendInput } from "./services/sending.js"
+export { renderRelease, resolveSendable, undeliverableReason } from "./services/template-sends.js"
+export type { SendableTemplate, TemplateApplication, TemplateValues } from "./services/template-sends.js"
 export type { CancelResult, SendOptions } from "./services/sending.js"
 export { servicesLayer } from "./services/layer.js"
 export { Background, BackgroundConfig } from "./services/background.js"
@@ -297,7 +299,7 @@ export {
   CreateDesignInput, ReplaceDraftInput, PublishInput, RollbackInput, LifecycleInput, BindBrandInput, PreviewInput,
   DesignListFilters,
 } from "./domain/design-input.js"
-export { releaseCacheKey } from "./domain/design.js"
+export { releaseCacheKey, renderModeOf, releaseTheme, subjectOverride, checkAllowedSender } from "./domain/design.js"
 export type { CompiledContent as CompiledDesignContent } from "./domain/design.js"
 export { Designs, sampleValues } from "./services/designs.js"
 export type { DesignCaller, DesignPage } from "./services/designs.js"

@@ -2,7 +2,7 @@
  *  "Authentication" (codes UNAUTHORIZED and INVALID_CREDENTIALS). The one credential is `Authorization: Bearer <key>`;
  *  query strings, cookies, Proxy-Authorization and bodies are never read for one. */
 import {
-  Accounts, hasScope, InvalidCredentials, type Scope, ScopeInsufficient, Unauthorized,
+  Accounts, credentialKind, hasScope, InvalidCredentials, type Scope, ScopeInsufficient, Unauthorized,
 } from "@mailroom/core"
 import { type Clock, Effect, Exit } from "effect"
 import type { Context } from "hono"
@@ -80,6 +80,14 @@ export const authenticate = () => {
     }
     const outcome = await guardAttempt(c, async () => {
       if (credential.kind !== "bearer") return errorResponse(refusalOf(credential, "API_KEY"))
+      if (credentialKind(credential.token) === "app" && isTemplateApi(c.req.path)) {
+        const exit = await c.get("runExit")(Effect.flatMap(Accounts, (accounts) => accounts.authenticateApplication(credential.token)))
+        if (Exit.isFailure(exit)) return c.get("answerFailure")(exit.cause)
+        c.set("account", exit.value.account)
+        c.set("apiKey", exit.value.apiKey)
+        c.set("application", exit.value.application)
+        return true
+      }
       // Accounts.authenticate refuses a token that is no key Mailroom could have issued before any lookup.
       const exit = await c.get("runExit")(Effect.gen(function* () {
         const accounts = yield* Accounts
@@ -95,6 +103,10 @@ export const authenticate = () => {
     await next()
   })
 }
+
+/** The routes an application credential (svc_app_) reaches: the template API, /designs and /capabilities. Spec:
+ *  sending "Authentication" 3 and 6. Anywhere else it answers 401 INVALID_CREDENTIALS. */
+export const isTemplateApi = (path: string): boolean => /^\/v1\/(designs|capabilities)(\/|$)/.test(path)
 
 /** 403 SCOPE_INSUFFICIENT unless the caller's key has `scope`. Full-access keys hold every scope. */
 export const requireScope = (scope: Scope) =>

@@ -1,5 +1,7 @@
 /** The Hono environment every Mailroom route shares: the request's runner, its caller and its limits. */
-import type { Account, ApiKey, Ids, Mailer, MailroomError, MailroomServices, Store, TemplateEngine } from "@mailroom/core"
+import type {
+  Account, ApiKey, Ids, Mailer, MailroomError, MailroomServices, Store, TemplateApplication, TemplateEngine,
+} from "@mailroom/core"
 import type { Cause, Effect, Exit } from "effect"
 import type { ErrorShape } from "./errors.js"
 import type { RateLimiters } from "./rate-limit.js"
@@ -42,5 +44,8 @@ export interface MailroomEnv {
     /** Set by the API-key middleware on /v1 routes. */
     readonly account: Account
     readonly apiKey: ApiKey
+    /** Set when the caller is an application credential (svc_app_, template API only): its application and allowed
+     *  senders. Unset for API keys. */
+    readonly application: TemplateApplication
   }
 }

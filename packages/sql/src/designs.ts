@@ -4,7 +4,7 @@
 import type { SqlClient } from "@effect/sql"
 import {
   AccountId, type Design, DesignAlreadyExists, DesignId, type DesignRelease, type DesignRepository, DesignStatus,
-  engineTag, type StoreError, type VariablesSchema,
+  engineTag, type MessageId, type StoreError, type VariablesSchema,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
 import { EpochMillis, IntegerColumn, JsonColumn, toJson, toMillis, toMillisOrNull } from "./internal/columns.js"
@@ -214,6 +214,13 @@ export const makeDesignRepository = (sql: SqlClient.SqlClient): DesignRepository
       Effect.flatMap(decodeReleases), Effect.map((rows) => rows.map(releaseFromRow)), orStoreError("designs.listReleases"),
     ),
 
+  sends: (accountId, designId, page) =>
+    sql<{ readonly id: MessageId }>`SELECT id FROM messages WHERE account_id = ${accountId} AND template_id = ${designId}
+      ${page.before === undefined ? sql`` : sql`AND id < ${page.before}`}
+      ORDER BY id DESC LIMIT ${page.limit}`.pipe(
+      Effect.map((rows) => rows.map((row) => row.id)),
+      orStoreError("designs.sends"),
+    ),
   countSends: (accountId, designId) =>
     sql`SELECT COUNT(*) AS total FROM messages WHERE account_id = ${accountId} AND template_id = ${designId}`.pipe(
       Effect.flatMap(decodeTotal), Effect.map((rows) => rows[0]?.total ?? 0), orStoreError("designs.countSends"),

@@ -226,7 +226,7 @@ export const sendingAcceptSuite = <E>(backend: string, storeLayer: Layer.Layer<S
         }))
 
       it.effect.each([
-        ["a template", body({ content: { templateId: "tpl_1" } }), "VALIDATION_ERROR", "content.templateId"],
+        ["html beside a template", body({ content: { templateId: "tpl_1", html: "<p>x</p>" } }), "VALIDATION_ERROR", "content.html"],
         ["CR in an address", body({ to: addresses("ada@example.org\r") }), "VALIDATION_ERROR", "to.0.email"],
         ["LF in a name", body({ cc: [{ email: "b@example.org", name: "B\nBcc: x@evil.example" }] }), "VALIDATION_ERROR", "cc.0.name"],
         ["LF in the subject", body({ content: { subject: "Hi\nBcc: x@evil.example", text: "x" } }), "VALIDATION_ERROR", "content.subject"],

@@ -150,7 +150,7 @@ export const subscriptionsSuite = <E>(backend: string, storeLayer: Layer.Layer<S
             [{ email, consent: { text: "t".repeat(2001) } }, "VALIDATION_ERROR", "consent.text"],
             [{ email, consent: { ip: "1.2.3.4", extra: 1 } }, "VALIDATION_ERROR", "consent.extra"],
             [{ email, redirectUrl: "http://example.com/" }, "VALIDATION_ERROR", "redirectUrl"],
-            [{ email, doubleOptIn: true, confirmationTemplateId: "tpl_1" }, "VALIDATION_ERROR", "confirmationTemplateId"],
+            [{ email, doubleOptIn: true, confirmationTemplateId: "tpl_1" }, "TEMPLATE_NOT_FOUND", undefined],
             [{ email: "ada@bücher.example" }, "VALIDATION_ERROR", "email"],
             [{ email, listIds: [foreign.list] }, "LIST_NOT_FOUND", undefined],
             [{ email, topicIds: [foreign.topic] }, "TOPIC_NOT_FOUND", undefined],

@@ -4,10 +4,10 @@
  *  "Designs (template API)", "Limits" (Studio templates) and "Legacy templates" (sizes). */
 import { Either, Schema } from "effect"
 import { type AccountId, type Plan, planLimits } from "./account.js"
-import { PlanUpgradeRequired } from "../errors.js"
+import { PlanUpgradeRequired, ValidationFailed } from "../errors.js"
 import { type PreparedTemplate, templateEngineTag } from "../ports/template-engine.js"
 import {
-  RevisionConflict, TemplateLimitReached, TemplateNotPublished, TemplateRetired,
+  RevisionConflict, SenderNotAllowed, TemplateLimitReached, TemplateNotPublished, TemplateRetired,
 } from "../template-errors.js"
 
 export const DesignId = Schema.String.pipe(Schema.brand("DesignId"))
@@ -310,6 +310,44 @@ export const sendableVersion = (design: Design): Either.Either<number, TemplateN
   return Either.right(design.liveVersion)
 }
 
+/** How a design renders its variables: account templates leniently (missing renders empty, extra ignored),
+ *  application templates strictly (required present, unknown refused). Spec: the account/application table. Previews
+ *  and sends both ask this. */
+export const renderModeOf = (design: Pick<Design, "applicationKey">): "lenient" | "strict" =>
+  isApplicationTemplate(design) ? "strict" : "lenient"
+
+/** The brand a release renders `{{theme.*}}` from. Application templates use the brand frozen into the release; account
+ *  templates read their bound brand live, and until brand records exist there is nothing live to read (undefined). */
+export const releaseTheme = (release: Pick<DesignRelease, "brand">): Readonly<Record<string, unknown>> | undefined =>
+  typeof release.brand === "object" && release.brand !== null && !Array.isArray(release.brand)
+    ? release.brand as Readonly<Record<string, unknown>>
+    : undefined
+
+/** The subject a send by template uses: the release's, or for an account template (legacy templates among them) the
+ *  request's `content.subject` when given. Spec: sending rule 5. An application template's subject is its release's
+ *  alone, so a request subject is refused rather than ignored. */
+export const subjectOverride = (
+  design: Pick<Design, "applicationKey">,
+  requested: string | undefined,
+  field = "content.subject",
+): Either.Either<string | undefined, ValidationFailed> =>
+  requested === undefined || !isApplicationTemplate(design)
+    ? Either.right(requested)
+    : Either.left(new ValidationFailed({
+      field,
+      detail: "an application template's subject comes from its release; omit content.subject",
+    }))
+
+/** The sender rule of the account/application table: an application credential sends only from one of its allowed
+ *  senders (compared without case); an account key may choose any sender its sending domains allow. */
+export const checkAllowedSender = (
+  application: { readonly allowedSenders: ReadonlyArray<string> } | null,
+  from: string,
+): Either.Either<void, SenderNotAllowed> =>
+  application === null || application.allowedSenders.some((allowed) => allowed.toLowerCase() === from.toLowerCase())
+    ? Either.void
+    : Either.left(new SenderNotAllowed({ from, allowed: application.allowedSenders }))
+
 /** Studio routes need the Micro plan or above. Spec: "What the service does" and "Limits" (none below Micro). */
 export const checkStudioPlan = (plan: Plan): Either.Either<void, PlanUpgradeRequired> =>
   planLimits[plan].studioTemplates === 0
@@ -348,7 +386,7 @@ export const matchesDesignQuery = (design: Design, query: DesignQuery): boolean 
 
 /** The opaque cursor of GET /designs: the last id of a page, base64url, so clients do not build it themselves. */
 export const encodeCursor = (id: string): string => Buffer.from(id, "utf8").toString("base64url")
-export const decodeCursor = (cursor: string): string | undefined => {
+export const decodeCursor = (cursor: string, prefix = "tpl"): string | undefined => {
   const id = Buffer.from(cursor, "base64url").toString("utf8")
-  return /^tpl_[0-9a-z_]+$/.test(id) ? id : undefined
+  return new RegExp(`^${prefix}_[0-9a-z_]+$`).test(id) ? id : undefined
 }

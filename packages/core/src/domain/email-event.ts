@@ -21,7 +21,15 @@ export interface EmailEventInput {
   /** Why a recipient was dropped (DUPLICATE_RECIPIENT, a send-time filter reason, …). */
   readonly reason?: string | undefined
   readonly metadata: Readonly<Record<string, unknown>> | null
+  /** The template and release version of a message sent by template: `details.template` of every email.* event. */
+  readonly template?: { readonly id: string; readonly version: number } | undefined
 }
+
+/** The template a stored message names, as its events carry it: id and version only. */
+export const eventTemplate = (
+  template: { readonly id: string; readonly version: number } | undefined,
+): { readonly id: string; readonly version: number } | undefined =>
+  template === undefined ? undefined : { id: template.id, version: template.version }
 
 /** The status word of each event, as the envelope's `status` field carries it. */
 export const emailEventStatus: Record<EmailEventType, string> = {
@@ -52,5 +60,6 @@ export const emailEvent = (input: EmailEventInput): DomainEvent => ({
     ...(input.bounceReason === undefined ? {} : { bounceReason: input.bounceReason }),
     ...(input.reason === undefined ? {} : { reason: input.reason }),
     ...(input.metadata === null ? {} : { metadata: input.metadata }),
+    ...(input.template === undefined ? {} : { template: input.template }),
   },
 })

@@ -39,8 +39,13 @@ export const StoredContent = Schema.Struct({
     field: Schema.Literal("to", "cc", "bcc"),
     index: Schema.Number,
   })),
-  /** The template and release version a send by templateId used (absent for inline content). */
-  template: Schema.optional(Schema.Struct({ id: Schema.String, version: Schema.Number })),
+  /** The template and release version a send by templateId used (absent for inline content); see TemplateUse. */
+  template: Schema.optional(Schema.Struct({
+    id: Schema.String,
+    version: Schema.Number,
+    subject: Schema.optional(Schema.String),
+    variables: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  })),
 })
 export type StoredContent = typeof StoredContent.Type
 
@@ -128,6 +133,7 @@ export const toStoredMessage = (input: {
       track: message.track,
       variables: message.variables,
       duplicates: envelope.duplicates,
+      template: message.template,
     },
     recipients: envelope.recipients.map((recipient, position) => ({
       position,

@@ -251,9 +251,10 @@ export const planEnvelope = (
 
 const utf8Bytes = (text: string) => Buffer.byteLength(text, "utf8")
 
-/** The content rules that a Schema cannot name well: body sizes (413 beyond 1 MiB each), templateId (which answers
- *  VALIDATION_ERROR until templates exist in Mailroom), at least one of html or text, and the subject (required
- *  unless a template gives one, so always for now). */
+/** The content rules that a Schema cannot name well: body sizes (413 beyond 1 MiB each), at least one of html, text or
+ *  templateId, and the subject (required unless a template gives one). A template send takes its bodies from the
+ *  template's live release, so html and text beside templateId are refused rather than silently dropped. Spec:
+ *  "Shared types" (Content) and sending rule 5. */
 export const checkContent = (content: Content, path = "content."): Either.Either<void, ValidationFailed | PayloadTooLarge> => {
   for (const part of ["html", "text"] as const) {
     const body = content[part]
@@ -262,10 +263,16 @@ export const checkContent = (content: Content, path = "content."): Either.Either
     }
   }
   if (content.templateId !== undefined) {
-    return Either.left(new ValidationFailed({
-      field: `${path}templateId`,
-      detail: "sending with a template is not available yet; send subject with html or text instead",
-    }))
+    if (content.templateId === "") {
+      return Either.left(new ValidationFailed({ field: `${path}templateId`, detail: "must not be empty" }))
+    }
+    const inline = (["html", "text"] as const).find((part) => content[part] !== undefined)
+    return inline === undefined
+      ? Either.void
+      : Either.left(new ValidationFailed({
+        field: `${path}${inline}`,
+        detail: "a send by templateId takes its html and text from the template's live release; omit html and text",
+      }))
   }
   if (content.html === undefined && content.text === undefined) {
     return Either.left(new ValidationFailed({ field: `${path}html`, detail: "give at least one of html, text or templateId" }))
@@ -330,6 +337,20 @@ export interface AcceptedMessage {
   readonly stream: Stream
   readonly topicId: string | null
   readonly track: boolean
+  /** The template a send by templateId names, as the request gave it (resolved by the Sending service). */
+  readonly templateId?: string | undefined
+  /** The template and release a send by templateId uses, once resolved; see TemplateUse. */
+  readonly template?: TemplateUse | undefined
+}
+
+/** What a message sent by template records: the template, the release version it renders (the live one when it was
+ *  accepted), the subject given in the request that overrides the template's (account templates only), and, for
+ *  POST /designs/{id}/send, the variables when they are not all strings (the message's `variables` otherwise). */
+export interface TemplateUse {
+  readonly id: string
+  readonly version: number
+  readonly subject?: string | undefined
+  readonly variables?: Readonly<Record<string, unknown>> | undefined
 }
 
 type SharedFields = Omit<AcceptedMessage, "envelope" | "variables">
@@ -342,7 +363,8 @@ const common = (input: SendInput | BatchInput): Either.Either<SharedFields, Vali
     return {
       from: input.from,
       replyTo: input.replyTo,
-      subject: input.content.subject!,
+      // A template send's subject is the rendered template subject, set once the template is resolved.
+      subject: input.content.subject ?? "",
       html: input.content.html,
       text: input.content.text,
       attachments: [...(input.content.attachments ?? []), ...(input.attachments ?? [])],
@@ -352,6 +374,7 @@ const common = (input: SendInput | BatchInput): Either.Either<SharedFields, Vali
       stream,
       topicId,
       track: isTracked(stream, input.track),
+      templateId: input.content.templateId,
     }
   })
 
@@ -371,6 +394,7 @@ const acceptedMessage = (shared: SharedFields, envelope: Envelope, variables: Va
   stream: shared.stream,
   topicId: shared.topicId,
   track: shared.track,
+  templateId: shared.templateId,
   envelope,
   variables,
 })

@@ -5,7 +5,7 @@ import { Either } from "effect"
 import { ValidationFailed } from "../errors.js"
 import type { MailAddress, OutgoingMessage } from "../ports/mailer.js"
 import type { AcceptedMessage, EmailAddressInput } from "./message.js"
-import { compileContent, renderContent, type CompiledContent } from "./render.js"
+import { compileContent, renderContent, type CompiledContent, type RenderedContent } from "./render.js"
 
 /** The links a marketing message carries for one recipient: made by the consent engine's Tokens service. */
 export interface UnsubscribeLinks {
@@ -31,6 +31,9 @@ export interface OutgoingInput {
   readonly unsubscribe?: UnsubscribeLinks | undefined
   /** The content compiled once for every recipient; compiled here when absent. */
   readonly compiled?: CompiledContent | undefined
+  /** The content already rendered for this recipient (a message sent by template, rendered by the TemplateEngine
+   *  with the same pipeline values): used as it is, and `compiled` is ignored. */
+  readonly rendered?: RenderedContent | undefined
   /** Recipients the message no longer goes to (dropped at acceptance or at delivery: suppressed, opted out). They are
    *  left out of the To: and Cc: headers as they are out of the envelope. */
   readonly dropped?: ReadonlySet<string> | undefined
@@ -51,6 +54,16 @@ export const listUnsubscribeHeaders = (links: UnsubscribeLinks): Record<string, 
   "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
 })
 
+/** The values the pipeline fills in a recipient's mail: {{unsubscribe_url}} and {{preferences_url}} in marketing mail
+ *  (none in transactional mail). They win over variables of the same names. */
+export const pipelineValues = (links: UnsubscribeLinks | undefined): Record<string, string> =>
+  links === undefined
+    ? {}
+    : {
+      unsubscribe_url: links.unsubscribeUrl,
+      ...(links.preferencesUrl === undefined ? {} : { preferences_url: links.preferencesUrl }),
+    }
+
 /** Builds the submission for one recipient: rendered content ({{unsubscribe_url}} and {{preferences_url}} in marketing
  *  mail, which win over variables of the same names), headers, envelope. Fails when the content does not render. */
 export const buildOutgoing = (input: OutgoingInput): Either.Either<OutgoingMessage, ValidationFailed> =>
@@ -63,16 +76,11 @@ export const buildOutgoing = (input: OutgoingInput): Either.Either<OutgoingMessa
     if (message.stream === "marketing" && input.unsubscribe === undefined) {
       return yield* Either.left(new ValidationFailed({ detail: "marketing mail needs the recipient's unsubscribe links" }))
     }
-    const compiled = input.compiled ?? (yield* compileContent(message))
     const links = message.stream === "marketing" ? input.unsubscribe : undefined
-    const variables = links === undefined
-      ? message.variables
-      : {
-        ...message.variables,
-        unsubscribe_url: links.unsubscribeUrl,
-        ...(links.preferencesUrl === undefined ? {} : { preferences_url: links.preferencesUrl }),
-      }
-    const rendered = yield* renderContent(compiled, variables)
+    const rendered = input.rendered ?? (yield* renderContent(
+      input.compiled ?? (yield* compileContent(message)),
+      { ...message.variables, ...pipelineValues(links) },
+    ))
     const headerRecipients = (field: "to" | "cc") =>
       message.envelope.recipients.filter((r) => r.field === field && input.dropped?.has(r.email) !== true).map((r) => address(r))
     const to = headerRecipients("to")

@@ -24,6 +24,8 @@ import {
 import { Ids } from "../ports/ids.js"
 import { Mailer } from "../ports/mailer.js"
 import { Store } from "../ports/store.js"
+import { TemplateEngine } from "../ports/template-engine.js"
+import { renderRelease, type SendableTemplate } from "../services/template-sends.js"
 import { SendingPause } from "../services/sending-pause.js"
 import { SubscriptionsConfig } from "../services/subscriptions-config.js"
 import { Tokens } from "../services/tokens.js"
@@ -42,19 +44,21 @@ const confirmationTemplate = Either.getOrThrow(compileContent(defaultConfirmatio
 const isDuplicateContact = (error: unknown) =>
   typeof error === "object" && error !== null && (error as { readonly _tag?: unknown })._tag === "DuplicateContact"
 
-/** The body of a subscribe call, checked: the schema's limits, and no `confirmationTemplateId` until stored
- *  templates exist. */
-export const decodeSubscribeInput = (fields: typeof SubscribeInput.Encoded) =>
-  Effect.gen(function* () {
-    const input = yield* decodeInput(SubscribeInput, fields)
-    if (input.confirmationTemplateId !== undefined) {
-      return yield* Effect.fail(new ValidationFailed({
-        field: "confirmationTemplateId",
-        detail: "stored templates are not available yet; leave it out to send the default confirmation mail",
-      }))
-    }
-    return input
-  })
+/** The body of a subscribe call, checked against the schema's limits. */
+export const decodeSubscribeInput = (fields: typeof SubscribeInput.Encoded) => decodeInput(SubscribeInput, fields)
+
+/** The values a confirmation template may read: `{{first_name}}`, `{{last_name}}` and `{{email}}` (and the pipeline's
+ *  `{{confirm_url}}`). Spec: audience "POST /subscriptions", confirmationTemplateId. Only the names the release reads
+ *  or declares are given, so that a strict (application) template is never handed a variable it does not know. */
+export const confirmationValues = (contact: Pick<Contact, "firstName" | "lastName" | "email">, template: SendableTemplate) => {
+  const known = new Set([...template.release.compiled.variables, ...Object.keys(template.release.content.variables)])
+  const all: Record<string, string> = {
+    first_name: contact.firstName ?? "",
+    last_name: contact.lastName ?? "",
+    email: contact.email,
+  }
+  return Object.fromEntries(Object.entries(all).filter(([name]) => known.has(name)))
+}
 
 /** The answer of a subscribe call (POST /subscriptions's data), once its mail went or not. */
 export interface SubscribeResult {
@@ -207,16 +211,18 @@ export const subscriptionSteps = Effect.gen(function* () {
 
   /** Sends the confirmation mail unless sending is paused; true when the relay took it (accepted, deferred for a
    *  later try, or unknown after DATA). A failure is logged without the address and answers false. */
-  const sendConfirmation = (account: Account, contact: Contact, url: string) =>
+  const sendConfirmation = (account: Account, contact: Contact, url: string, template?: SendableTemplate) =>
     Effect.gen(function* () {
       if (yield* pause.isPaused(account.id)) return false
       const config = yield* SubscriptionsConfig
-      const rendered = renderContent(confirmationTemplate, {
-        confirm_url: url,
-        first_name: contact.firstName ?? "",
-        last_name: contact.lastName ?? "",
-        email: contact.email,
-      })
+      const rendered = template === undefined
+        ? renderContent(confirmationTemplate, {
+          confirm_url: url,
+          first_name: contact.firstName ?? "",
+          last_name: contact.lastName ?? "",
+          email: contact.email,
+        })
+        : yield* renderConfirmation(contact, url, template)
       if (Either.isLeft(rendered)) return false
       const mailer = yield* Mailer
       const result = yield* Effect.either(mailer.send({
@@ -233,6 +239,20 @@ export const subscriptionSteps = Effect.gen(function* () {
         return false
       }
       return result.right.recipients.some((outcome) => outcome.status !== "bounced")
+    })
+
+  /** The account's own confirmation template rendered for the contact, with `{{confirm_url}}` filled by the pipeline. A
+   *  template that does not render (a strict template requiring a variable the call cannot give) sends nothing. */
+  const renderConfirmation = (contact: Contact, url: string, template: SendableTemplate) =>
+    Effect.gen(function* () {
+      const engine = yield* Effect.serviceOption(TemplateEngine)
+      if (Option.isNone(engine)) return yield* Effect.dieMessage("a confirmation template needs the TemplateEngine")
+      const rendered = yield* Effect.either(renderRelease(template, {
+        variables: confirmationValues(contact, template),
+        pipeline: { confirm_url: url },
+      }).pipe(Effect.provideService(TemplateEngine, engine.value)))
+      if (Either.isLeft(rendered)) yield* Effect.logWarning("confirmation template did not render", rendered.left.message)
+      return rendered
     })
 
   /** A fresh confirmation for the contact: a new nonce and link, valid 7 days from now. */
@@ -372,11 +392,12 @@ export const subscriptionSteps = Effect.gen(function* () {
   const commitAndMail = <A extends { readonly contact: Contact; readonly mail: string | undefined }, E, R>(
     account: Account,
     write: Effect.Effect<A, E, R>,
+    template?: SendableTemplate,
   ) =>
     Effect.gen(function* () {
       const transaction = store.transaction(write)
       const written = yield* Effect.catchIf(transaction, (error) => isDuplicateContact(error), () => transaction)
-      const confirmationSent = written.mail === undefined ? false : yield* sendConfirmation(account, written.contact, written.mail)
+      const confirmationSent = written.mail === undefined ? false : yield* sendConfirmation(account, written.contact, written.mail, template)
       return { written, confirmationSent }
     })
 

@@ -3,6 +3,7 @@
 import type { Effect, Option } from "effect"
 import type { AccountId } from "../domain/account.js"
 import type { Design, DesignId, DesignQuery, DesignRelease } from "../domain/design.js"
+import type { MessageId } from "../domain/message.js"
 import type { StoreError } from "../errors.js"
 import type { DesignAlreadyExists } from "../template-errors.js"
 
@@ -33,6 +34,13 @@ export interface DesignRepository {
   readonly findRelease: (accountId: AccountId, designId: string, version: number) => Effect.Effect<Option.Option<DesignRelease>, StoreError>
   /** Every release of the account's design, newest version first. */
   readonly listReleases: (accountId: AccountId, designId: string) => Effect.Effect<ReadonlyArray<DesignRelease>, StoreError>
+  /** Ids of the account's messages sent with the design (accepted and scheduled ones included), newest first (ids
+   *  sort by creation time), only those whose id sorts before `before` when it is given, at most `limit`. */
+  readonly sends: (
+    accountId: AccountId,
+    designId: string,
+    page: { readonly before?: string | undefined; readonly limit: number },
+  ) => Effect.Effect<ReadonlyArray<MessageId>, StoreError>
   /** How many messages the account has sent with the design (accepted ones included). */
   readonly countSends: (accountId: AccountId, designId: string) => Effect.Effect<number, StoreError>
 }

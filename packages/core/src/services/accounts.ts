@@ -13,6 +13,9 @@ import { serviceMethod } from "./tracing.js"
 import { displayPrefix, hashCredential } from "../internal/hash.js"
 import { currentDate } from "../internal/time.js"
 
+/** What an application credential may do: read and change its application's templates, and send them. */
+const applicationScopes = ["templates:read", "templates:write", "emails:send"] as const
+
 /** The inputs of the operator API, as callers pass them; each method decodes its input with the schema. */
 export type CreateAccountInput = typeof CreateAccountBody.Encoded
 export type UpdateAccountInput = typeof UpdateAccountBody.Encoded
@@ -212,13 +215,34 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
         return yield* exit
       })
 
+    /** The account and application credential behind a `svc_app_` bearer value: for the template API only (the HTTP
+     *  layer asks this on /designs and /capabilities). The credential acts as a key with the template scopes and
+     *  `emails:send` (for POST /designs/{id}/send), limited to its application and allowed senders. Spec: sending
+     *  "Authentication" 3. Not cached: each request reads the credential. */
+    const authenticateApplication = method("Accounts.authenticateApplication")(function* (bearer: string) {
+      if (credentialKind(bearer) !== "app") {
+        return yield* Effect.fail(new InvalidCredentials({ detail: "the application credential is malformed: svc_app_ followed by 48 hex digits" }))
+      }
+      const credential = yield* store.appCredentials.findByHash(hashCredential(bearer))
+      if (Option.isNone(credential)) return yield* Effect.fail(new InvalidCredentials({ detail: "the application credential is not valid" }))
+      const account = yield* store.accounts.findById(credential.value.accountId)
+      if (Option.isNone(account)) return yield* Effect.fail(new InvalidCredentials({ detail: "the application credential is not valid" }))
+      const { id, accountId, prefix, hash, createdAt, applicationKey, allowedSenders } = credential.value
+      const apiKey: ApiKey = {
+        id: id as ApiKeyId, accountId, name: null, mode: "live", prefix, hash, createdAt, revokedAt: null,
+        scopes: applicationScopes,
+      }
+      return { account: account.value, apiKey, application: { key: applicationKey, allowedSenders } }
+    })
+
     /** The signing secret: MAILROOM_SECRET when the host passes one, otherwise generated once and kept in settings. */
     const secret = config.secret !== undefined && config.secret !== ""
       ? Effect.succeed(config.secret)
       : store.settings.getOrInsert(secretSetting, ids.token(32))
 
     return {
-      create, get, update, createApiKey, revokeApiKey, createAppCredential, authenticate, cachedAuthentication, secret,
+      create, get, update, createApiKey, revokeApiKey, createAppCredential, authenticate, authenticateApplication,
+      cachedAuthentication, secret,
     } as const
   }),
 }) {}

@@ -7,7 +7,7 @@ import { type Account, planLimits } from "../domain/account.js"
 import {
   accountApplicationKey, changeLifecycle, designLimits, checkDesignRoom, checkStudioPlan, type CompiledContent, type Design,
   type DesignDraft, type DesignId, type DesignQuery, type DesignRelease, isApplicationTemplate, newDesign,
-  oversizedBody, publishDraft, releaseCacheKey, replaceDraft, rollbackTo, toDraft,
+  oversizedBody, publishDraft, releaseCacheKey, releaseTheme, renderModeOf, replaceDraft, rollbackTo, toDraft,
 } from "../domain/design.js"
 import type {
   BindBrandInput, CreateDesignInput, DesignListFilters, LifecycleInput, PreviewInput, ReplaceDraftInput,
@@ -15,10 +15,12 @@ import type {
 import { PayloadTooLarge, ValidationFailed } from "../errors.js"
 import { orFailWith } from "../internal/found.js"
 import { currentDate } from "../internal/time.js"
+import { messageStatus } from "../domain/message-record.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 import { TemplateEngine } from "../ports/template-engine.js"
 import { RevisionConflict, TemplateInUse, TemplateNotFound } from "../template-errors.js"
+import type { MessageDetails } from "./messages.js"
 import { serviceMethod } from "./tracing.js"
 
 /** Who calls: an account's API key (every application of the account), or an application credential, which reaches
@@ -274,11 +276,11 @@ export class Designs extends Effect.Service<Designs>()("@mailroom/core/Designs",
         // A draft is compiled for its preview only; its cache key names the revision, which no other content shares.
         content = { cacheKey: `${design.id}#r${design.revision}`, compiled: yield* prepare(design.draft), draft: design.draft, brand: null }
       }
-      const theme = isObject(content.brand) ? content.brand : undefined
+      const theme = releaseTheme(content)
       const rendered = yield* engine.render(
         { cacheKey: content.cacheKey, subject: content.compiled.subject, html: content.compiled.html, text: content.compiled.text },
         { variables: sampleValues(content.draft, input.variables, input.sample), theme },
-        { mode: isApplicationTemplate(design) ? "strict" : "lenient", declared: content.draft.variables },
+        { mode: renderModeOf(design), declared: content.draft.variables },
       )
       return { ...rendered, brandId: input.brandId ?? design.brandId }
     })
@@ -287,6 +289,27 @@ export class Designs extends Effect.Service<Designs>()("@mailroom/core/Designs",
       yield* studio(caller)
       const design = yield* find(caller, id)
       return { sends: yield* store.designs.countSends(caller.account.id, design.id), campaigns: [] as ReadonlyArray<never> }
+    })
+
+    /** GET /designs/{id}/deliveries: the messages sent through the template, newest first, each with its status,
+     *  recipients and events, `limit` to a page after the message id `before`. */
+    const deliveries = method("Designs.deliveries")(function* (
+      caller: DesignCaller,
+      id: string,
+      page: { readonly before?: string | undefined; readonly limit: number },
+    ) {
+      yield* studio(caller)
+      const design = yield* find(caller, id)
+      const sent = yield* store.designs.sends(caller.account.id, design.id, { before: page.before, limit: page.limit + 1 })
+      const shown = sent.slice(0, page.limit)
+      const details = yield* Effect.forEach(shown, (messageId) => Effect.gen(function* () {
+        const found = yield* store.messages.findById(caller.account.id, messageId)
+        if (Option.isNone(found)) return []
+        const events = yield* store.messages.events(caller.account.id, messageId)
+        const message = found.value
+        return [{ message, status: messageStatus(message.state, message.recipients), events } satisfies MessageDetails]
+      }))
+      return { deliveries: details.flat(), nextAfter: sent.length > page.limit ? shown[shown.length - 1]! : null }
     })
 
     /** GET /capabilities: the plan's Studio capacity, with the templates the account holds. */
@@ -302,9 +325,7 @@ export class Designs extends Effect.Service<Designs>()("@mailroom/core/Designs",
 
     return {
       capacity, create, list, get, replace, remove, publish, releases, releaseAt, rollback, lifecycle, bindBrand, preview, usage, find,
+      deliveries,
     } as const
   }),
 }) {}
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)

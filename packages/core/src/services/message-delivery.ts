@@ -11,14 +11,16 @@ import {
 } from "../domain/delivery-outcome.js"
 import { type DeliveryLine, logDeliveries } from "./delivery-log.js"
 import type { EmailAddress } from "../domain/email.js"
-import { emailEvent, type EmailEventType } from "../domain/email-event.js"
+import { emailEvent, type EmailEventType, eventTemplate } from "../domain/email-event.js"
 import type { DomainEvent } from "../domain/event.js"
 import type { MessageId } from "../domain/message.js"
 import {
   type MessageEvent, type MessageRecipient, type RecipientUpdate, type StoredMessage, toAcceptedMessage,
 } from "../domain/message-record.js"
-import { buildOutgoing, type UnsubscribeLinks } from "../domain/outgoing.js"
-import { compileContent } from "../domain/render.js"
+import { buildOutgoing, pipelineValues, type UnsubscribeLinks } from "../domain/outgoing.js"
+import { compileContent, type RenderedContent } from "../domain/render.js"
+import { TemplateEngine } from "../ports/template-engine.js"
+import { renderRelease, undeliverableReason } from "./template-sends.js"
 import type { SendScope } from "../domain/suppression.js"
 import { ResourceNotFound, type StoreError, ValidationFailed } from "../errors.js"
 import { Ids } from "../ports/ids.js"
@@ -129,7 +131,7 @@ interface Outcome {
   readonly result:
     | { readonly kind: "verdict"; readonly verdict: DeliveryVerdict }
     | { readonly kind: "not-sent"; readonly detail: string }
-    | { readonly kind: "dropped"; readonly detail: string }
+    | { readonly kind: "dropped"; readonly detail: string; readonly reason: string }
 }
 
 /** The email.* outbox event and the message event of one recipient's verdict. */
@@ -160,6 +162,7 @@ const eventsOf = (
       bounceReason: bounce?.bounceReason ?? extra.reason,
       reason: extra.reason,
       metadata: message.content.metadata,
+      template: eventTemplate(message.content.template),
     }),
     record: {
       id: ids.make("messageEvent", at),
@@ -250,6 +253,7 @@ export const deliverMessage = (
     if (Option.isNone(mailer)) return yield* Effect.dieMessage("message delivery needs a Mailer")
     // Without the Domains service (a host running delivery alone), only the configured keys sign.
     const domains = yield* Effect.serviceOption(Domains)
+    const engine = yield* Effect.serviceOption(TemplateEngine)
     const accountId = payload.accountId as AccountId
     const messageIds = (payload.batch ?? [payload.messageId]) as ReadonlyArray<MessageId>
 
@@ -327,11 +331,16 @@ export const deliverMessage = (
         return key
       })
 
-    /** The submissions of one message, one per recipient. */
+    /** The submissions of one message, one per recipient. A message sent by template renders from the release it
+     *  recorded, for each recipient with its pipeline values; when the template was deleted or retired since it was
+     *  accepted, or a recipient's mail does not render, that mail is dropped (email.dropped with the reason), never
+     *  sent half-rendered. */
     const submissions = ({ message, recipients, dropped }: (typeof taken)[number]) => Effect.gen(function* () {
       const accepted = toAcceptedMessage(message)
       const from = message.content.from.email
-      const compiled = compileContent(accepted, "content.", { checked: true })
+      const use = message.content.template
+      const template = use === undefined ? undefined : yield* undeliverableReason(store, accountId, use)
+      const compiled = use === undefined ? compileContent(accepted, "content.", { checked: true }) : undefined
       const dkim = yield* keyFor(domainOf(from))
       return recipients.map((recipient) => Effect.gen(function* () {
         const base = { recipient, before: recipient.status, subject: message.content.subject }
@@ -344,17 +353,36 @@ export const deliverMessage = (
             mailto: config.unsubscribeMailbox ?? `unsubscribe@${domainOf(from)}`,
           }
         }
-        const built = compiled._tag === "Left" ? compiled : buildOutgoing({
+        let rendered: RenderedContent | undefined
+        if (use !== undefined && template !== undefined) {
+          if ("reason" in template) {
+            const detail = `not sent: template ${use.id} is ${template.reason === "TEMPLATE_RETIRED" ? "retired" : "deleted"}`
+            return { ...base, result: { kind: "dropped", detail, reason: template.reason } } satisfies Outcome
+          }
+          if (Option.isNone(engine)) return yield* Effect.dieMessage("a message sent by template needs the TemplateEngine")
+          const output = yield* Effect.either(renderRelease(template, {
+            variables: use.variables ?? message.content.variables,
+            pipeline: pipelineValues(unsubscribe),
+            subject: use.subject,
+            checked: true,
+          }).pipe(Effect.provideService(TemplateEngine, engine.value)))
+          if (output._tag === "Left") {
+            return { ...base, result: { kind: "dropped", detail: `not sent: ${output.left.message}`, reason: output.left.code } } satisfies Outcome
+          }
+          rendered = output.right
+        }
+        const built = compiled?._tag === "Left" ? compiled : buildOutgoing({
           messageId: message.id,
           message: accepted,
           recipient: recipient.email,
           envelopeFrom: config.envelopeFrom ?? from,
           unsubscribe,
-          compiled: compiled.right,
+          compiled: compiled?.right,
+          rendered,
           dropped,
         })
         if (built._tag === "Left") {
-          return { ...base, result: { kind: "dropped", detail: built.left.message } } satisfies Outcome
+          return { ...base, result: { kind: "dropped", detail: built.left.message, reason: "RENDER_FAILED" } } satisfies Outcome
         }
         const outgoing: OutgoingMessage = dkim === undefined ? built.right : { ...built.right, dkim }
         const sent = yield* Effect.either(mailer.value.send(outgoing))
@@ -410,7 +438,7 @@ export const deliverMessage = (
             case "dropped": {
               restored.push({ position: recipient.position, status: "dropped", addAttempts: 0, lastResponse: result.detail, at })
               lines.push({ messageId: message.id, recipient: recipient.email, outcome: "dropped", reply: result.detail })
-              dropped.push(eventsOf(ids, message, recipient.email, subject, "email.dropped", undefined, at, { reason: "RENDER_FAILED" }))
+              dropped.push(eventsOf(ids, message, recipient.email, subject, "email.dropped", undefined, at, { reason: result.reason }))
               break
             }
           }
@@ -455,13 +483,16 @@ export class MessageDelivery extends Effect.Service<MessageDelivery>()("@mailroo
     const background = yield* Background
     const config = yield* DeliveryConfig
     const domains = yield* Domains
+    const engine = yield* Effect.serviceOption(TemplateEngine)
     const context = Context.make(Store, store).pipe(
       Context.add(Ids, ids), Context.add(Tokens, tokens), Context.add(DeliveryConfig, config), Context.add(Domains, domains))
 
     yield* background.consume({ name: deliveryDispatchConsumer, handle: dispatchQueuedMessages, types: ["email.queued"] })
     yield* background.work(
       messageDeliveryJob,
-      (payload, run) => Effect.provide(deliverMessage(payload, run), context),
+      (payload, run) => Effect.provide(deliverMessage(payload, run), Option.isSome(engine)
+        ? Context.add(context, TemplateEngine, engine.value)
+        : context),
       { concurrency: config.concurrency ?? 8 },
     )
 

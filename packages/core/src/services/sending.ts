@@ -9,11 +9,13 @@
 import { Context, Duration, Effect, Option, Schema } from "effect"
 import type { Account, AccountId } from "../domain/account.js"
 import type { DomainEvent } from "../domain/event.js"
-import { emailEvent, type EmailEventType } from "../domain/email-event.js"
+import { emailEvent, type EmailEventType, eventTemplate } from "../domain/email-event.js"
 import type { EmailAddress } from "../domain/email.js"
+import { Metadata } from "../domain/contact.js"
+import { checkAllowedSender, subjectOverride } from "../domain/design.js"
 import {
-  acceptBatch, type AcceptedMessage, acceptSchedule, acceptSend, BatchInput, type MessageId, ScheduleInput, SendInput,
-  type Stream,
+  acceptBatch, type AcceptedMessage, acceptSchedule, acceptSend, Attachment, BatchInput, Categories, EmailAddressInput,
+  type MessageId, ScheduleInput, SendInput, Stream, Subject, Tags,
 } from "../domain/message.js"
 import { type MessageEvent, type StoredMessage, toStoredMessage } from "../domain/message-record.js"
 import type { SendScope } from "../domain/suppression.js"
@@ -25,6 +27,7 @@ import { Background } from "./background.js"
 import { checkSender } from "./domains.js"
 import { checkIdempotencyKey, Idempotency, requestFingerprint } from "./idempotency.js"
 import { Quota } from "./quota.js"
+import { makeReleaseCache, renderRelease, resolveSendable, type TemplateApplication } from "./template-sends.js"
 import { serviceMethod } from "./tracing.js"
 import { currentDate } from "../internal/time.js"
 
@@ -78,7 +81,34 @@ export interface CancelResult {
 export interface SendOptions {
   /** The Idempotency-Key of the request: a repeat with the same body answers the first result. */
   readonly idempotencyKey?: string | undefined
+  /** The application credential behind the request, when it is one: it reaches only its application's templates and
+   *  sends only from its allowed senders. */
+  readonly application?: TemplateApplication | undefined
 }
+
+/** The body of POST /designs/{id}/send (the spec shows `to` and `variables`; the rest is the send body's). `from`
+ *  defaults to the application credential's first allowed sender; `variables` may hold any JSON value, which an
+ *  application template's schema types; `subject` overrides an account template's subject. */
+export const DesignSendInput = Schema.Struct({
+  from: Schema.optional(EmailAddressInput),
+  to: Schema.Array(EmailAddressInput).pipe(Schema.minItems(1, { message: () => "give at least one recipient" })),
+  cc: Schema.optional(Schema.Array(EmailAddressInput)),
+  bcc: Schema.optional(Schema.Array(EmailAddressInput)),
+  replyTo: Schema.optional(EmailAddressInput),
+  subject: Schema.optional(Subject),
+  variables: Schema.optional(Schema.Record({
+    key: Schema.String.pipe(Schema.minLength(1, { message: () => "a variable name must not be empty" })),
+    value: Schema.Unknown,
+  })),
+  categories: Schema.optional(Categories),
+  tags: Schema.optional(Tags),
+  metadata: Schema.optional(Metadata),
+  attachments: Schema.optional(Schema.Array(Attachment)),
+  stream: Schema.optional(Stream),
+  suppressionGroupId: Schema.optional(Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }))),
+  track: Schema.optional(Schema.Boolean),
+})
+export type DesignSendInput = typeof DesignSendInput.Type
 
 /** Why a recipient that is not filtered by eligibility was dropped. */
 export const dropReasons = {
@@ -106,6 +136,7 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
     const config = yield* SendingConfig
     const method = yield* serviceMethod
     const now = currentDate
+    const releases = makeReleaseCache()
 
     /** The email.* event of one recipient, twice: in the outbox (webhooks, delivery) and in the message's log
      *  (GET /emails/{id}). A dropped recipient's reason is its bounceReason in both (the envelope carries bounceReason
@@ -114,7 +145,7 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
       const outbox = emailEvent({
         id: ids.make("event", at), accountId: message.accountId, type, messageId: message.id, recipient,
         sender: message.content.from.email, subject: message.content.subject, occurredAt: at, reason, bounceReason: reason,
-        metadata: message.content.metadata,
+        metadata: message.content.metadata, template: eventTemplate(message.content.template),
       })
       const log: MessageEvent = {
         id: ids.make("messageEvent", at), accountId: message.accountId, messageId: message.id, recipient, type,
@@ -150,6 +181,43 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
           })),
           onSome: () => Effect.void,
         }))
+
+    /** Messages that name a template take its live release: each is rendered once now (a missing variable, an unsafe
+     *  URL value, a retired or unpublished template is refused before anything is queued), takes the rendered
+     *  subject and records the template and version, which delivery renders from. Messages without one pass as they
+     *  are. Every message of a batch names the same template. */
+    const withTemplate = (account: Account, application: TemplateApplication, messages: ReadonlyArray<AcceptedMessage>) =>
+      Effect.gen(function* () {
+        const templateId = messages[0]?.templateId
+        if (templateId === undefined) return messages
+        const template = yield* resolveSendable(store, account.id, application, templateId, releases)
+        // An empty subject is the placeholder of acceptance for "none given" (Subject is never empty).
+        const requested = messages[0]!.subject === "" ? undefined : messages[0]!.subject
+        const subject = yield* subjectOverride(template.design, requested)
+        const rendered: Array<AcceptedMessage> = []
+        for (const message of messages) {
+          const variables = message.template?.variables ?? message.variables
+          const output = yield* renderRelease(template, { variables, subject })
+          rendered.push({
+            ...message,
+            subject: output.subject,
+            template: { id: template.design.id, version: template.release.version, subject, variables: message.template?.variables },
+          })
+        }
+        return rendered
+      })
+
+    /** A request without an Idempotency-Key resolves and renders its template before its transaction, which then holds
+     *  its locks no longer than an inline send's. One with a key does it inside, after the replay check, so that a
+     *  repeat answers the first result even when the template was retired since. */
+    const early = (account: Account, options: SendOptions, messages: ReadonlyArray<AcceptedMessage>) =>
+      options.idempotencyKey === undefined && messages[0]?.templateId !== undefined
+        ? Effect.map(withTemplate(account, options.application ?? null, messages), (ready): ReadonlyArray<AcceptedMessage> | undefined => ready)
+        : Effect.succeed<ReadonlyArray<AcceptedMessage> | undefined>(undefined)
+
+    /** The sender rules: an application credential's allowed senders, then the account's sending domains. */
+    const checkFrom = (account: Account, application: TemplateApplication, from: string) =>
+      Effect.zipRight(checkAllowedSender(application, from), checkSender(store, account.id, from))
 
     /** Queues accepted messages that share one scope (a send, or the entries of a batch): one eligibility query, the
      *  quota of the recipients left, one multi-row insert, and their events. Joins the caller's transaction. */
@@ -207,29 +275,72 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
 
     /** POST /emails/send. */
     const send = method("Sending.send")(function* (account: Account, fields: typeof SendInput.Encoded, options: SendOptions = {}) {
-      const message = yield* acceptSend(yield* decodeInput(SendInput, fields))
-      return yield* once(account, "send", fields, options, SendResult, Effect.gen(function* () {
-        yield* checkTopic(account, message)
-        yield* checkSender(store, account.id, message.from.email)
+      const accepted = yield* acceptSend(yield* decodeInput(SendInput, fields))
+      return yield* sendOne(account, "send", fields, options, accepted)
+    })
+
+    /** One message, accepted: its template resolved and rendered, its sender and topic checked, queued. */
+    const sendOne = (account: Account, route: string, fields: unknown, options: SendOptions, accepted: AcceptedMessage) =>
+      Effect.flatMap(early(account, options, [accepted]), (prepared) => once(account, route, fields, options, SendResult, Effect.gen(function* () {
+        const application = options.application ?? null
+        const [message] = prepared ?? (yield* withTemplate(account, application, [accepted]))
+        yield* checkTopic(account, message!)
+        yield* checkFrom(account, application, message!.from.email)
         const at = yield* now
-        const [stored] = yield* queue(account, [message], null, at)
+        const [stored] = yield* queue(account, [message!], null, at)
         return {
           id: stored!.id,
           status: "queued",
-          from: message.from.email,
-          to: message.envelope.recipients.filter((r) => r.field === "to").map((r) => r.email),
-          subject: message.subject,
+          from: message!.from.email,
+          to: message!.envelope.recipients.filter((r) => r.field === "to").map((r) => r.email),
+          subject: message!.subject,
           createdAt: at,
         } satisfies SendResult
-      }))
+      })))
+
+    /** POST /designs/{id}/send: the live release of the template to `to` (cc, bcc), with the Idempotency-Key the route
+     *  requires. The sender defaults to the application credential's first allowed sender. */
+    const sendTemplate = method("Sending.sendTemplate")(function* (
+      account: Account,
+      templateId: string,
+      fields: typeof DesignSendInput.Encoded,
+      options: SendOptions,
+    ) {
+      const input = yield* decodeInput(DesignSendInput, fields)
+      const application = options.application ?? null
+      const fallback = application?.allowedSenders[0]
+      const from = input.from ?? (fallback === undefined ? undefined : { email: fallback })
+      if (from === undefined) {
+        return yield* Effect.fail(new ValidationFailed({
+          field: "from",
+          detail: "is required: the template names no sender yet, so give the address the mail comes from",
+        }))
+      }
+      const variables = input.variables ?? {}
+      const strings = Object.values(variables).every((value) => typeof value === "string")
+      const sendFields = {
+        from: from as typeof SendInput.Encoded["from"],
+        to: input.to, cc: input.cc, bcc: input.bcc, replyTo: input.replyTo,
+        content: { templateId, ...(input.subject === undefined ? {} : { subject: input.subject }) },
+        categories: input.categories, tags: input.tags, metadata: input.metadata, attachments: input.attachments,
+        stream: input.stream, suppressionGroupId: input.suppressionGroupId, track: input.track,
+      }
+      const accepted = yield* acceptSend(yield* decodeInput(SendInput, sendFields))
+      const message: AcceptedMessage = strings
+        ? { ...accepted, variables: variables as Record<string, string> }
+        : { ...accepted, template: { id: templateId, version: 0, variables } }
+      return yield* sendOne(account, `design-send:${templateId}`, fields, options, message)
     })
 
     /** POST /emails/batch: one message per entry, all filtered with one query and written with one insert. */
     const batch = method("Sending.batch")(function* (account: Account, fields: typeof BatchInput.Encoded, options: SendOptions = {}) {
-      const messages = yield* acceptBatch(yield* decodeInput(BatchInput, fields))
+      const accepted = yield* acceptBatch(yield* decodeInput(BatchInput, fields))
+      const prepared = yield* early(account, options, accepted)
       return yield* once(account, "batch", fields, options, BatchResult, Effect.gen(function* () {
+        const application = options.application ?? null
+        const messages = prepared ?? (yield* withTemplate(account, application, accepted))
         yield* checkTopic(account, messages[0]!)
-        yield* checkSender(store, account.id, messages[0]!.from.email)
+        yield* checkFrom(account, application, messages[0]!.from.email)
         const at = yield* now
         const batchId = ids.make("batch", at)
         const stored = yield* queue(account, messages, batchId, at)
@@ -247,12 +358,15 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
     const schedule = method("Sending.schedule")(function* (account: Account, fields: typeof ScheduleInput.Encoded, options: SendOptions = {}) {
       const input = yield* decodeInput(ScheduleInput, fields)
       const accepted = yield* acceptSchedule(input, yield* now)
+      const prepared = yield* early(account, options, [accepted.message])
       return yield* once(account, "schedule", fields, options, ScheduleResult, Effect.gen(function* () {
-        yield* checkTopic(account, accepted.message)
-        yield* checkSender(store, account.id, accepted.message.from.email)
+        const application = options.application ?? null
+        const [resolved] = prepared ?? (yield* withTemplate(account, application, [accepted.message]))
+        yield* checkTopic(account, resolved!)
+        yield* checkFrom(account, application, resolved!.from.email)
         const at = yield* now
         const message = toStoredMessage({
-          id: ids.make("message", at) as MessageId, accountId: account.id, batchId: null, message: accepted.message,
+          id: ids.make("message", at) as MessageId, accountId: account.id, batchId: null, message: resolved!,
           scheduledFor: accepted.scheduledFor, createdAt: at,
         })
         yield* store.messages.insertMany([message])
@@ -311,6 +425,6 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
 
     yield* background.every("scheduled sends", config.scheduledPollInterval, Effect.asVoid(releaseDue))
 
-    return { send, batch, schedule, cancel, releaseDue } as const
+    return { send, sendTemplate, batch, schedule, cancel, releaseDue } as const
   }),
 }) {}

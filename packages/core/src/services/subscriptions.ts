@@ -27,6 +27,7 @@ import { currentDate } from "../internal/time.js"
 import { Store } from "../ports/store.js"
 import { decodeInput } from "../validation.js"
 import { ConfirmationLinks } from "./confirmation-links.js"
+import { resolveSendable } from "./template-sends.js"
 import { FormSignups, type SignupForm } from "./form-signups.js"
 import { SendingPause } from "./sending-pause.js"
 import { serviceMethod } from "./tracing.js"
@@ -146,6 +147,11 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
     ) {
       if (context.form !== undefined) return yield* signups.subscribe(account, fields, context.form, context.clientAddress ?? null)
       const input = yield* decodeSubscribeInput(fields)
+      // The account's own confirmation template, resolved before anything is written: an unknown, unpublished or
+      // retired one refuses the call and changes nothing.
+      const template = input.confirmationTemplateId === undefined
+        ? undefined
+        : yield* resolveSendable(store, account.id, null, input.confirmationTemplateId)
       const { written, confirmationSent } = yield* steps.commitAndMail(account, Effect.gen(function* () {
         const written = yield* steps.writeSubscriber(account, input, {
           contactSource: "API", consentSource: "api", consent: input.consent, clientAddress: context.clientAddress ?? null,
@@ -168,7 +174,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
         events.push(...steps.memberEvents("list.member_added", account.id, contact, addedToListIds, "API", at))
         if (events.length > 0) yield* store.events.append(events)
         return { ...written, mail }
-      }))
+      }), template)
       return subscribeResult(written, confirmationSent)
     })
 

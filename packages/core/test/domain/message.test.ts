@@ -129,7 +129,8 @@ describe("POST /emails/send body", () => {
   })
 
   it.each([
-    ["content.templateId", { subject: "s", templateId: "tpl_1" }],
+    ["content.text", { templateId: "tpl_1", text: "x" }],
+    ["content.templateId", { templateId: "" }],
     ["content.html", { subject: "s" }],
     ["content.subject", { html: "<p>x</p>" }],
   ])("refuses content naming %s", (field, content) => {

@@ -2,11 +2,11 @@
  *  decode with. Every design route but /capabilities first checks the plan has Studio templates
  *  (PLAN_UPGRADE_REQUIRED); another account's design answers TEMPLATE_NOT_FOUND. */
 import {
-  BindBrandInput, CreateDesignInput, type DesignDraft, type Designs, DesignStatus, LifecycleInput, PreviewInput, PublishInput, ReplaceDraftInput,
-  RollbackInput,
+  BindBrandInput, CreateDesignInput, type DesignDraft, type Designs, DesignSendInput, DesignStatus, LifecycleInput, PreviewInput,
+  PublishInput, ReplaceDraftInput, RollbackInput, SendResult,
 } from "@mailroom/core"
 import { type Effect, Schema } from "effect"
-import { ListParams, VersionParam } from "../routes/designs.js"
+import { DeliveriesParams, DeliveryResponse, ListParams, VersionParam } from "../routes/designs.js"
 import { Id, Ok, type RouteDescription } from "./describe.js"
 import { AnyObject, DateString, Deleted } from "./response-schemas.js"
 
@@ -85,8 +85,8 @@ const Released = Schema.Struct({ ...DesignResponse.fields, release: ReleaseRespo
 
 const CapabilitiesResponse = Schema.Struct({
   permissions: Schema.Array(Schema.String),
-  application: Schema.Null,
-  allowedSenders: Schema.Null,
+  application: Schema.NullOr(Schema.String),
+  allowedSenders: Schema.NullOr(Schema.Array(Schema.String)),
   plan: Schema.String,
   studio: Schema.Boolean,
   templates: Schema.Struct({ used: Schema.Number, allowed: Schema.NullOr(Schema.Number) }),
@@ -96,6 +96,12 @@ const CapabilitiesResponse = Schema.Struct({
 const DesignPage = Schema.Struct({
   success: Schema.Literal(true),
   data: Schema.Array(DesignResponse),
+  pagination: Schema.Struct({ limit: Schema.Number, nextCursor: Schema.NullOr(Schema.String), hasMore: Schema.Boolean }),
+})
+
+const DeliveryPage = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Array(DeliveryResponse),
   pagination: Schema.Struct({ limit: Schema.Number, nextCursor: Schema.NullOr(Schema.String), hasMore: Schema.Boolean }),
 })
 
@@ -170,6 +176,27 @@ export const designRoutes: ReadonlyArray<RouteDescription> = [
     body: { schema: PreviewInput, example: { source: "draft", variables: { name: "Ada" } } },
     success: { status: 200, description: "The rendered subject, HTML and text", schema: Ok(PreviewResponse) },
     errors: [...found, "MISSING_TEMPLATE_VARIABLES"],
+  },
+  {
+    method: "post", path: "/v1/designs/{id}/send", tag: "Designs", summary: "Send a template's live release",
+    access: { apiKey: "emails:send" }, params: byId,
+    headers: { "Idempotency-Key": "Required. Repeat a request with the same key and body to get the first answer again, for 24 hours" },
+    body: {
+      schema: DesignSendInput,
+      example: { from: { email: "hello@example.com" }, to: [{ email: "ada@example.com" }], variables: { name: "Ada" } },
+    },
+    success: { status: 200, description: "Accepted for delivery", schema: Ok(SendResult) },
+    errors: [
+      "TEMPLATE_NOT_FOUND", "TEMPLATE_NOT_PUBLISHED", "TEMPLATE_RETIRED", "MISSING_TEMPLATE_VARIABLES", "SENDER_NOT_ALLOWED",
+      "SENDER_DOMAIN_NOT_VERIFIED", "QUOTA_EXCEEDED", "IDEMPOTENCY_KEY_REUSED", "TOPIC_NOT_FOUND",
+    ],
+  },
+  {
+    method: "get", path: "/v1/designs/{id}/deliveries", tag: "Designs",
+    summary: "Page the messages sent through a template, with their events", access: read, params: byId,
+    query: DeliveriesParams,
+    success: { status: 200, description: "A page of messages, newest first, with the cursor of the next", schema: DeliveryPage },
+    errors: found,
   },
   {
     method: "get", path: "/v1/designs/{id}/usage", tag: "Designs", summary: "Count the messages a template sent",

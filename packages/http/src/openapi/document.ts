@@ -179,7 +179,8 @@ export const makeOpenApiDocument = (options: { readonly serverUrl?: string; read
         appCredential: {
           type: "http", scheme: "bearer", bearerFormat: "svc_app_…",
           description: "An application credential, as `Authorization: Bearer <credential>`. It reaches only the " +
-            "template API of its application and is refused (401 INVALID_CREDENTIALS) by every route listed here.",
+            "template API (/designs and /capabilities) of its application, acting with templates:read, templates:write " +
+            "and emails:send, and sends only from its allowed senders; every other route refuses it (401 INVALID_CREDENTIALS).",
         },
         linkToken: {
           type: "apiKey", in: "query", name: "token",

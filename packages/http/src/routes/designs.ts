@@ -4,20 +4,32 @@
 import {
   BindBrandInput, CreateDesignInput, decodeCursor, type Design, type DesignCaller, DesignListFilters, designLimits,
   type DesignRelease, Designs, encodeCursor, LifecycleInput, limitParam, PreviewInput, PublishInput, ReplaceDraftInput,
-  RollbackInput, scopes, ValidationFailed,
+  RollbackInput, scopes, ValidationFailed, DesignSendInput, type MessageDetails, Sending, SendResult,
 } from "@mailroom/core"
 import { Effect, Schema } from "effect"
 import { type Context, Hono } from "hono"
 import { requireScope } from "../auth.js"
+import { MessageResponse, messageResponse } from "./emails.js"
 import type { MailroomEnv } from "../env.js"
 import { ok } from "../envelope.js"
-import { decodeJson, decodeQuery } from "../validation.js"
+import { decodeJson, decodeQuery, readJson } from "../validation.js"
 
 /** The query of GET /designs. */
 export const ListParams = Schema.extend(DesignListFilters, Schema.Struct({
   limit: Schema.optionalWith(limitParam(designLimits.maxPageSize), { default: () => designLimits.pageSize }),
   cursor: Schema.optional(Schema.String),
 }))
+
+/** The query of GET /designs/{id}/deliveries. */
+export const DeliveriesParams = Schema.Struct({
+  limit: Schema.optionalWith(limitParam(designLimits.maxPageSize), { default: () => designLimits.pageSize }),
+  cursor: Schema.optional(Schema.String),
+})
+
+/** One message of GET /designs/{id}/deliveries: the message as GET /emails/{id} shows it, `template` naming the
+ *  release version it was sent with. */
+export const DeliveryResponse = MessageResponse
+const deliveryBody = (details: MessageDetails): typeof DeliveryResponse.Type => messageResponse(details)
 
 /** The query of GET /designs/{id}/releases: one release, with its snapshot. */
 export const VersionParam = Schema.Struct({
@@ -57,9 +69,9 @@ export const releaseBody = (release: DesignRelease, full: boolean) => ({
   ...(full ? { content: release.content, compiled: release.compiled, brand: release.brand } : {}),
 })
 
-/** The caller of a design route: the account's API key. (Application credentials reach the service through the same
- *  DesignCaller with their application; see docs/templates.md.) */
-const callerOf = (c: Context<MailroomEnv>): DesignCaller => ({ account: c.get("account"), application: null })
+/** The caller of a design route: the account's API key (every application), or an application credential (its
+ *  application only, its allowed senders). */
+const callerOf = (c: Context<MailroomEnv>): DesignCaller => ({ account: c.get("account"), application: c.get("application") ?? null })
 
 const read = requireScope("templates:read")
 const write = requireScope("templates:write")
@@ -74,10 +86,11 @@ export const designRoutes = new Hono<MailroomEnv>()
     c.get("run")(Effect.gen(function* () {
       const capacity = yield* (yield* Designs).capacity(callerOf(c))
       const key = c.get("apiKey")
+      const application = c.get("application") ?? null
       return c.json(ok({
         permissions: scopes.filter((scope) => key.scopes.includes(scope)),
-        application: null,
-        allowedSenders: null,
+        application: application?.key ?? null,
+        allowedSenders: application === null ? null : application.allowedSenders,
         ...capacity,
       }))
     })))
@@ -141,6 +154,32 @@ export const designRoutes = new Hono<MailroomEnv>()
     c.get("run")(Effect.gen(function* () {
       const body = yield* decodeJson(c, PreviewInput)
       return c.json(ok(yield* (yield* Designs).preview(callerOf(c), c.req.param("id"), body)))
+    })))
+  .post("/designs/:id/send", requireScope("emails:send"), (c) =>
+    c.get("run")(Effect.gen(function* () {
+      const idempotencyKey = c.req.header("idempotency-key")
+      if (idempotencyKey === undefined) {
+        return yield* Effect.fail(new ValidationFailed({
+          field: "Idempotency-Key",
+          detail: "is required on POST /designs/{id}/send: send a unique key per message, and the same key to repeat it safely",
+        }))
+      }
+      const body = yield* readJson<typeof DesignSendInput.Encoded>(c)
+      const result = yield* (yield* Sending).sendTemplate(c.get("account"), c.req.param("id"), body, {
+        idempotencyKey, application: c.get("application") ?? null,
+      })
+      return c.json(ok(yield* Effect.orDie(Schema.encode(SendResult)(result))))
+    })))
+  .get("/designs/:id/deliveries", read, (c) =>
+    c.get("run")(Effect.gen(function* () {
+      const { limit, cursor } = yield* decodeQuery(c, DeliveriesParams)
+      const before = cursor === undefined ? undefined : yield* Effect.fromNullable(decodeCursor(cursor, "msg")).pipe(
+        Effect.mapError(() => new ValidationFailed({ field: "cursor", detail: "is not a cursor this API answered; start again without it" })),
+      )
+      const page = yield* (yield* Designs).deliveries(callerOf(c), c.req.param("id"), { limit, before })
+      const nextCursor = page.nextAfter === null ? null : encodeCursor(page.nextAfter)
+      const data = yield* Effect.forEach(page.deliveries, (details) => Effect.orDie(Schema.encode(DeliveryResponse)(deliveryBody(details))))
+      return c.json({ ...ok(data), pagination: { limit, nextCursor, hasMore: nextCursor !== null } })
     })))
   .get("/designs/:id/usage", read, (c) =>
     c.get("run")(Effect.gen(function* () {

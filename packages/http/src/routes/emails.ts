@@ -31,6 +31,8 @@ export const MessageResponse = Schema.Struct({
   track: Schema.Boolean,
   scheduledFor: Schema.NullOr(Schema.Date),
   createdAt: Schema.Date,
+  /** The template and release version of a message sent by template; null for inline content. */
+  template: Schema.NullOr(Schema.Struct({ id: Schema.String, version: Schema.Number })),
   recipients: Schema.Array(Schema.Struct({
     email: Schema.String,
     name: Schema.NullOr(Schema.String),
@@ -51,7 +53,7 @@ export const MessageResponse = Schema.Struct({
   })),
 })
 
-const toResponse = ({ message, status, events }: MessageDetails): typeof MessageResponse.Type => ({
+export const messageResponse = ({ message, status, events }: MessageDetails): typeof MessageResponse.Type => ({
   id: message.id,
   status,
   stream: message.content.stream,
@@ -66,6 +68,9 @@ const toResponse = ({ message, status, events }: MessageDetails): typeof Message
   track: message.content.track,
   scheduledFor: message.scheduledFor,
   createdAt: message.createdAt,
+  template: message.content.template === undefined
+    ? null
+    : { id: message.content.template.id, version: message.content.template.version },
   recipients: message.recipients.map((r) => ({
     email: r.email, name: r.name ?? null, field: r.field, status: r.status, attempts: r.attempts,
     lastResponse: r.lastResponse, updatedAt: r.updatedAt,
@@ -77,7 +82,7 @@ const toResponse = ({ message, status, events }: MessageDetails): typeof Message
 })
 
 /** A stored message that does not encode is a bug in the stored data, not bad input: it dies. */
-const encodeMessage = (details: MessageDetails) => Effect.orDie(Schema.encode(MessageResponse)(toResponse(details)))
+const encodeMessage = (details: MessageDetails) => Effect.orDie(Schema.encode(MessageResponse)(messageResponse(details)))
 
 /** The request's Idempotency-Key header, when sent. */
 const idempotencyKey = (c: Context<MailroomEnv>) => ({ idempotencyKey: c.req.header("idempotency-key") })

@@ -84,7 +84,7 @@ export const sendingTests = (client: () => Client) => {
     })
 
     it.each([
-      ["a template", send({ content: { templateId: "tpl_1" } }), 400, "VALIDATION_ERROR", "content.templateId"],
+      ["text beside a template", send({ content: { templateId: "tpl_1", text: "x" } }), 400, "VALIDATION_ERROR", "content.text"],
       ["CR in an address", send({ to: [{ email: "ada@example.org\r\n" }] }), 400, "VALIDATION_ERROR", "to.0.email"],
       ["LF in a name", send({ to: [{ email: "ada@example.org", name: "Ada\nBcc: x@evil.example" }] }), 400, "VALIDATION_ERROR", "to.0.name"],
       ["CR in the subject", send({ content: { subject: "Hi\rthere", text: "x" } }), 400, "VALIDATION_ERROR", "content.subject"],

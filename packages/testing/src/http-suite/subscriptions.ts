@@ -50,7 +50,7 @@ export const subscriptionTests = (client: () => Client) => {
       expectError(await post({ email, phone: "1".repeat(41) }), 400, "VALIDATION_ERROR", "phone")
       expectError(await post({ email, listIds: Array.from({ length: 51 }, (_, i) => `l${i}`) }), 400, "VALIDATION_ERROR", "listIds")
       expectError(await post({ email, redirectUrl: "http://example.com/ok" }), 400, "VALIDATION_ERROR", "redirectUrl")
-      expectError(await post({ email, doubleOptIn: true, confirmationTemplateId: "tpl_x" }), 400, "VALIDATION_ERROR", "confirmationTemplateId")
+      expectError(await post({ email, doubleOptIn: true, confirmationTemplateId: "tpl_x" }), 404, "TEMPLATE_NOT_FOUND")
       expectError(await post({ email: "jürgen@bücher.example" }), 400, "VALIDATION_ERROR", "email")
       expectError(await post({ email, listIds: [foreignList] }), 404, "LIST_NOT_FOUND")
       expectError(await post({ email, topicIds: [foreignTopic] }), 404, "TOPIC_NOT_FOUND")

@@ -1,0 +1,4 @@
+import { templateSendSuite } from "@mailroom/testing"
+import { MemoryStore } from "../src/index.js"
+
+templateSendSuite("memory", MemoryStore.layer)

@@ -1,0 +1,123 @@
+/** Sending by template: which release a send by templateId uses, and how it renders. Acceptance resolves the template
+ *  and renders each message once (so that a missing variable, an unsafe URL value or a retired template is refused
+ *  before anything is queued); delivery renders again for each recipient from the release the message recorded, with
+ *  the pipeline's values ({{unsubscribe_url}}, {{preferences_url}}, {{confirm_url}}). Both go through the
+ *  TemplateEngine port, which compiles a release once (keyed by the release) and never per send. Spec: sending rules 5
+ *  and 6, "Design (Studio template)" (account and application templates), "States and transitions" (Design rows). */
+import { Effect, Either, Option } from "effect"
+import type { AccountId } from "../domain/account.js"
+import {
+  type Design, type DesignRelease, releaseCacheKey, releaseTheme, renderModeOf, sendableVersion,
+} from "../domain/design.js"
+import { compileContent, renderContent } from "../domain/render.js"
+import type { StoreError } from "../errors.js"
+import { type RenderedTemplate, TemplateEngine } from "../ports/template-engine.js"
+import type { Store } from "../ports/store.js"
+import { TemplateNotFound } from "../template-errors.js"
+
+/** The application an application credential (svc_app_) reaches, or null for an account key (every application). */
+export type TemplateApplication = { readonly key: string; readonly allowedSenders: ReadonlyArray<string> } | null
+
+export interface SendableTemplate {
+  readonly design: Design
+  readonly release: DesignRelease
+}
+
+/** Releases read recently, by account and release: a release never changes once written, so a kept copy is never
+ *  stale. It is only looked up after the design itself was read (status and live version always come from the Store),
+ *  so a deleted or retired template is never sent from it. */
+export const makeReleaseCache = (max = 1_000) => {
+  const kept = new Map<string, DesignRelease>()
+  return {
+    get: (accountId: AccountId, designId: string, version: number) => {
+      const key = `${accountId}/${designId}@${version}`
+      const release = kept.get(key)
+      if (release !== undefined) {
+        kept.delete(key)
+        kept.set(key, release)
+      }
+      return release
+    },
+    put: (release: DesignRelease) => {
+      kept.set(`${release.accountId}/${releaseCacheKey(release)}`, release)
+      if (kept.size > max) kept.delete(kept.keys().next().value!)
+    },
+  }
+}
+export type ReleaseCache = ReturnType<typeof makeReleaseCache>
+
+/** The caller's template and its live release: TEMPLATE_NOT_FOUND for an unknown id, another account's, or (for an
+ *  application credential) another application's; TEMPLATE_RETIRED and TEMPLATE_NOT_PUBLISHED as sendableVersion
+ *  decides. The design is read every time; its release comes from `cache` when it holds it. */
+export const resolveSendable = (
+  store: Store["Type"],
+  accountId: AccountId,
+  application: TemplateApplication,
+  id: string,
+  cache?: ReleaseCache,
+) =>
+  Effect.gen(function* () {
+    const found = yield* store.designs.findById(accountId, id)
+    if (Option.isNone(found) || (application !== null && found.value.applicationKey !== application.key)) {
+      return yield* Effect.fail(new TemplateNotFound({ id }))
+    }
+    const design = found.value
+    const version = yield* sendableVersion(design)
+    const cached = cache?.get(accountId, design.id, version)
+    if (cached !== undefined) return { design, release: cached } satisfies SendableTemplate
+    const release = yield* store.designs.findRelease(accountId, design.id, version)
+    if (Option.isNone(release)) return yield* Effect.fail(new TemplateNotFound({ id }))
+    cache?.put(release.value)
+    return { design, release: release.value } satisfies SendableTemplate
+  })
+
+/** Why a message by template cannot be delivered any more, as the reason of its email.dropped: the template was
+ *  deleted (its releases with it) or retired since the message was accepted. Undefined when it can be rendered. */
+export const undeliverableReason = (
+  store: Store["Type"],
+  accountId: AccountId,
+  use: { readonly id: string; readonly version: number },
+): Effect.Effect<{ readonly reason: string } | SendableTemplate, StoreError> =>
+  Effect.gen(function* () {
+    const found = yield* store.designs.findById(accountId, use.id)
+    if (Option.isNone(found)) return { reason: "TEMPLATE_NOT_FOUND" }
+    if (found.value.status === "retired") return { reason: "TEMPLATE_RETIRED" }
+    const release = yield* store.designs.findRelease(accountId, use.id, use.version)
+    return Option.isNone(release) ? { reason: "TEMPLATE_NOT_FOUND" } : { design: found.value, release: release.value }
+  })
+
+export interface TemplateValues {
+  readonly variables: Readonly<Record<string, unknown>>
+  /** The pipeline's values (unsubscribe_url, preferences_url, confirm_url): never required, never unknown. */
+  readonly pipeline?: Readonly<Record<string, string>> | undefined
+  /** The request's subject, overriding the template's (account templates; see subjectOverride). */
+  readonly subject?: string | undefined
+  /** The subject override was compiled at acceptance already: its syntax is not checked again. */
+  readonly checked?: boolean | undefined
+}
+
+/** Renders a release for one message (or recipient): strict for application templates, lenient for account ones, with
+ *  `{{theme.*}}` from the release's brand. A subject override renders like an inline subject, with the same values. */
+export const renderRelease = (template: SendableTemplate, values: TemplateValues) =>
+  Effect.gen(function* () {
+    const engine = yield* TemplateEngine
+    const { design, release } = template
+    const rendered: RenderedTemplate = yield* engine.render(
+      {
+        cacheKey: releaseCacheKey(release),
+        subject: release.compiled.subject,
+        html: release.compiled.html,
+        text: release.compiled.text,
+      },
+      { variables: values.variables, theme: releaseTheme(release), pipeline: values.pipeline },
+      { mode: renderModeOf(design), declared: release.content.variables },
+    )
+    if (values.subject === undefined) return rendered
+    const strings = Object.fromEntries(Object.entries({ ...values.variables, ...values.pipeline })
+      .flatMap(([name, value]) => typeof value === "string" ? [[name, value]] : []))
+    const subject = yield* Either.flatMap(
+      compileContent({ subject: values.subject, text: "" }, "content.", { checked: values.checked === true }),
+      (compiled) => renderContent(compiled, strings),
+    )
+    return { ...rendered, subject: subject.subject }
+  })
