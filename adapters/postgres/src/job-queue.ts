@@ -20,9 +20,9 @@
  *    and the workers of this process are woken once it committed. */
 import { SqlClient } from "@effect/sql"
 import {
-  afterCommit, type ClaimedJob, CommitDurability, type Durability, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService,
-  makeClaimWakeup, makeKeyedWakeSignals, runJobWorker, StoreError,
+  afterCommit, type ClaimedJob, CommitDurability, type Durability, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService, runJobWorker, StoreError,
 } from "@mailroom/core"
+import { makeClaimWakeup, makeKeyedWakeSignals } from "@mailroom/core/internal"
 import { Duration, Effect, Layer, Option, Runtime, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import pg from "pg"
