@@ -171,7 +171,7 @@ export type { AttemptOptions, PendingRecord, RecordedAttempt } from "./services/
 export type { AttemptResult } from "./services/webhook-sender.js"
 export {
   webhookDeliveryJob, webhookJobBatch, webhookRunBudgetMs, webhookPurgeJob, enqueueDeliveries, fanOutEvents, runDeliveryJob,
-  purgeWebhookHistory, defaultNotificationFrom, requeuePendingDeliveries, schedulePurge, webhookConsumer,
+  purgeWebhookHistory, defaultNotificationFrom, requeueGrace, requeuePendingDeliveries, schedulePurge, webhookConsumer,
 } from "./services/webhook-queue.js"
 export { Suppressions } from "./services/suppressions.js"
 export type { BulkSuppressionResult } from "./services/suppressions.js"

@@ -425,12 +425,13 @@ export const makeWebhookRepository = (sql: SqlClient.SqlClient): WebhookReposito
         WHERE account_id = ${accountId} AND id = ${endpointId}`.pipe(Effect.asVoid, orStoreError("webhooks.setStreak")),
 
     pendingDeliveries: (afterId, limit) =>
-      sql<{ readonly id: string; readonly account_id: string; readonly endpoint_id: string; readonly attempts: number | string }>`SELECT d.id, d.account_id, d.endpoint_id, d.attempts FROM webhook_deliveries d
+      sql<{ readonly id: string; readonly account_id: string; readonly endpoint_id: string; readonly attempts: number | string; readonly updated_at: number | string }>`SELECT d.id, d.account_id, d.endpoint_id, d.attempts, d.updated_at FROM webhook_deliveries d
         JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.active = ${bool(true)}
         WHERE d.status = 'pending' ${afterId === undefined ? sql.literal("") : sql`AND d.id > ${afterId}`}
         ORDER BY d.id LIMIT ${limit}`.pipe(
         Effect.map((rows) => rows.map((row) => ({
           id: row.id as DeliveryId, accountId: row.account_id as AccountId, endpointId: row.endpoint_id as WebhookId, attempts: Number(row.attempts),
+          updatedAt: new Date(Number(row.updated_at)),
         }))),
         orStoreError("webhooks.pendingDeliveries"),
       ),

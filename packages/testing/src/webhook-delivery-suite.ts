@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
   afterCommit, type Account, Accounts, deliveryIdFor, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue,
-  type JobQueueService, maxAttempts, purgeWebhookHistory, recordAttempt, requeuePendingDeliveries, runDeliveryJob, servicesLayer,
+  type JobQueueService, maxAttempts, purgeWebhookHistory, recordAttempt, requeueGrace, requeuePendingDeliveries, runDeliveryJob, servicesLayer,
   Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, type PendingRecord, type WebhookAttempt, type WebhookDelivery, webhookConsumer,
   webhookEnvelope, webhookRetryPolicy, webhookRunBudgetMs, Webhooks as WebhooksService,
 } from "@mailroom/core"
@@ -366,19 +366,42 @@ export const webhookDeliverySuite = <E>(
           }
         }))
 
-      it.effect("queued again at start: every pending delivery gets a job for its next attempt now, one per endpoint and attempt", () =>
+      it.effect("queued again at start: a pending delivery whose job is due is left to it; one overdue past the grace gets a job of its own for its next attempt, keyed by delivery and attempt", () =>
         Effect.gen(function* () {
           const { account, receiver: r } = yield* setup()
           const [attempted, unattempted] = yield* fanOutEvents([event(account), event(account)])
           r.answer = () => ({ status: 500 })
           yield* runJob(account, attempted!.id, 1)
-          const before = enqueued.length
+          const ours = (jobs: ReadonlyArray<Enqueued>) => jobs.filter((job) => mentions(job, attempted!.id) || mentions(job, unattempted!.id))
+          // Their jobs (the relay's, due at once, and the retry the run queued 30 seconds on) are still to run: nothing
+          // is queued, neither at once nor until the grace has passed since each was due.
+          let before = enqueued.length
           yield* requeuePendingDeliveries
-          const mine = enqueued.slice(before).filter((job) => mentions(job, attempted!.id) || mentions(job, unattempted!.id))
-          expect(mine.map((job) => [job.name, job.payload, job.runAt]).sort((a, b) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)).toEqual([
-            [webhookDeliveryJob.name, { accountId: account.id, endpointId: attempted!.endpointId, attempt: 1, deliveryIds: [unattempted!.id] }, undefined],
-            [webhookDeliveryJob.name, { accountId: account.id, endpointId: attempted!.endpointId, attempt: 2, deliveryIds: [attempted!.id] }, undefined],
-          ].sort((a, b) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1))
+          expect(ours(enqueued.slice(before))).toEqual([])
+          yield* TestClock.adjust(requeueGrace)
+          before = enqueued.length
+          yield* requeuePendingDeliveries
+          expect(ours(enqueued.slice(before))).toEqual([])
+          // Past the grace for the first attempt only: the unattempted delivery alone.
+          yield* TestClock.adjust("1 second")
+          before = enqueued.length
+          yield* requeuePendingDeliveries
+          expect(ours(enqueued.slice(before)).map((job) => job.payload)).toEqual([
+            { accountId: account.id, endpointId: unattempted!.endpointId, attempt: 1, deliveryIds: [unattempted!.id] },
+          ])
+          // Past the grace for both: each gets a job of its own, now, whose key a second start (or a second process)
+          // repeats, so that a queue drops the second.
+          yield* TestClock.adjust("30 seconds")
+          const byPayload = (a: ReadonlyArray<unknown>, b: ReadonlyArray<unknown>) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1
+          const expected = [
+            [webhookDeliveryJob.name, { accountId: account.id, endpointId: attempted!.endpointId, attempt: 1, deliveryIds: [unattempted!.id] }, `${unattempted!.id}:1`, undefined],
+            [webhookDeliveryJob.name, { accountId: account.id, endpointId: attempted!.endpointId, attempt: 2, deliveryIds: [attempted!.id] }, `${attempted!.id}:2`, undefined],
+          ].sort(byPayload)
+          for (let start = 0; start < 2; start++) {
+            before = enqueued.length
+            yield* requeuePendingDeliveries
+            expect(ours(enqueued.slice(before)).map((job) => [job.name, job.payload, job.dedupeKey, job.runAt]).sort(byPayload)).toEqual(expected)
+          }
         }))
 
       it.effect("a failing receiver is retried five times, each a job queued after the spec's delay, then the delivery is failed; every attempt is recorded", () =>

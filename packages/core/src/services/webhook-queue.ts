@@ -96,20 +96,44 @@ export const enqueueDeliveries = (deliveries: ReadonlyArray<ToQueue>, runAt?: Da
     },
   }))
 
-/** Queues every pending delivery of an active endpoint again, for its next attempt now. Run when the work starts, for
- *  deliveries whose job a previous process lost (the memory queue keeps nothing, say). A delivery whose job is still
- *  queued (on a shared queue) gets a second one: whichever runs first makes the attempt, and the other finds the
- *  delivery past that attempt and skips it. A delivery queued again never makes more than the spec's six attempts.
- *  Answers how many were offered to the queue. */
+/** How long past its due time a pending delivery waits before the work, when it starts, takes its job for lost. Every
+ *  delivery's job commits with it (JobQueue), and a run cut short is run again by the queue (after the job's timeout
+ *  and the engine's margin, two minutes at most): a pending delivery still not attempted this long after it was due
+ *  has no job left (its endpoint was disabled when its job ran, say, or the queue gave the job up). */
+export const requeueGrace = Duration.minutes(5)
+
+/** When a pending delivery's next attempt is due: at once when it was made, the spec's delay after its last attempt
+ *  otherwise. */
+const nextAttemptDue = (delivery: Pick<WebhookDelivery, "attempts" | "updatedAt">) => {
+  const delay = delivery.attempts === 0 ? undefined : webhookRetryPolicy.delays[delivery.attempts - 1]
+  return delivery.updatedAt.getTime() + (delay === undefined ? 0 : Duration.toMillis(Duration.decode(delay)))
+}
+
+/** Queues again, when the work starts, the pending deliveries of active endpoints that have no job: those whose next
+ *  attempt was due more than `requeueGrace` ago. A delivery whose job is queued (the relay's, or its retry's, which
+ *  committed with it) is left to that job, so that the work starting never makes an attempt early nor twice. Each is
+ *  queued in a job of its own for its next attempt, now, keyed by the delivery and that attempt: two processes
+ *  starting at once (or one started again) never queue one delivery twice. Answers how many were offered to the
+ *  queue. */
 export const requeuePendingDeliveries = Effect.gen(function* () {
   const store = yield* Store
   const page = 500
+  const orphanedBefore = (yield* Clock.currentTimeMillis) - Duration.toMillis(requeueGrace)
   let after: string | undefined
   let offered = 0
   while (true) {
     const pending = yield* store.webhooks.pendingDeliveries(after, page)
-    yield* enqueueDeliveries(pending)
-    offered += pending.length
+    const orphaned = pending.filter((delivery) => nextAttemptDue(delivery) < orphanedBefore)
+    if (orphaned.length > 0) {
+      const queue = yield* Effect.serviceOption(JobQueue)
+      if (Option.isSome(queue)) {
+        yield* queue.value.enqueueAll(webhookDeliveryJob, orphaned.map((delivery) => ({
+          payload: { accountId: delivery.accountId, endpointId: delivery.endpointId, attempt: delivery.attempts + 1, deliveryIds: [delivery.id] },
+          options: { dedupeKey: `${delivery.id}:${delivery.attempts + 1}` },
+        })))
+      }
+    }
+    offered += orphaned.length
     if (pending.length < page) return offered
     after = pending.at(-1)!.id
   }
