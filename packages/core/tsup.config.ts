@@ -1,3 +1,3 @@
 import { packageBuild } from "../../tsup.preset"
 
-export default packageBuild(["src/index.ts"])
+export default packageBuild(["src/index.ts", "src/internal.ts"])

@@ -1,9 +1,8 @@
 /** The event outbox in memory: events in one global order (the order their transactions committed: the memory
  *  database runs one writer at a time), listed per account by time of occurrence, and relayed to consumers in order
  *  from a cursor each. */
-import {
-  type AccountId, type DomainEvent, type EventOutbox, makeKindWakeSignals, relayPassWindow,
-} from "@mailroom/core"
+import { type AccountId, type DomainEvent, type EventOutbox, relayPassWindow } from "@mailroom/core"
+import { makeKindWakeSignals } from "@mailroom/core/internal"
 import { Effect } from "effect"
 import type { MemoryDb, MemoryTable } from "./db.js"
 

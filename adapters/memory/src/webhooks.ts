@@ -156,7 +156,7 @@ export const makeWebhookRepository = (db: MemoryDb): WebhookRepository => {
           .filter((d) => d.status === "pending" && (afterId === undefined || d.id > afterId) && endpoints.get(d.endpointId)?.active === true)
           .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
           .slice(0, limit)
-          .map((d) => ({ id: d.id, accountId: d.accountId, attempts: d.attempts }))),
+          .map((d) => ({ id: d.id, accountId: d.accountId, endpointId: d.endpointId, attempts: d.attempts, updatedAt: d.updatedAt }))),
 
     purgeAttempts: (before) =>
       db.atomic(() => {

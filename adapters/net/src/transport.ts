@@ -238,55 +238,9 @@ export const makeUndiciTransport = (options: UndiciTransportOptions = {}) => {
       return Effect.sync(abandon)
     })
 
-  const postEach: HttpTransportService["postEach"] = (concurrency, next) =>
-    Effect.async<void>((resume) => {
-      const limit = Math.max(1, Math.floor(concurrency))
-      const abandons = new Set<() => void>()
-      let exhausted = false
-      /** Set once the batch ended early (a callback threw, or it was interrupted): no outcome is handed on after. */
-      let stopped = false
-      const stop = () => {
-        exhausted = true
-        stopped = true
-        for (const abandon of abandons) abandon()
-        abandons.clear()
-      }
-      const fail = (cause: unknown) => {
-        stop()
-        resume(Effect.die(cause))
-      }
-      const pump = () => {
-        while (!exhausted && abandons.size < limit) {
-          const item = next()
-          if (item === undefined) {
-            exhausted = true
-            break
-          }
-          const abandon = start(item.request, (outcome) => {
-            abandons.delete(abandon)
-            if (stopped) return
-            try {
-              item.answered(outcome)
-              pump()
-            } catch (cause) {
-              fail(cause)
-            }
-          })
-          abandons.add(abandon)
-        }
-        if (exhausted && abandons.size === 0) resume(Effect.void)
-      }
-      try {
-        pump()
-      } catch (cause) {
-        fail(cause)
-      }
-      return Effect.sync(stop)
-    })
-
   const close = Effect.promise(() => Promise.all([...agents.values()].map((agent) => agent.close().catch(() => undefined))))
 
-  return { service: { post, postEach } satisfies HttpTransportService, close }
+  return { service: { post } satisfies HttpTransportService, close }
 }
 
 export const UndiciTransport = {

@@ -10,6 +10,7 @@
  *  parameters, the connection it runs on and the rows it answers are the same on both paths.
  */
 import { SqlClient, type SqlError, Statement } from "@effect/sql"
+import { CommitDurability, type Durability } from "@mailroom/core"
 import { Context, Effect, Effectable, FiberRef, identity, Option } from "effect"
 
 /** How the adapter runs one compiled statement outside a transaction, as its client's own connection would: the rows,
@@ -17,6 +18,7 @@ import { Context, Effect, Effectable, FiberRef, identity, Option } from "effect"
 export type DirectRun = (
   sql: string,
   params: ReadonlyArray<unknown>,
+  durability: Durability,
 ) => Effect.Effect<ReadonlyArray<object>, SqlError.SqlError> | undefined
 
 /** A statement of a client made by `withDirectStatements`: @effect/sql's own statement, with a cheaper way to run. */
@@ -64,7 +66,7 @@ class DirectStatement<A extends object> extends Effectable.Class<ReadonlyArray<A
       if (Option.isSome(transaction)) {
         return transaction.value[0].execute(sql, params, undefined) as Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
       }
-      return (this.run(sql, params) ?? this.statement) as Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
+      return (this.run(sql, params, Context.get(fiber.currentContext, CommitDurability)) ?? this.statement) as Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
     })
   }
 }

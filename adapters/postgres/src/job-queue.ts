@@ -20,14 +20,14 @@
  *    and the workers of this process are woken once it committed. */
 import { SqlClient } from "@effect/sql"
 import {
-  afterCommit, type ClaimedJob, CommitDurability, type Durability, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService,
-  makeClaimWakeup, makeKeyedWakeSignals, runJobWorker, StoreError,
+  afterCommit, type ClaimedJob, CommitDurability, type Durability, type EnqueueOptions, type JobDefinition, JobQueue, type JobQueueService, runJobWorker, StoreError,
 } from "@mailroom/core"
+import { makeClaimWakeup, makeKeyedWakeSignals } from "@mailroom/core/internal"
 import { Duration, Effect, Layer, Option, Runtime, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import pg from "pg"
 import PgBoss from "pg-boss"
-import { beginTransaction } from "./durability.js"
+import { beginTransaction, relaxedSessionOptions } from "./durability.js"
 
 export interface PgBossJobQueueOptions {
   /** `postgres://…` of the database whose `pgboss` schema holds the jobs. */
@@ -94,6 +94,19 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions, store?: SqlCl
       }),
       (opened) => Effect.promise(() => opened.end()),
     )
+    // Claims, and the completions of background runs (CommitDurability "relaxed"), each one statement that commits on
+    // its own, go through a small pool whose connections commit without waiting for the disk: a claim or a completion
+    // that an operating-system crash undoes only makes the run again (delivery is at least once). On the main pool each
+    // would wait for its WAL to reach the disk. Its connections open when first needed.
+    const relaxedPool = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const opened = new pg.Pool({ connectionString: options.url, max: 2, application_name: "mailroom-jobs", options: relaxedSessionOptions })
+        opened.on("error", () => undefined)
+        return opened
+      }),
+      (opened) => Effect.promise(() => opened.end()),
+    )
+    const relaxedDb: PgBoss.Db = { executeSql: (text, values) => relaxedPool.query(text, values) }
     const boss = new PgBoss({
       db: { executeSql: (text: string, values?: Array<unknown>) => pool.query(text, values) },
       schedule: false,
@@ -235,18 +248,20 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions, store?: SqlCl
     }
 
     /** Runs `use` with a pg-boss `db` in a transaction: the Store's transaction in progress when the Store is on the
-     *  queue's database (a savepoint of it), the queue's own otherwise. Answers whether it joined the Store's. */
+     *  queue's database, the queue's own otherwise. Answers whether it joined the Store's. Joined, the statements run
+     *  on the transaction's connection as they are, without a savepoint (which would cost two round trips of every
+     *  relay batch): a statement that fails fails the Store's transaction, which rolls back with its changes. */
     const inTransaction = <A>(operation: string, use: (db: PgBoss.Db) => Promise<A>) =>
       Effect.gen(function* () {
         if (storeSql !== undefined && Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))) {
           const sql = storeSql
-          return yield* sql.withTransaction(Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+          return yield* Effect.flatMap(Effect.runtime<never>(), (runtime) => {
             const run = Runtime.runPromise(runtime)
             const db: PgBoss.Db = {
               executeSql: (text, values) => run(Effect.map(sql.unsafe(text, values.map((value: unknown) => value ?? null)), (rows) => ({ rows: [...rows] }))),
             }
             return Effect.tryPromise({ try: () => use(db), catch: failure(operation) })
-          })).pipe(Effect.mapError(failure(operation)), Effect.map((answer) => ({ answer, joined: true })))
+          }).pipe(Effect.map((answer) => ({ answer, joined: true })))
         }
         const durability = yield* CommitDurability
         const answer = yield* Effect.tryPromise({ try: () => inPoolTransaction(durability, use), catch: failure(operation) })
@@ -291,7 +306,7 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions, store?: SqlCl
         runJobWorker(job, handler, {
           claim: (max) =>
             Effect.zipRight(wakeup.arm, Effect.tryPromise({
-              try: () => boss.fetch(job.name, { batchSize: max, includeMetadata: true }),
+              try: () => boss.fetch(job.name, { batchSize: max, includeMetadata: true, db: relaxedDb }),
               catch: failure("jobs.claim"),
             })).pipe(
               Effect.flatMap((fetched) => Effect.mapError(decodeFetched(fetched), failure("jobs.claim"))),
@@ -300,11 +315,19 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions, store?: SqlCl
               }))),
             ),
           // A finished job frees its dedupe key in the same transaction.
-          complete: (claimed) => settle("jobs.complete", async (db) => {
-            await completeMany(job.name, claimed.map((one) => one.id), { db })
+          complete: (claimed) => {
             const ids = keyed(claimed as ReadonlyArray<Claimed>)
-            if (ids.length > 0) await db.executeSql(freeKeys, [job.name, ids])
-          }),
+            const completeAll = (db: PgBoss.Db) => completeMany(job.name, claimed.map((one) => one.id), { db })
+            // Without keys to free, one statement: a relaxed one commits on its own, on the relaxed pool.
+            return ids.length === 0
+              ? Effect.flatMap(CommitDurability, (durability) => durability === "relaxed"
+                ? Effect.tryPromise({ try: () => completeAll(relaxedDb), catch: failure("jobs.complete") })
+                : settle("jobs.complete", async (db) => { await completeAll(db) })).pipe(Effect.asVoid)
+              : settle("jobs.complete", async (db) => {
+                await completeAll(db)
+                await db.executeSql(freeKeys, [job.name, ids])
+              })
+          },
           // The next attempt is the same job inserted again, due after the policy's delay; the last failure is
           // pg-boss's `fail` (the job stays failed in pg-boss's tables), and frees the key.
           fail: (claimed, retryIn, error) => {

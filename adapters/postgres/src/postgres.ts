@@ -2,12 +2,13 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient, type SqlConnection, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { CommitDurability, makeRecentCache, type Store, StoreError } from "@mailroom/core"
+import { CommitDurability, type Durability, type Store, StoreError } from "@mailroom/core"
+import { makeRecentCache } from "@mailroom/core/internal"
 import { migrationsLayer, SqlStore } from "@mailroom/sql"
 import { Chunk, Context, Duration, Effect, Exit, FiberRef, Layer, Stream } from "effect"
 import pg from "pg"
 import { withDirectStatements } from "./direct.js"
-import { beginTransaction } from "./durability.js"
+import { beginTransaction, relaxedSessionOptions } from "./durability.js"
 import { PgBossJobQueue, type PgBossJobQueueOptions } from "./job-queue.js"
 
 export interface MailroomPostgresOptions {
@@ -17,21 +18,28 @@ export interface MailroomPostgresOptions {
   readonly maxConnections?: number
 }
 
+/** Most connections of the pool for background statements outside a transaction (see `connection`). */
+const relaxedConnections = 4
+
 /** How long the first connection may take before the layer fails. */
 const connectTimeout = Duration.seconds(5)
 
 /** The pg pool, opened with one round trip (so a wrong URL fails the layer, not the first request) and ended when the
- *  layer's scope closes. Mailroom owns it so that statements can run on it directly (withDirectStatements). */
-const pool = (options: MailroomPostgresOptions) =>
+ *  layer's scope closes. Mailroom owns it so that statements can run on it directly (withDirectStatements). With
+ *  `relaxed`, its connections commit relaxed outside a transaction (relaxedSessionOptions), and none opens before the
+ *  first statement. */
+const pool = (options: MailroomPostgresOptions, relaxed = false) =>
   Effect.acquireRelease(
     Effect.suspend(() => {
       const opened = new pg.Pool({
         connectionString: options.url,
         application_name: "mailroom",
-        ...(options.maxConnections === undefined ? {} : { max: options.maxConnections }),
+        ...(relaxed ? { options: relaxedSessionOptions, max: relaxedConnections } : options.maxConnections === undefined ? {} : { max: options.maxConnections }),
       })
       // An idle connection that breaks is dropped by the pool; the next query opens another.
       opened.on("error", () => undefined)
+      // The relaxed pool opens its connections when first needed: the main pool's first one checked the URL.
+      if (relaxed) return Effect.succeed(opened)
       return Effect.tryPromise({
         try: () => opened.query("SELECT 1"),
         catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" }),
@@ -95,7 +103,7 @@ const queryOn = (client: pg.ClientBase, text: string, params: ReadonlyArray<unkn
  *  such a statement (check a connection out, run, put it back; an interrupted statement is cancelled on the server),
  *  without the span, scope and acquisition wrapped around it. The rows come back as @effect/sql-pg answers them: a
  *  statement text holding several statements answers one array of rows per statement. */
-const runOnPool = (opened: pg.Pool) => (sql: string, params: ReadonlyArray<unknown>) =>
+const runOnPool = (opened: pg.Pool) => (sql: string, params: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<Record<string, unknown>>, SqlError.SqlError> =>
   Effect.async<ReadonlyArray<Record<string, unknown>>, SqlError.SqlError>((resume) => {
     let done = false
     let client: pg.PoolClient | undefined
@@ -238,6 +246,14 @@ const directTransaction = (opened: pg.Pool) =>
 const connection = (options: MailroomPostgresOptions): Layer.Layer<SqlClient.SqlClient, StoreError> =>
   Layer.scopedContext(Effect.gen(function* () {
     const opened = yield* pool(options)
+    // Background work's statements outside a transaction (CommitDurability "relaxed": a run's record of its attempts,
+    // say) run on a small pool of their own whose connections commit without waiting for the disk, as a relaxed
+    // transaction does; others, on the main pool, commit as the server is configured. Its connections open when
+    // first needed.
+    const relaxedPool = yield* pool(options, true)
+    const onMain = runOnPool(opened)
+    const onRelaxed = runOnPool(relaxedPool)
+    const run = (sql: string, params: ReadonlyArray<unknown>, durability: Durability) => durability === "relaxed" ? onRelaxed(sql, params) : onMain(sql, params)
     const pgClient = yield* PgClient.fromPool({ acquire: Effect.succeed(opened), applicationName: "mailroom" })
     // The client's statements run straight on the pool when spans are off (withDirectStatements), and so does a
     // top-level transaction: BEGIN, the body and COMMIT or ROLLBACK on one checked-out connection. A nested transaction
@@ -251,7 +267,7 @@ const connection = (options: MailroomPostgresOptions): Layer.Layer<SqlClient.Sql
         }
         return transaction(effect, context)
       })
-    const client = Object.assign(withDirectStatements(pgClient, runOnPool(opened)), { withTransaction })
+    const client = Object.assign(withDirectStatements(pgClient, run), { withTransaction })
     return Context.make(SqlClient.SqlClient, client).pipe(
       Context.add(PgClient.PgClient, client),
     )

@@ -78,9 +78,6 @@ export type {
 export type { QuotaReservation } from "./domain/quota.js"
 export type { IdKind } from "./domain/ids.js"
 export { importLimits, ImportField, ColumnMapping, ImportResult } from "./domain/csv-import.js"
-export { makeClaimWakeup, makeKeyedWakeSignals, makeKindWakeSignals, makeWakeSignal } from "./internal/wake-signal.js"
-export type { WakeSignal } from "./internal/wake-signal.js"
-export { makeRecentCache } from "./internal/recent-cache.js"
 export type {
   CsvSource, ImportRequest, ImportOptions, ImportRow, RowRejection, CsvFile, ColumnPlan, ImportPlan,
 } from "./domain/csv-import.js"
@@ -154,7 +151,7 @@ export type {
 export { Dns, DnsError, DnsFailureKind, isNoSuchRecord, recordsOrNone } from "./ports/dns.js"
 export type { DnsService, LookupOptions, MxRecord } from "./ports/dns.js"
 export { HttpTransport, HttpTransportError } from "./ports/http-transport.js"
-export type { BatchedPost, HttpTransportService, PinnedPost, PostAnswer, PostOutcome } from "./ports/http-transport.js"
+export type { HttpTransportService, PinnedPost, PostAnswer, PostOutcome } from "./ports/http-transport.js"
 export { WebhooksConfig, checkWebhookTarget } from "./services/webhook-target.js"
 export type { WebhooksOptions, CheckedTarget } from "./services/webhook-target.js"
 export type { OutgoingMessage, MailResult, MailAddress, MailAttachment, DkimKey, RecipientOutcome } from "./ports/mailer.js"
@@ -170,13 +167,12 @@ export { Lists } from "./services/lists.js"
 export type { ListTopic, ListDetails, ListsPage, MembersPage, AddMembersResult } from "./services/lists.js"
 export { Webhooks, defaultDeliveryConcurrency } from "./services/webhooks.js"
 export type { TestResult, EndpointHealth } from "./services/webhooks.js"
-export { attemptDelivery, makeAttempt, maxAttempts, recordAttempts } from "./services/webhook-sender.js"
+export { attemptDelivery, makeAttempt, maxAttempts, recordAttempt } from "./services/webhook-sender.js"
 export type { AttemptOptions, PendingRecord, RecordedAttempt } from "./services/webhook-sender.js"
 export type { AttemptResult } from "./services/webhook-sender.js"
 export {
-  webhookDeliveryJob, webhookPurgeJob, DeliveryAttemptFailed, enqueueDelivery, fanOutEvents, runDeliveryJob,
-  webhookFirstAttemptsJob, runFirstAttempts, firstAttemptsPerRun, firstAttemptsRecordedPer, lastAnswersGrace,
-  purgeWebhookHistory, defaultNotificationFrom, requeuePendingDeliveries, schedulePurge, makeDeliveries, webhookConsumer,
+  webhookDeliveryJob, webhookJobBatch, webhookRunBudgetMs, webhookPurgeJob, enqueueDeliveries, fanOutEvents, runDeliveryJob,
+  purgeWebhookHistory, defaultNotificationFrom, requeueGrace, requeuePendingDeliveries, schedulePurge, webhookConsumer,
 } from "./services/webhook-queue.js"
 export { Suppressions } from "./services/suppressions.js"
 export type { BulkSuppressionResult } from "./services/suppressions.js"

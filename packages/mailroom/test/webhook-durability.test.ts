@@ -145,13 +145,13 @@ describe("automatic webhook delivery on a SQLite file", () => {
     try {
       await mailroom.ready()
       const { account, secret: endpointSecret } = await setUp(mailroom, "/enqueue-fault")
-      // The fault: for 20 seconds, writing a first-attempts job fails (a trigger on the jobs table, from a connection of
+      // The fault: for 20 seconds, writing a delivery job fails (a trigger on the jobs table, from a connection of
       // the test's own), after its batch's deliveries were made in the same transaction.
       const faulty = new Database(file)
       faulty.exec(`CREATE TABLE enqueue_fault (until_ms REAL NOT NULL);
         INSERT INTO enqueue_fault VALUES ((julianday('now') - 2440587.5) * 86400000.0 + 20000);
         CREATE TRIGGER enqueue_fault BEFORE INSERT ON jobs
-          WHEN NEW.name = 'webhook.first-attempts' AND (julianday('now') - 2440587.5) * 86400000.0 < (SELECT until_ms FROM enqueue_fault)
+          WHEN NEW.name = 'webhook.deliver' AND (julianday('now') - 2440587.5) * 86400000.0 < (SELECT until_ms FROM enqueue_fault)
           BEGIN SELECT RAISE(ABORT, 'injected fault'); END;`)
       faulty.close()
       const events = await mailroom.runtime.runPromise(Effect.gen(function* () {

@@ -197,7 +197,7 @@ describe.skipIf(serverUrl === undefined)("automatic webhook delivery by two proc
   it("an instance killed between the fan-out of a batch and the enqueue of its jobs strands nothing: the other delivers every event within 60 seconds, with no restart", { timeout: 180_000 }, async () => {
     const { database, receiver, writer, event, records, received } = await writerWithEndpoint()
     receiver.answer = () => ({ after: sleep(300).then(() => ({ status: 200, body: "ok" })) })
-    // The fault: the first enqueue of first-attempts jobs stalls for 5 seconds as it writes them (a trigger on
+    // The fault: the first enqueue of delivery jobs stalls for 5 seconds as it writes them (a trigger on
     // pg-boss's job table; a sequence, which no rollback resets, makes it the first only), after its batch's fan-out,
     // so that its process is killed between the two.
     await withClient(database.url, (client) => client.query(`
@@ -205,7 +205,7 @@ describe.skipIf(serverUrl === undefined)("automatic webhook delivery by two proc
       CREATE FUNCTION stall_first_enqueue() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN IF nextval('enqueue_fault') = 1 THEN PERFORM pg_sleep(5); END IF; RETURN NEW; END $$;
       CREATE TRIGGER stall_first_enqueue BEFORE INSERT ON pgboss.job FOR EACH ROW
-        WHEN (NEW.name = 'webhook.first-attempts') EXECUTE FUNCTION stall_first_enqueue();`))
+        WHEN (NEW.name = 'webhook.deliver') EXECUTE FUNCTION stall_first_enqueue();`))
     // Each instance names its connections, so that the one stalled is known.
     const instances = new Map<string, ChildProcess>()
     for (const name of ["mailroom-a", "mailroom-b"]) {

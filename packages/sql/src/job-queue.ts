@@ -6,9 +6,9 @@
  *  transaction is a savepoint of it, and commits with it or not at all; its workers are woken once it committed. */
 import { SqlClient } from "@effect/sql"
 import {
-  afterCommit, type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, makeClaimWakeup,
-  makeKeyedWakeSignals, retryDelay, runJobWorker,
+  afterCommit, type ClaimedJob, type EnqueueOptions, Ids, type JobDefinition, JobQueue, type JobQueueService, retryDelay, runJobWorker,
 } from "@mailroom/core"
+import { makeClaimWakeup, makeKeyedWakeSignals } from "@mailroom/core/internal"
 import { Clock, Duration, Effect, Layer, Schema } from "effect"
 import { IntegerColumn } from "./internal/columns.js"
 import { chunksOf, insertRows, maxInList } from "./internal/batch.js"
@@ -92,8 +92,8 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
     const deleteJobs = (ids: ReadonlyArray<string>) =>
       Effect.forEach(chunksOf(ids, maxInList), (chunk) => sql`DELETE FROM jobs WHERE id IN ${sql.in(chunk)}`, { discard: true })
 
-    /** A finished job is deleted at once (the runs that finish together in one statement): until then its dedupe key
-     *  still counts as taken, and an enqueue with it would be dropped. */
+    /** A finished job is deleted at once: until then its dedupe key still counts as taken, and an enqueue with it would
+     *  be dropped. */
     const work: JobQueueService["work"] = (job, handler, workOptions) => {
       // An enqueue during a claim ends the idle wait after it (see makeClaimWakeup).
       const wakeup = makeClaimWakeup(signals.of(job.name), pollInterval)

@@ -1,14 +1,15 @@
 /** The webhook delivery suite: fan-out of outbox events, the delivery job's attempts against a real receiver on
  *  127.0.0.1 (verified with `standardwebhooks`), the retry schedule's give-up rule, failure notices through the Mailer,
  *  auto-disable, URL checks on every delivery and the 90-day purge. The JobQueue is a recording double behind its
- *  port: the test runs each enqueued job itself, with the attempt number the queue would give it. */
+ *  port: the test runs each enqueued job itself. */
 import { describe, expect, it } from "@effect/vitest"
 import {
-  afterCommit, type Account, Accounts, deliveryIdFor, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue, type JobQueueService, type JobRun, maxAttempts,
-  firstAttemptsRecordedPer, lastAnswersGrace, purgeWebhookHistory, recordAttempts, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts, servicesLayer, Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, webhookFirstAttemptsJob,
-  type PendingRecord, type WebhookAttempt, type WebhookDelivery, webhookConsumer, webhookEnvelope, webhookRetryPolicy, Webhooks as WebhooksService,
+  afterCommit, type Account, Accounts, deliveryIdFor, Dns, type DomainEvent, fanOutEvents, type HttpTransport, enqueueEach, IdsLive, JobQueue,
+  type JobQueueService, maxAttempts, purgeWebhookHistory, recordAttempt, requeueGrace, requeuePendingDeliveries, runDeliveryJob, servicesLayer,
+  Store, type Webhooks, WebhooksConfig, webhookDeliveryJob, type PendingRecord, type WebhookAttempt, type WebhookDelivery, webhookConsumer,
+  webhookEnvelope, webhookRetryPolicy, webhookRunBudgetMs, Webhooks as WebhooksService,
 } from "@mailroom/core"
-import { Clock, Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
+import { Clock, Duration, Effect, Fiber, Layer, Option, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { makeCaptureMailer } from "./capture-mailer.js"
 import { makeEvent, uniqueText } from "./fixtures.js"
@@ -22,7 +23,7 @@ interface Enqueued {
   readonly runAt: Date | undefined
 }
 
-/** Whether a queued job is about the delivery `id` (a first-attempts run naming it, or its retry). */
+/** Whether a queued job is about the delivery `id`. */
 const mentions = (job: Enqueued, id: string) => JSON.stringify(job.payload).includes(id)
 
 /** Builds the layers of one scenario: services over `store`, relaxed URL rules, a recording queue and a capture mailer.
@@ -79,11 +80,28 @@ export const webhookDeliverySuite = <E>(
     const event = (account: Account, overrides: Partial<DomainEvent> = {}) =>
       makeEvent({ accountId: account.id, type: "contact.subscribed", recipient: "ada@example.com", details: { contactId: "ct_1", email: "ada@example.com", source: "API", status: "ACTIVE" }, ...overrides })
 
-    const run = (attempt: number): JobRun => ({ jobId: "job", attempt, lastAttempt: attempt === webhookRetryPolicy.delays.length + 1 })
+    /** Runs a delivery job of `deliveryIds` (deliveries of one endpoint) making attempt `attempt`, as the queue would,
+     *  and answers the jobs the run queued (the next attempt of the deliveries that failed). */
+    const runJob = (account: Account, deliveryIds: string | ReadonlyArray<string>, attempt: number) =>
+      Effect.gen(function* () {
+        const ids = typeof deliveryIds === "string" ? [deliveryIds] : deliveryIds
+        const first = yield* (yield* Store).webhooks.findDelivery(account.id, ids[0]!)
+        const endpointId = Option.match(first, { onNone: () => "gone", onSome: (d) => d.endpointId })
+        const before = enqueued.length
+        yield* runDeliveryJob({ accountId: account.id, endpointId, attempt, deliveryIds: ids })
+        return enqueued.slice(before)
+      })
 
-    /** Runs the delivery job of `deliveryId` as the queue would on attempt `attempt`: Right when it succeeded. */
-    const runJob = (account: Account, deliveryId: string, attempt: number) =>
-      Effect.either(runDeliveryJob({ accountId: account.id, deliveryId }, run(attempt)))
+    /** Runs a job queued by the code under test, as the queue would. */
+    const runQueued = (job: Enqueued) =>
+      Effect.gen(function* () {
+        expect(job.name).toBe(webhookDeliveryJob.name)
+        const before = enqueued.length
+        yield* runDeliveryJob(job.payload as typeof webhookDeliveryJob.payload.Type)
+        return enqueued.slice(before)
+      })
+
+    const sorted = (ids: ReadonlyArray<string>) => [...ids].sort()
 
     /** Appends `events` and hands exactly them to the webhooks consumer as the relay would: a batch of its own, from a
      *  cursor moved first past every event appended before. */
@@ -102,7 +120,7 @@ export const webhookDeliverySuite = <E>(
     }
 
     it.layer(layer, { timeout: "120 seconds" })((it) => {
-      it.effect("fan-out makes one delivery per subscribed endpoint and queues it once; the job POSTs the spec's envelope, signed", () =>
+      it.effect("fan-out makes one delivery per subscribed endpoint and queues it in a job of its endpoint; the job POSTs the spec's envelope, signed", () =>
         Effect.gen(function* () {
           const { account, endpoint, secret, receiver: r } = yield* setup()
           const store = yield* Store
@@ -113,12 +131,17 @@ export const webhookDeliverySuite = <E>(
           expect(delivery).toMatchObject({ endpointId: endpoint.id, eventId: subscribed.id, status: "pending" })
           expect(made.some((d) => d.endpointId === other.endpoint.id)).toBe(false)
           expect(enqueued.filter((job) => mentions(job, delivery.id))).toEqual([
-            { name: webhookFirstAttemptsJob.name, payload: { accountId: account.id, deliveryIds: [delivery.id] }, dedupeKey: delivery.id, runAt: undefined },
+            {
+              name: webhookDeliveryJob.name,
+              payload: { accountId: account.id, endpointId: endpoint.id, attempt: 1, deliveryIds: [delivery.id] },
+              dedupeKey: undefined,
+              runAt: undefined,
+            },
           ])
           expect(yield* fanOutEvents([subscribed])).toEqual([])
 
           const before = r.requests.length
-          expect(Either.isRight(yield* runJob(account, delivery.id, 1))).toBe(true)
+          expect(yield* runJob(account, delivery.id, 1)).toEqual([])
           const request = only(r.requests.slice(before))
           expect(request.path).toBe("/hooks")
           expect(JSON.parse(request.body)).toEqual(JSON.parse(JSON.stringify(webhookEnvelope(subscribed))))
@@ -130,29 +153,31 @@ export const webhookDeliverySuite = <E>(
           expect(() => new Webhook(secret).verify(request.body, request.headers)).not.toThrow()
           const stored = Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))
           expect(stored).toMatchObject({ status: "succeeded", attempts: 1, lastStatusCode: 200 })
-          // A job run again after success (at least once delivery) POSTs nothing more.
+          // A job run again after success (at least once delivery), or a later attempt's job, POSTs nothing more.
+          yield* runJob(account, delivery.id, 1)
           yield* runJob(account, delivery.id, 2)
           expect(r.requests.length).toBe(before + 1)
         }))
 
-      it.effect("a first-attempts run POSTs its deliveries, records each attempt once and queues the failed ones' retries 30 seconds on", () =>
+      it.effect("a job carries the deliveries of one endpoint: its run POSTs each once and records them; the failed ones are queued as one job, after the spec's delay", () =>
         Effect.gen(function* () {
-          const { account, receiver: r, webhooks } = yield* setup()
+          const { account, endpoint, receiver: r, webhooks } = yield* setup()
           const store = yield* Store
           const flaky = yield* webhooks.create(account, { url: `http://127.0.0.1:${r.port}/flaky`, events: ["contact.subscribed"] })
           r.answer = (request) => request.path === "/flaky" ? { status: 503, body: "later" } : { status: 200, body: "ok" }
-          const events = [event(account), event(account), event(account)]
-          const made = yield* fanOutEvents(events)
+          const queuedBefore = enqueued.length
+          const made = yield* fanOutEvents([event(account), event(account), event(account)])
           expect(made).toHaveLength(6)
-          const queued = enqueued.filter((job) => job.name === webhookFirstAttemptsJob.name && mentions(job, made[0]!.id))
-          expect(queued).toEqual([{
-            name: webhookFirstAttemptsJob.name, payload: { accountId: account.id, deliveryIds: made.map((d) => d.id) }, dedupeKey: made[0]!.id, runAt: undefined,
-          }])
+          const idsOf = (endpointId: string) => sorted(made.filter((d) => d.endpointId === endpointId).map((d) => d.id))
+          const jobs = enqueued.slice(queuedBefore)
+          expect(jobs.map((job) => [job.name, job.dedupeKey, job.runAt])).toEqual(Array(2).fill([webhookDeliveryJob.name, undefined, undefined]))
+          const payloads = jobs.map((job) => job.payload as typeof webhookDeliveryJob.payload.Type)
+          expect(payloads.map((p) => [p.endpointId, p.attempt, sorted(p.deliveryIds)]).sort()).toEqual(
+            [[endpoint.id, 1, idsOf(endpoint.id)], [flaky.endpoint.id, 1, idsOf(flaky.endpoint.id)]].sort())
+          expect(maxAttempts).toBe(6)
           const before = r.requests.length
-          const retriesBefore = enqueued.length
-          yield* runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 4 })
-          const requests = r.requests.slice(before)
-          expect(requests.map((request) => request.headers["webhook-id"]).sort()).toEqual(made.map((d) => d.id).sort())
+          const retries = [...yield* runQueued(jobs[0]!), ...yield* runQueued(jobs[1]!)]
+          expect(sorted(r.requests.slice(before).map((request) => request.headers["webhook-id"]!))).toEqual(sorted(made.map((d) => d.id)))
           for (const delivery of made) {
             const failing = delivery.endpointId === flaky.endpoint.id
             const stored = Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))
@@ -160,118 +185,52 @@ export const webhookDeliverySuite = <E>(
             const attempts = yield* store.webhooks.listAttempts(account.id, delivery.id)
             expect(attempts.map((a) => [a.attempt, a.succeeded])).toEqual([[1, !failing]])
           }
-          const retries = enqueued.slice(retriesBefore)
-          const failed = made.filter((d) => d.endpointId === flaky.endpoint.id)
-          expect(retries.map((job) => [job.name, job.payload, job.dedupeKey])).toEqual(failed.map((d) => [
-            webhookDeliveryJob.name, { accountId: account.id, deliveryId: d.id }, d.id,
-          ]))
-          for (const [i, job] of retries.entries()) {
-            const stored = Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, failed[i]!.id))
-            expect(job.runAt?.getTime()).toBe(stored.updatedAt.getTime() + 30_000)
-          }
-          // Run again (its process died after the record, say): nothing is POSTed twice, and the failed deliveries are
-          // handed to their retry job again (which the queue's dedupe key keeps single).
-          yield* runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 4 })
+          // One job for the three failures, of the same kind, their second attempt 30 s after the record.
+          const retry = only(retries)
+          expect(retry.name).toBe(webhookDeliveryJob.name)
+          const payload = retry.payload as typeof webhookDeliveryJob.payload.Type
+          expect([payload.endpointId, payload.attempt, sorted(payload.deliveryIds)]).toEqual([flaky.endpoint.id, 2, idsOf(flaky.endpoint.id)])
+          expect(retry.runAt!.getTime() - (yield* Clock.currentTimeMillis)).toBe(30_000)
+          // The job run again (its process died after the record, say) POSTs nothing: each delivery is past attempt 1.
+          expect(yield* runQueued(jobs[0]!)).toEqual([])
+          expect(yield* runQueued(jobs[1]!)).toEqual([])
           expect(r.requests.length).toBe(before + made.length)
-          expect(enqueued.slice(retriesBefore + retries.length).map((job) => [job.name, job.dedupeKey])).toEqual(
-            failed.map((d) => [webhookDeliveryJob.name, d.id]))
-          // The second attempt is the retry job's first run.
-          expect(Either.isLeft(yield* runJob(account, failed[0]!.id, 1))).toBe(true)
-          expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, failed[0]!.id)).attempts).toBe(2)
+          // The second attempt is the retry job's run.
+          r.answer = () => ({ status: 200, body: "ok" })
+          expect(yield* runQueued(retry)).toEqual([])
+          for (const id of idsOf(flaky.endpoint.id)) {
+            expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, id))).toMatchObject({ status: "succeeded", attempts: 2 })
+          }
+          expect(r.requests.length).toBe(before + made.length + 3)
         }))
 
-      /** A first-attempts run of `count` fresh deliveries (concurrency 4) whose last POST the receiver holds until
-       *  `release`; `recordedAtLeast(n)` waits, in real time (the POSTs go to a real receiver), until n deliveries
-       *  have succeeded, for at most 8 seconds: within the held POST's 10-second deadline, which starts later, with
-       *  that POST. */
-      const runWithLastHeld = (count: number) =>
+      it.effect("a run starts attempts for webhookRunBudgetMs at most: the deliveries it had no time for are queued again, for the same attempt, with its record", () =>
         Effect.gen(function* () {
           const { account, receiver: r } = yield* setup()
           const store = yield* Store
-          const events = Array.from({ length: count }, () => event(account))
-          const made = yield* fanOutEvents(events)
-          expect(made).toHaveLength(events.length)
-          let release: () => void = () => undefined
+          const made = yield* fanOutEvents([event(account), event(account), event(account)])
+          // One POST at a time; the first is held until the run's clock has passed its budget.
+          let release: (() => void) | undefined
           const held = new Promise<void>((resolve) => { release = resolve })
-          const last = events.at(-1)!.id
-          r.answer = (request) => JSON.parse(request.body).messageId === last
-            ? { after: held.then(() => ({ status: 200, body: "ok" })) }
-            : { status: 200, body: "ok" }
-          const statuses = Effect.map(
-            store.webhooks.findDeliveriesWithEndpoints(made.map((d) => ({ accountId: account.id, deliveryId: d.id }))),
-            (found) => new Map(found.map(({ delivery }) => [delivery.id as string, delivery])),
-          )
-          const requestsBefore = r.requests.length
-          const running = yield* Effect.fork(runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 4 }))
-          /** Every POST of the run has reached the receiver (the receiver is the suite's: it counts earlier tests'). */
-          const allPosted = Effect.promise(() => r.waitFor(requestsBefore + made.length))
-          const recordedAtLeast = (n: number) =>
-            Effect.gen(function* () {
-              let recorded = 0
-              for (let i = 0; i < 400 && recorded < n; i++) {
-                yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
-                recorded = [...(yield* statuses).values()].filter((delivery) => delivery.status === "succeeded").length
-              }
-              return recorded
-            })
-          return { account, r, store, made, statuses, running, release, recordedAtLeast, allPosted, heldDelivery: made.find((d) => d.eventId === last)! }
-        })
-
-      it.effect("once a first-attempts run's last POST has started, the attempts finished are recorded within the grace, without waiting for the POSTs under way", () =>
-        Effect.gen(function* () {
-          // Fewer than a part: before, nothing was recorded until the last answer.
-          const { account, store, made, statuses, running, release, recordedAtLeast, allPosted, heldDelivery } = yield* runWithLastHeld(30)
-          // Every POST has reached the receiver: the last one (the held one) has started.
-          yield* allPosted
-          // Within the grace, the attempts finished wait for the POSTs under way: nothing is recorded yet.
-          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
-          expect([...(yield* statuses).values()].filter((delivery) => delivery.status !== "pending")).toEqual([])
-          // Past it, they are recorded; the POSTs under way then (the held one among them) are left to the end: at
-          // most 4, the run's concurrency.
-          yield* TestClock.adjust(lastAnswersGrace)
-          expect(yield* recordedAtLeast(made.length - 4)).toBeGreaterThanOrEqual(made.length - 4)
-          expect(running.unsafePoll()).toBeNull()
-          expect((yield* statuses).get(heldDelivery.id)).toMatchObject({ status: "pending", attempts: 0 })
-          release()
-          yield* Fiber.join(running)
-          for (const delivery of (yield* statuses).values()) expect(delivery).toMatchObject({ status: "succeeded", attempts: 1 })
-          for (const delivery of made) expect((yield* store.webhooks.listAttempts(account.id, delivery.id)).map((a) => a.attempt)).toEqual([1])
+          r.answer = () => ({ after: held.then(() => ({ status: 200, body: "ok" })) })
+          const before = r.requests.length
+          const fiber = yield* Effect.fork(runJob(account, made.map((d) => d.id), 1).pipe(
+            Effect.provideService(WebhooksConfig, { urlRules: { allowPrivate: true }, deliveryConcurrency: 1 }),
+          ))
+          while (r.requests.length === before) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+          yield* TestClock.adjust(webhookRunBudgetMs)
+          release!()
+          const queued = only(yield* Fiber.join(fiber))
+          expect(r.requests.length).toBe(before + 1)
+          const first = r.requests[before]!.headers["webhook-id"]!
+          expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, first))).toMatchObject({ status: "succeeded", attempts: 1 })
+          const rest = sorted(made.map((d) => d.id).filter((id) => id !== first))
+          const payload = queued.payload as typeof webhookDeliveryJob.payload.Type
+          expect([queued.runAt, payload.attempt, sorted(payload.deliveryIds)]).toEqual([undefined, 1, rest])
+          for (const id of rest) expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, id))).toMatchObject({ status: "pending", attempts: 0 })
         }))
 
-      it.effect("answers that come within the grace after a run's last POST started are recorded with the attempts finished before, in one write", () =>
-        Effect.gen(function* () {
-          const { account } = yield* setup()
-          const store = yield* Store
-          const made = yield* fanOutEvents(Array.from({ length: 30 }, () => event(account)))
-          let writes = 0
-          const counting = Store.of({
-            ...store,
-            webhooks: { ...store.webhooks, recordAttempts: (records, streaks) => Effect.zipRight(Effect.sync(() => { writes += 1 }), store.webhooks.recordAttempts(records, streaks)) },
-          })
-          yield* runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 4 }).pipe(Effect.provideService(Store, counting))
-          // Fewer than a part, every answer at once: one write.
-          expect(writes).toBe(1)
-          for (const delivery of made) expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))).toMatchObject({ status: "succeeded", attempts: 1 })
-        }))
-
-      it.effect("a first-attempts run records its attempts in parts as they finish, while its other POSTs go on", () =>
-        Effect.gen(function* () {
-          const { account, r, store, made, statuses, running, release, recordedAtLeast, heldDelivery } =
-            yield* runWithLastHeld(firstAttemptsRecordedPer + 20)
-          // A part is recorded while the run still waits for the held POST.
-          expect(yield* recordedAtLeast(firstAttemptsRecordedPer)).toBeGreaterThanOrEqual(firstAttemptsRecordedPer)
-          expect(running.unsafePoll()).toBeNull()
-          expect((yield* statuses).get(heldDelivery.id)).toMatchObject({ status: "pending", attempts: 0 })
-          release()
-          yield* Fiber.join(running)
-          for (const delivery of (yield* statuses).values()) expect(delivery).toMatchObject({ status: "succeeded", attempts: 1, lastStatusCode: 200 })
-          for (const delivery of made) expect((yield* store.webhooks.listAttempts(account.id, delivery.id)).map((a) => a.attempt)).toEqual([1])
-          // Each POSTed once.
-          const ids = new Set<string>(made.map((d) => d.id))
-          expect(r.requests.filter((request) => ids.has(String(request.headers["webhook-id"]))).length).toBe(made.length)
-        }))
-
-      it.effect("the consumer fans a batch out and enqueues its first-attempts runs in the relay's transaction: one run per account, unkeyed", () =>
+      it.effect("the consumer fans a batch out and enqueues its deliveries' job in the relay's transaction", () =>
         Effect.gen(function* () {
           const { account, endpoint } = yield* setup()
           const queuedBefore = enqueued.length
@@ -290,15 +249,15 @@ export const webhookDeliverySuite = <E>(
           }
           yield* handOut(webhookConsumer, events).pipe(Effect.provideService(JobQueue, noting))
           expect(inTransaction).toEqual([true])
-          expect(only(enqueued.slice(queuedBefore))).toEqual({
-            name: webhookFirstAttemptsJob.name,
-            payload: { accountId: account.id, deliveryIds: events.map((e) => deliveryIdFor(e.id, endpoint.id)) },
-            dedupeKey: undefined,
-            runAt: undefined,
+          const job = only(enqueued.slice(queuedBefore))
+          const payload = job.payload as typeof webhookDeliveryJob.payload.Type
+          expect([job.name, job.dedupeKey, job.runAt]).toEqual([webhookDeliveryJob.name, undefined, undefined])
+          expect({ ...payload, deliveryIds: sorted(payload.deliveryIds) }).toEqual({
+            accountId: account.id, endpointId: endpoint.id, attempt: 1, deliveryIds: sorted(events.map((e) => deliveryIdFor(e.id, endpoint.id))),
           })
         }))
 
-      it.effect("attempts of one delivery recorded together are recorded in order, each counted, the streak moved by each", () =>
+      it.effect("attempts of one delivery recorded one after another: each counted, the streak moved by each", () =>
         Effect.gen(function* () {
           const { account, endpoint } = yield* setup()
           const store = yield* Store
@@ -308,17 +267,17 @@ export const webhookDeliverySuite = <E>(
             id: `wha_${delivery.id}_${n}`, accountId: account.id, deliveryId: delivery.id, endpointId: endpoint.id, attempt: n, succeeded,
             statusCode: succeeded ? 200 : 500, durationMs: 1, responseSnippet: null, error: succeeded ? null : "the receiver answered 500", startedAt: new Date(at),
           })
-          const answers = yield* recordAttempts([
-            { endpoint: current, attempt: attempt(1, false, 1_000), status: "pending", at: new Date(1_001) },
-            { endpoint: current, attempt: attempt(2, true, 2_000), status: "succeeded", at: new Date(2_001) },
-          ])
-          expect(answers.map((answer) => answer.decision.streak.consecutiveFailures)).toEqual([1, 0])
+          const first = yield* recordAttempt({ endpoint: current, attempt: attempt(1, false, 1_000), status: "pending", at: new Date(1_001) })
+          expect(first.decision.streak.consecutiveFailures).toBe(1)
+          expect(Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id)).streak.consecutiveFailures).toBe(1)
+          const second = yield* recordAttempt({ endpoint: first.updated, attempt: attempt(2, true, 2_000), status: "succeeded", at: new Date(2_001) })
+          expect(second.decision.streak.consecutiveFailures).toBe(0)
           expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))).toMatchObject({ status: "succeeded", attempts: 2, lastStatusCode: 200, lastError: null })
           expect((yield* store.webhooks.listAttempts(account.id, delivery.id)).map((a) => [a.attempt, a.succeeded])).toEqual([[1, false], [2, true]])
           expect(Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id)).streak).toEqual({ consecutiveFailures: 0, notified: false })
         }))
 
-      it.effect("a group of successes is recorded with the streak a success leaves, whatever the streak became after the run read its endpoint", () =>
+      it.effect("a success is recorded with the streak a success leaves, whatever the streak became after the run read its endpoint", () =>
         Effect.gen(function* () {
           const { account, endpoint } = yield* setup()
           const store = yield* Store
@@ -333,7 +292,7 @@ export const webhookDeliverySuite = <E>(
               statusCode: 204, durationMs: 1, responseSnippet: null, error: null, startedAt: new Date(at),
             },
           })
-          const answers = yield* recordAttempts([success(one!, 1_000), success(two!, 2_000)])
+          const answers = [yield* recordAttempt(success(one!, 1_000)), yield* recordAttempt(success(two!, 2_000))]
           expect(answers.map((answer) => [answer.decision, answer.updated.streak])).toEqual(Array(2).fill([
             { streak: { consecutiveFailures: 0, notified: false }, notify: false, disable: false }, { consecutiveFailures: 0, notified: false },
           ]))
@@ -343,7 +302,7 @@ export const webhookDeliverySuite = <E>(
           }
         }))
 
-      it.effect("a group of successes and a group with a failure recorded at once come out as if one ran after the other", () =>
+      it.effect("a success and a failure recorded at once come out as if one ran after the other", () =>
         Effect.gen(function* () {
           const { account, endpoint } = yield* setup()
           const store = yield* Store
@@ -359,17 +318,38 @@ export const webhookDeliverySuite = <E>(
                 startedAt: new Date(round * 10),
               },
             })
-            const [failed] = yield* Effect.all([recordAttempts([record(failing!, false)]), recordAttempts([record(succeeding!, true)])], { concurrency: 2 })
+            const [failed] = yield* Effect.all([recordAttempt(record(failing!, false)), recordAttempt(record(succeeding!, true))], { concurrency: 2 })
             // The failure counted from the streak as it was when it took its lock: 3 (before the success) or 1 (after).
             const streak = Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id)).streak.consecutiveFailures
-            const counted = failed[0]!.decision.streak.consecutiveFailures
+            const counted = failed.decision.streak.consecutiveFailures
             expect([[3, 0], [1, 1]]).toContainEqual([counted, streak])
             expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, failing!.id))).toMatchObject({ status: "pending", attempts: 1 })
             expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, succeeding!.id))).toMatchObject({ status: "succeeded", attempts: 1 })
           }
         }))
 
-      it.effect("a first-attempts run POSTs nothing more to an endpoint once its failures reach autoDisableAfter; the rest wait in a run of their own", () =>
+      it.effect("two runs of one endpoint recording failures at once count them one after another, and queue a retry each", () =>
+        Effect.gen(function* () {
+          const { account, endpoint, receiver: r } = yield* setup()
+          const store = yield* Store
+          r.answer = () => ({ status: 500 })
+          for (let round = 0; round < 3; round++) {
+            yield* store.webhooks.setStreak(account.id, endpoint.id, { consecutiveFailures: 0, notified: false })
+            const made = yield* fanOutEvents([event(account), event(account), event(account), event(account)])
+            const before = enqueued.length
+            yield* Effect.all([
+              runJob(account, made.slice(0, 2).map((d) => d.id), 1),
+              runJob(account, made.slice(2).map((d) => d.id), 1),
+            ], { concurrency: 2 })
+            expect(Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id)).streak.consecutiveFailures).toBe(4)
+            const retries = enqueued.slice(before)
+            expect(retries).toHaveLength(2)
+            expect(sorted(retries.flatMap((job) => (job.payload as typeof webhookDeliveryJob.payload.Type).deliveryIds)))
+              .toEqual(sorted(made.map((d) => d.id)))
+          }
+        }))
+
+      it.effect("once an endpoint's failures reach autoDisableAfter it is disabled, its failures get no retry job, and the jobs of its other deliveries POST nothing", () =>
         Effect.gen(function* () {
           const { account, endpoint, receiver: r, webhooks } = yield* setup()
           const store = yield* Store
@@ -377,49 +357,73 @@ export const webhookDeliverySuite = <E>(
           r.answer = () => ({ status: 500 })
           const made = yield* fanOutEvents([event(account), event(account), event(account), event(account), event(account)])
           const before = r.requests.length
-          const queuedBefore = enqueued.length
-          yield* runFirstAttempts({ accountId: account.id, deliveryIds: made.map((d) => d.id) }, { concurrency: 1 })
+          expect(yield* runJob(account, made.slice(0, 2).map((d) => d.id), 1)).toEqual([])
+          for (const delivery of made.slice(2)) expect(yield* runJob(account, delivery.id, 1)).toEqual([])
           expect(r.requests.length).toBe(before + 2)
           expect(Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id))).toMatchObject({ active: false })
-          const rest = made.slice(2)
-          for (const delivery of rest) {
+          for (const delivery of made.slice(2)) {
             expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, delivery.id))).toMatchObject({ status: "pending", attempts: 0 })
           }
-          expect(enqueued.slice(queuedBefore).filter((job) => job.name === webhookFirstAttemptsJob.name).map((job) => job.payload)).toEqual([
-            { accountId: account.id, deliveryIds: rest.map((d) => d.id) },
-          ])
-          // That run finds the endpoint disabled and POSTs nothing.
-          yield* runFirstAttempts({ accountId: account.id, deliveryIds: rest.map((d) => d.id) }, { concurrency: 1 })
-          expect(r.requests.length).toBe(before + 2)
         }))
 
-      it.effect("queued again at start: an attempted delivery gets its retry job now, an unattempted one a first-attempts run five minutes on", () =>
+      it.effect("queued again at start: a pending delivery whose job is due is left to it; one overdue past the grace gets a job of its own for its next attempt, keyed by delivery and attempt", () =>
         Effect.gen(function* () {
           const { account, receiver: r } = yield* setup()
           const [attempted, unattempted] = yield* fanOutEvents([event(account), event(account)])
           r.answer = () => ({ status: 500 })
-          yield* runFirstAttempts({ accountId: account.id, deliveryIds: [attempted!.id] }, { concurrency: 1 })
-          const before = enqueued.length
-          const now = yield* Clock.currentTimeMillis
+          yield* runJob(account, attempted!.id, 1)
+          const ours = (jobs: ReadonlyArray<Enqueued>) => jobs.filter((job) => mentions(job, attempted!.id) || mentions(job, unattempted!.id))
+          // Their jobs (the relay's, due at once, and the retry the run queued 30 seconds on) are still to run: nothing
+          // is queued, neither at once nor until the grace has passed since each was due.
+          let before = enqueued.length
           yield* requeuePendingDeliveries
-          const mine = enqueued.slice(before).filter((job) => mentions(job, attempted!.id) || mentions(job, unattempted!.id))
-          expect(mine.map((job) => [job.name, job.payload, job.dedupeKey, job.runAt?.getTime()])).toEqual([
-            [webhookDeliveryJob.name, { accountId: account.id, deliveryId: attempted!.id }, attempted!.id, now],
-            [webhookFirstAttemptsJob.name, { accountId: account.id, deliveryIds: [unattempted!.id] }, `later:${unattempted!.id}`, now + 5 * 60_000],
+          expect(ours(enqueued.slice(before))).toEqual([])
+          yield* TestClock.adjust(requeueGrace)
+          before = enqueued.length
+          yield* requeuePendingDeliveries
+          expect(ours(enqueued.slice(before))).toEqual([])
+          // Past the grace for the first attempt only: the unattempted delivery alone.
+          yield* TestClock.adjust("1 second")
+          before = enqueued.length
+          yield* requeuePendingDeliveries
+          expect(ours(enqueued.slice(before)).map((job) => job.payload)).toEqual([
+            { accountId: account.id, endpointId: unattempted!.endpointId, attempt: 1, deliveryIds: [unattempted!.id] },
           ])
+          // Past the grace for both: each gets a job of its own, now, whose key a second start (or a second process)
+          // repeats, so that a queue drops the second.
+          yield* TestClock.adjust("30 seconds")
+          const byPayload = (a: ReadonlyArray<unknown>, b: ReadonlyArray<unknown>) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1
+          const expected = [
+            [webhookDeliveryJob.name, { accountId: account.id, endpointId: attempted!.endpointId, attempt: 1, deliveryIds: [unattempted!.id] }, `${unattempted!.id}:1`, undefined],
+            [webhookDeliveryJob.name, { accountId: account.id, endpointId: attempted!.endpointId, attempt: 2, deliveryIds: [attempted!.id] }, `${attempted!.id}:2`, undefined],
+          ].sort(byPayload)
+          for (let start = 0; start < 2; start++) {
+            before = enqueued.length
+            yield* requeuePendingDeliveries
+            expect(ours(enqueued.slice(before)).map((job) => [job.name, job.payload, job.dedupeKey, job.runAt]).sort(byPayload)).toEqual(expected)
+          }
         }))
 
-      it.effect("a failing receiver is retried by the queue five times, then the delivery is failed; every attempt is recorded", () =>
+      it.effect("a failing receiver is retried five times, each a job queued after the spec's delay, then the delivery is failed; every attempt is recorded", () =>
         Effect.gen(function* () {
           const { account, receiver: r } = yield* setup()
           const store = yield* Store
+          const queuedBefore = enqueued.length
           const delivery = only(yield* fanOutEvents([event(account)]))
+          let job = only(enqueued.slice(queuedBefore))
           r.answer = () => ({ status: 503, body: "try later" })
           const ids = new Set<string>()
+          const delays: Array<number> = []
           for (let attempt = 1; attempt <= maxAttempts; attempt++) {
             const before = r.requests.length
-            const result = yield* runJob(account, delivery.id, attempt)
-            expect(Either.isLeft(result)).toBe(attempt < maxAttempts)
+            const queued = yield* runQueued(job)
+            if (attempt < maxAttempts) {
+              job = only(queued)
+              expect(job.payload).toEqual({ accountId: account.id, endpointId: delivery.endpointId, attempt: attempt + 1, deliveryIds: [delivery.id] })
+              delays.push(job.runAt!.getTime() - (yield* Clock.currentTimeMillis))
+            } else {
+              expect(queued).toEqual([])
+            }
             const request = only(r.requests.slice(before))
             ids.add(request.headers["x-service-delivery"]!)
             expect(request.headers["webhook-id"]).toBe(delivery.id)
@@ -428,6 +432,9 @@ export const webhookDeliverySuite = <E>(
             expect(stored.attempts).toBe(attempt)
           }
           expect(ids.size).toBe(maxAttempts)
+          // 30 s, 2 min, 15 min, 1 h and 4 h after each failure.
+          expect(delays).toEqual([30_000, 120_000, 900_000, 3_600_000, 14_400_000])
+          expect(delays).toEqual(webhookRetryPolicy.delays.map((delay) => Duration.toMillis(Duration.decode(delay))))
           const attempts = yield* store.webhooks.listAttempts(account.id, delivery.id)
           expect(attempts.map((a) => [a.attempt, a.succeeded, a.statusCode, a.responseSnippet])).toEqual(
             Array.from({ length: maxAttempts }, (_, i) => [i + 1, false, 503, "try later"]))
@@ -536,7 +543,7 @@ export const webhookDeliverySuite = <E>(
           expect(Option.isNone(yield* store.webhooks.findDelivery(account.id, delivery.id))).toBe(true)
           expect(yield* store.webhooks.listAttempts(account.id, delivery.id)).toEqual([])
           const before = r.requests.length
-          expect(Either.isRight(yield* runJob(account, delivery.id, 2))).toBe(true)
+          expect(yield* runJob(account, delivery.id, 2)).toEqual([])
           expect(r.requests.length).toBe(before)
         }))
 
@@ -560,8 +567,8 @@ export const webhookDeliverySuite = <E>(
           const store = yield* Store
           r.answer = () => ({ hang: true })
           const delivery = only(yield* fanOutEvents([event(account)]))
-          const result = yield* runJob(account, delivery.id, 1)
-          expect(Either.isLeft(result)).toBe(true)
+          const retry = only(yield* runJob(account, delivery.id, 1))
+          expect(retry.payload).toMatchObject({ attempt: 2, deliveryIds: [delivery.id] })
           const attempt = only(yield* store.webhooks.listAttempts(account.id, delivery.id))
           expect(attempt.error).toMatch(/deadline/)
           expect(attempt.durationMs).toBeGreaterThanOrEqual(9_900)

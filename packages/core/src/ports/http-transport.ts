@@ -35,42 +35,13 @@ export class HttpTransportError extends Schema.TaggedError<HttpTransportError>()
 /** What became of one POST: the answer, or why there was none. */
 export type PostOutcome = Either.Either<PostAnswer, HttpTransportError>
 
-/** One POST of a batch (see HttpTransportService.postEach) and what to do with its outcome. */
-export interface BatchedPost {
-  readonly request: PinnedPost
-  /** Called once with the outcome; not called when the batch is interrupted first. */
-  readonly answered: (outcome: PostOutcome) => void
-}
-
 export interface HttpTransportService {
   readonly post: (request: PinnedPost) => Effect.Effect<PostAnswer, HttpTransportError>
-  /** POSTs a batch with plain callbacks rather than an effect per request (a delivery run's first attempts): `next` is
-   *  called whenever fewer than `concurrency` of the batch are under way and answers the next POST to make, or
-   *  undefined when there is none to make now (the batch then ends once those under way are answered). The transport's
-   *  own bound on requests under way still applies. Interrupting the batch makes no new POST and abandons those under
-   *  way. A callback that throws is a defect. */
-  readonly postEach: (concurrency: number, next: () => BatchedPost | undefined) => Effect.Effect<void>
 }
-
-/** postEach over `post`, one effect per request: for transports without a batch path of their own. */
-export const postEachWith = (post: HttpTransportService["post"]): HttpTransportService["postEach"] => (concurrency, next) =>
-  Effect.suspend(() => {
-    const one = (): Effect.Effect<void> => {
-      const item = next()
-      return item === undefined
-        ? Effect.void
-        : Effect.flatMap(Effect.either(post(item.request)), (outcome) => Effect.suspend(() => {
-          item.answered(outcome)
-          return one()
-        }))
-    }
-    return Effect.all(Array.from({ length: Math.max(1, concurrency) }, one), { concurrency: "unbounded", discard: true })
-  })
 
 /** Until a host provides an engine (the facade provides @mailroom/net's UndiciTransport), every POST fails saying so. */
 export class HttpTransport extends Context.Reference<HttpTransport>()("@mailroom/core/HttpTransport", {
-  defaultValue: (): HttpTransportService => {
-    const post = () => Effect.fail(new HttpTransportError({ reason: "other", detail: "no HTTP transport is configured", durationMs: 0 }))
-    return { post, postEach: postEachWith(post) }
-  },
+  defaultValue: (): HttpTransportService => ({
+    post: () => Effect.fail(new HttpTransportError({ reason: "other", detail: "no HTTP transport is configured", durationMs: 0 })),
+  }),
 }) {}

@@ -415,8 +415,9 @@ export interface WebhookRepository {
   /** Sets the endpoint's failure streak. */
   readonly setStreak: (accountId: AccountId, endpointId: WebhookId, streak: FailureStreak) => Effect.Effect<void, StoreError>
   /** Pending deliveries of every account whose endpoint is active, by id, after `afterId` (from the first when
-   *  undefined), at most `limit`, with the attempts each has had: the work to queue again when delivery starts. */
-  readonly pendingDeliveries: (afterId: string | undefined, limit: number) => Effect.Effect<ReadonlyArray<Pick<WebhookDelivery, "id" | "accountId" | "attempts">>, StoreError>
+   *  undefined), at most `limit`, with the endpoint, the attempts each has had and when it last changed (made, or its
+   *  last attempt recorded): the work to queue again when delivery starts. */
+  readonly pendingDeliveries: (afterId: string | undefined, limit: number) => Effect.Effect<ReadonlyArray<Pick<WebhookDelivery, "id" | "accountId" | "endpointId" | "attempts" | "updatedAt">>, StoreError>
   /** Deletes attempts of every account started before `before`; answers how many. */
   readonly purgeAttempts: (before: Date) => Effect.Effect<number, StoreError>
 }

@@ -17,19 +17,14 @@ import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 import { serviceMethod } from "./tracing.js"
 import { currentDate } from "../internal/time.js"
+import { nextTurn } from "../internal/next-turn.js"
 
 /** Addresses looked up, contacts inserted and memberships added per store call. A driver like better-sqlite3 runs a
  *  call's statements synchronously, so one batch is also the longest stretch the import holds the event loop. */
 export const importWriteBatch = 250
 
-/** Suspends until a later turn of the event loop, so that other requests run between the batches of an import. */
-const nextTurn = Effect.async<void>((resume) => {
-  const handle = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(handle))
-})
-
 /** `write` applied to `items` in batches of `importWriteBatch`, with a turn of the event loop after each; answers the
- *  results of every batch, in order. */
+ *  results of every batch, in order. The turn lets other requests run between the batches of an import. */
 const inBatches = <A, B, E>(items: ReadonlyArray<A>, write: (batch: ReadonlyArray<A>) => Effect.Effect<ReadonlyArray<B>, E>) =>
   Effect.forEach(
     Array.from({ length: Math.ceil(items.length / importWriteBatch) }, (_, i) =>

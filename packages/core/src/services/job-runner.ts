@@ -3,7 +3,7 @@
  *  and waits a bounded time for the runs in flight. Engines supply how jobs are claimed, settled and waited for. */
 import { Cause, Deferred, Duration, Effect, Exit, FiberSet, Queue, Schedule, Schema, type Scope } from "effect"
 import type { StoreError } from "../errors.js"
-import { makeGroupCommit, nextTurn } from "../internal/group-commit.js"
+import { nextTurn } from "../internal/next-turn.js"
 import type { JobDefinition, JobRun, RetryPolicy } from "../ports/job-queue.js"
 
 /** A job an engine has marked as running for this worker. */
@@ -19,7 +19,8 @@ export interface ClaimedJob {
 export interface JobSource {
   /** Marks at most `max` due jobs as running (attempt counted) and answers them. */
   readonly claim: (max: number) => Effect.Effect<ReadonlyArray<ClaimedJob>, StoreError>
-  /** The runs succeeded: the jobs are finished. The loop groups the runs that finish together into one call. */
+  /** The runs succeeded: the jobs are finished. The loop calls it once per run; an engine may write the completions
+   *  that arrive together at once (a speed-up of its own). */
   readonly complete: (jobs: ReadonlyArray<ClaimedJob>) => Effect.Effect<void, StoreError>
   /** The run failed: run again after `retryIn`, or, when it is undefined, give up. `error` describes the failure. */
   readonly fail: (job: ClaimedJob, retryIn: Duration.Duration | undefined, error: string) => Effect.Effect<void, StoreError>
@@ -61,7 +62,6 @@ const runOne = <A, I, E, R>(
   job: JobDefinition<A, I>,
   handler: (payload: A, run: JobRun) => Effect.Effect<void, E, R>,
   source: JobSource,
-  complete: (claimed: ClaimedJob) => Effect.Effect<void, StoreError>,
   claimed: ClaimedJob,
 ) => {
   const run: JobRun = { jobId: claimed.id, attempt: claimed.attempt, lastAttempt: retryDelay(job.retry, claimed.attempt) === undefined }
@@ -76,7 +76,7 @@ const runOne = <A, I, E, R>(
   // A run interrupted (shutdown past the grace) is still settled, as a failed attempt.
   return Effect.uninterruptible(
     Effect.flatMap(Effect.exit(Effect.interruptible(attempt)), (exit) => settled(job as JobDefinition<unknown, unknown>, claimed, Exit.isSuccess(exit)
-      ? complete(claimed)
+      ? source.complete([claimed])
       : Effect.zipRight(
         // One line per failed attempt; the facade's logger masks any address or secret the cause carries.
         Effect.logWarning(`job ${job.name} attempt failed`).pipe(Effect.annotateLogs({
@@ -106,13 +106,11 @@ export const runJobWorker = <A, I, E, R>(
     yield* Queue.offerAll(slots, Array.from({ length: concurrency }, () => undefined))
     const runs = yield* FiberSet.make<void, never>()
     const stopped = yield* Deferred.make<void>()
-    // Runs that finish while a completion is being written are completed together, in the next write.
-    const complete = makeGroupCommit((jobs: ReadonlyArray<ClaimedJob>) => Effect.as(source.complete(jobs), jobs.map(() => undefined)))
 
     /** Starts runs of `jobs`, each in a slot the dispatcher took. */
     const start = (jobs: ReadonlyArray<ClaimedJob>) =>
       Effect.forEach(jobs, (one) =>
-        FiberSet.run(runs, runOne(job, handler, source, complete, one).pipe(Effect.ensuring(Queue.offer(slots, undefined)))),
+        FiberSet.run(runs, runOne(job, handler, source, one).pipe(Effect.ensuring(Queue.offer(slots, undefined)))),
       { discard: true })
 
     // Only the waits are interruptible: a claim that the database answered always gets its runs started.

@@ -11,17 +11,19 @@ export interface WebhooksOptions {
   readonly urlRules: UrlRules
   /** The From address of failure notices. */
   readonly notificationFrom?: string | undefined
-  /** Delivery attempts one job run makes at once (default 16): the first attempts of a run, and the retry runs (times
-   *  deliveryRunsPerPost). The transport bounds the POSTs under way in the process (@mailroom/net's UndiciTransport:
-   *  `maxInFlight`, 16 by default). */
+  /** POSTs one delivery run makes at once to its endpoint (default 16), and delivery runs one process makes at once,
+   *  times deliveryRunsPerPost. The transport bounds the POSTs under way in the process (@mailroom/net's
+   *  UndiciTransport: `maxInFlight`, 16 by default). */
   readonly deliveryConcurrency?: number | undefined
-  /** Delivery jobs one process runs at once per POST it may have in flight (default 1), and first-attempts runs at
-   *  once (at least 2). Above 1, the reads and records of some runs overlap the POSTs of others: worth it where each
-   *  statement is a round trip (Postgres, where the facade sets 4), not on SQLite, whose statements run on the event
-   *  loop. A run waits for a POST's place behind at most this many minus one others, each at most the 10-second
-   *  delivery timeout. */
+  /** Delivery jobs one process runs at once per POST it may have in flight (default 1). Above 1, the reads and records
+   *  of some runs overlap the POSTs of others: worth it where each statement is a round trip (Postgres, where the
+   *  facade sets 4), not on SQLite, whose statements run on the event loop. A run waits for a POST's place behind at
+   *  most this many minus one others, each at most the 10-second delivery timeout. */
   readonly deliveryRunsPerPost?: number | undefined
 }
+
+/** Delivery attempts made at once by one process (POSTs in flight), unless WebhooksConfig says otherwise. */
+export const defaultDeliveryConcurrency = 16
 
 export class WebhooksConfig extends Context.Reference<WebhooksConfig>()("@mailroom/core/WebhooksConfig", {
   defaultValue: (): WebhooksOptions => ({ urlRules: strictUrlRules }),

@@ -1,6 +1,6 @@
 /** The webhooks API: endpoints with their secrets and failure settings, test sends, health, delivery history and
  *  manual retry. Spec: audience "Webhook endpoint", "Webhooks", "Events" (Signature, Delivery and retry) and "Limits".
- *  Deliveries of outbox events are made by the delivery job (webhook-delivery.ts). */
+ *  Deliveries of outbox events are made by the delivery job (webhook-queue.ts). */
 import { Clock, Effect, Either, Option } from "effect"
 import type { Account } from "../domain/account.js"
 import {
@@ -10,26 +10,24 @@ import {
   webhookLimits, type WebhookDelivery,
 } from "../domain/webhook.js"
 import { ValidationFailed, WebhookNotFound } from "../errors.js"
-import { makeGroupCommit } from "../internal/group-commit.js"
 import { sentFields } from "../internal/patch.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 import { orFailWith } from "../internal/found.js"
 import { Accounts } from "./accounts.js"
 import { serviceMethod } from "./tracing.js"
-import { attemptDelivery, recordAttempts, sealSecret } from "./webhook-sender.js"
-import { checkWebhookTarget, WebhooksConfig } from "./webhook-target.js"
+import { attemptDelivery, sealSecret } from "./webhook-sender.js"
+import { checkWebhookTarget, defaultDeliveryConcurrency, WebhooksConfig } from "./webhook-target.js"
 import { Background } from "./background.js"
 import {
-  enqueueDelivery, loadDeliveryPairs, purgeWebhookHistory, requeuePendingDeliveries, runDeliveryJob, runFirstAttempts,
-  schedulePurge, webhookConsumer, webhookDeliveryJob, webhookFirstAttemptsJob, webhookPurgeJob,
+  enqueueDeliveries, purgeWebhookHistory, requeuePendingDeliveries, runDeliveryJob, schedulePurge, webhookConsumer,
+  webhookDeliveryJob, webhookPurgeJob,
 } from "./webhook-queue.js"
 import { currentDate } from "../internal/time.js"
 
 const day = 24 * 60 * 60 * 1000
 
-/** Delivery attempts made at once by one process (POSTs in flight), unless WebhooksConfig says otherwise. */
-export const defaultDeliveryConcurrency = 16
+export { defaultDeliveryConcurrency } from "./webhook-target.js"
 
 
 export interface TestResult {
@@ -65,21 +63,15 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
     const withServices = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(Effect.provideService(Accounts, accounts), Effect.provideService(Ids, ids))
     yield* background.consume(webhookConsumer)
-    // A run of first attempts makes up to deliveryConcurrency POSTs at once, and the worker runs two runs (on Postgres,
-    // where each statement is a round trip, deliveryRunsPerPost of them: 4), so that the reads and records of some
-    // overlap the POSTs of others. The transport bounds the POSTs under way in the process, whichever job makes them
-    // (@mailroom/net: 16 by default).
+    // Each run of the delivery job POSTs its deliveries (one endpoint's), deliveryConcurrency at a time; the worker runs
+    // deliveryConcurrency runs at once, times deliveryRunsPerPost (on Postgres, where each statement is a round trip, the
+    // facade sets 4), so that the reads and records of some runs overlap the POSTs of others, and a slow endpoint's
+    // run does not hold back the others'. The transport bounds the POSTs under way in the process (@mailroom/net: 16
+    // by default).
     const webhooksConfig = yield* WebhooksConfig
     const posts = Math.max(1, Math.floor(webhooksConfig.deliveryConcurrency ?? defaultDeliveryConcurrency))
     const runsPerPost = Math.max(1, Math.floor(webhooksConfig.deliveryRunsPerPost ?? 1))
-    yield* background.work(webhookFirstAttemptsJob, (payload) =>
-      withServices(runFirstAttempts(payload, { concurrency: posts })), { concurrency: Math.max(2, runsPerPost) })
-    // Retries: one attempt per run. Runs that start together read their deliveries in one query, and attempts that
-    // finish together are recorded in one transaction (one commit for many deliveries); the worker may run more
-    // retries than POSTs (deliveryRunsPerPost), so that the reads and records of some overlap the POSTs of others.
-    const load = makeGroupCommit(loadDeliveryPairs)
-    const record = makeGroupCommit(recordAttempts)
-    yield* background.work(webhookDeliveryJob, (payload, run) => withServices(runDeliveryJob(payload, run, { record, load })), {
+    yield* background.work(webhookDeliveryJob, (payload) => withServices(runDeliveryJob(payload)), {
       concurrency: posts * runsPerPost,
     })
     yield* background.work(webhookPurgeJob, () => Effect.zipRight(purgeWebhookHistory, schedulePurge("tomorrow")))
@@ -286,7 +278,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@mailroom/core/Webhook
         original: JSON.parse(original.payload) as unknown,
       }, at)
       yield* store.webhooks.insertDelivery(retry)
-      yield* enqueueDelivery(retry)
+      yield* enqueueDeliveries([retry])
       return retry
     })
 

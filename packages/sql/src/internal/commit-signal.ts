@@ -1,7 +1,8 @@
 /** Tells the relay of this process that events committed: `track` wraps the Store's transactions, `appended` marks
  *  the transaction in progress with the types of the events appended to it, and the waiters of those types wake once
  *  the outermost transaction commits (at once for an append made outside a transaction of the Store). */
-import { type EventType, makeKindWakeSignals, withCommitHooks } from "@mailroom/core"
+import { type EventType, withCommitHooks } from "@mailroom/core"
+import { makeKindWakeSignals } from "@mailroom/core/internal"
 import { Effect, Exit, FiberRef } from "effect"
 
 export interface CommitSignal {
