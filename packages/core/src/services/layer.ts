@@ -26,12 +26,13 @@ import { Domains } from "./domains.js"
 import { Canary } from "./canary.js"
 import { AddressValidation } from "./address-validation.js"
 import { Designs } from "./designs.js"
+import { Tracking } from "./tracking.js"
 
 // Webhooks and Tokens read the platform secret through Accounts, so they are built over the same Accounts instance.
 // MessageDelivery renders with Tokens' links, so it is built over them.
 // Subscriptions hands confirmation links to ConfirmationLinks and signup forms' calls to FormSignups; LinkUnsubscribes
 // unsubscribes through Subscriptions.
-export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubscribes.Default).pipe(Layer.provideMerge(Layer.mergeAll(
+export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubscribes.Default, Tracking.Default).pipe(Layer.provideMerge(Layer.mergeAll(
   Webhooks.Default, Subscriptions.DefaultWithoutDependencies, Sending.Default,
   Domains.Default, Canary.Default, AddressValidation.Default, Designs.Default,
 ).pipe(
@@ -46,4 +47,4 @@ export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubsc
 export type MailroomServices =
   | Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens | Webhooks | Background | Quota | Idempotency
   | Messages | Subscriptions | SendingPause | Sending | MessageDelivery | Feedback | Forms | ConfirmationLinks | FormSignups
-  | LinkUnsubscribes | Domains | Canary | AddressValidation | Designs
+  | LinkUnsubscribes | Domains | Canary | AddressValidation | Designs | Tracking
