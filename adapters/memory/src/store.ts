@@ -24,6 +24,7 @@ import { makeDomainRepository } from "./domains.js"
 import { makeCanaryRunRepository } from "./canary-runs.js"
 import { makeValidationJobRepository } from "./validation-jobs.js"
 import { makeDesignRepository } from "./designs.js"
+import { makeTrackingRepository } from "./tracking.js"
 
 export const makeMemoryStore = Effect.gen(function* () {
   const db = yield* makeMemoryDb
@@ -61,6 +62,7 @@ export const makeMemoryStore = Effect.gen(function* () {
     canaryRuns: makeCanaryRunRepository(db),
     validationJobs: makeValidationJobRepository(db),
     designs: makeDesignRepository(db, messageTable),
+    tracking: makeTrackingRepository(db),
     transaction: db.transaction,
     ping: Effect.void,
   })

@@ -306,3 +306,19 @@ export {
 export type { LegacyTemplate } from "./domain/legacy-template.js"
 export { LegacyTemplates } from "./services/legacy-templates.js"
 export type { LegacyTemplatePage } from "./services/legacy-templates.js"
+export {
+  classifyHit, clickBurst, hitClassifications, hitKinds, hitSignals, isPersonHit, tracksMail,
+} from "./domain/tracking.js"
+export type {
+  ClickEvidence, HitClassification, HitKind, HitNetworks, HitRequest, HitSignal, HitVerdict, TrackingHit, TrackingSource,
+} from "./domain/tracking.js"
+export { isTrackable, trackParts } from "./domain/track-links.js"
+export type { TrackableParts, TrackingLinkSet } from "./domain/track-links.js"
+export { appleEgressRanges, makeRangeMatcher, scannerNetworkRanges } from "./domain/tracking-networks.js"
+export type { OpenKey, TrackingRepository } from "./ports/store.js"
+export { countryFromHeaders, countryHeaders, Geo } from "./ports/geo.js"
+export type { GeoRequest, GeoService } from "./ports/geo.js"
+export { Tracking, TrackingConfig } from "./services/tracking.js"
+export type { TrackingAnswer, TrackingOptions, TrackingRequest } from "./services/tracking.js"
+export { trackOutgoing } from "./services/tracked-mail.js"
+export type { TrackedSubject } from "./services/tracked-mail.js"

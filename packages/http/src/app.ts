@@ -4,7 +4,7 @@ import { type RateLimitExceeded, RouteNotFound } from "@mailroom/core"
 import { Effect } from "effect"
 import { Hono } from "hono"
 import { authenticate } from "./auth.js"
-import { makeTrustHop, resolveClientAddress, type TrustProxy } from "./client-address.js"
+import { isTrustedPeer, makeTrustHop, resolveClientAddress, type TrustProxy } from "./client-address.js"
 import { defaultBodyLimitBytes, settleBody } from "./body.js"
 import type { MailroomEnv } from "./env.js"
 import { errorResponse, internalErrorResponse } from "./errors.js"
@@ -28,6 +28,7 @@ import { importRoutes } from "./routes/import.js"
 import { inboundRoutes } from "./routes/inbound.js"
 import { listRoutes } from "./routes/lists.js"
 import { publicRoutes } from "./routes/public.js"
+import { trackingRoutes } from "./routes/tracking.js"
 import { subscriptionRoutes } from "./routes/subscriptions.js"
 import { suppressionRoutes } from "./routes/suppressions.js"
 import { legacyTemplateGroup, legacyTemplatePaths, legacyTemplateRoutes } from "./routes/templates.js"
@@ -139,8 +140,10 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
     c.set("answerFailure", runner.answerFailure)
     c.set("bodyLimitBytes", bodyLimitBytes)
     c.set("limiters", limiters)
+    const peer = peerAddress(c.env)
+    c.set("trustedProxy", isTrustedPeer(peer, trustHop))
     c.set("clientAddress", resolveClientAddress(
-      peerAddress(c.env),
+      peer,
       trustHop === undefined ? undefined : c.req.header("x-forwarded-for"),
       trustHop,
     ))
@@ -181,6 +184,9 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   // The public consent routes (unsubscribe, one-click, the /u and /c pages) take a signed token instead of an API key,
   // so they are registered before the API-key middleware: the first route that answers ends the chain.
   app.route("/", publicRoutes({ theme: options.pageTheme ?? defaultPageTheme }))
+  // The open pixel and click redirect (CONTRACT.md "Tracking links"): no per-address limit, since a mailbox's image
+  // proxy fetches the pixels of many people from a few addresses.
+  app.route("/", trackingRoutes)
   // Public routes (hosted pages, form submissions): no API key. Registered before /v1's authentication, which they
   // answer ahead of.
   app.route("/", publicFormRoutes({ theme }))

@@ -95,3 +95,11 @@ export const resolveClientAddress = (
   }
   return current.toString()
 }
+
+/** Whether the connection's peer is a proxy the host trusts: then the headers it adds (a CDN's country header) are
+ *  believed. Without a peer, or without trusted proxies, no. */
+export const isTrustedPeer = (peer: string | null, trust: TrustHop | undefined): boolean => {
+  if (peer === null || trust === undefined) return false
+  const address = parse(peer)
+  return address !== undefined && trust(address, 0)
+}

@@ -41,6 +41,8 @@ export interface MailroomEnv {
     /** The client's IP address as far as it can be known (consent evidence, per-address limits); null when the
      *  transport does not tell it. */
     readonly clientAddress: string | null
+    /** The connection came from a proxy the host trusts (trustProxy): headers it adds are believed. */
+    readonly trustedProxy: boolean
     /** Set by the API-key middleware on /v1 routes. */
     readonly account: Account
     readonly apiKey: ApiKey

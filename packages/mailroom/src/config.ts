@@ -2,7 +2,7 @@
  *  environment variables a starter maps onto these fields. The HTTP layer's own options (request rates, trusted
  *  proxies) join them in create-mailroom.ts, the one module of the facade that builds on @mailroom/http. */
 import type { AlertWebhookOptions } from "./alert-webhook.js"
-import type { CanaryAlert, CanaryOptions, DeliveryOptions, Ids, Mailer, Store } from "@mailroom/core"
+import type { CanaryAlert, CanaryOptions, DeliveryOptions, GeoService, Ids, Mailer, Store, TrackingOptions } from "@mailroom/core"
 import type { NodeDnsOptions } from "@mailroom/net"
 import type { TemplateEngineOptions } from "@mailroom/templates"
 import type { Layer } from "effect"
@@ -78,6 +78,11 @@ export interface MailroomSettings {
   /** How sent messages are delivered: DKIM keys per sender domain, the envelope sender (bounce address), the
    *  List-Unsubscribe mailbox, jobs at once. See docs/sending.md, "Delivery". */
   readonly delivery?: DeliveryOptions
+  /** Open and click tracking: extra Apple and scanner address ranges, how often hits are written (docs/tracking.md). */
+  readonly tracking?: TrackingOptions
+  /** The country of a tracking hit, for the analytics. Default: a trusted proxy's CDN country header (docs/tracking.md,
+   *  "Country"); a host plugs a GeoIP database lookup in here. */
+  readonly geo?: GeoService
   /** Largest JSON request body in bytes. Default 8 MiB. */
   readonly bodyLimitBytes?: number
   /** Enables POST /api/cron/email-canary, the delivery canary, which then requires `Authorization: Bearer <cronToken>`

@@ -1,7 +1,7 @@
 /** createMailroom: wires the chosen backend, ids, every service, one ManagedRuntime and the router, and hands the host
  *  a web-standard `fetch`, Promise methods and the layer for Effect code. */
 import {
-  AccountsConfig, Background, DomainsConfig, defaultConfirmationFrom, defaultDeliveryConcurrency, DeliveryConfig, IdsLive, type JobQueue, LinksConfig, servicesLayer,
+  AccountsConfig, Background, DomainsConfig, defaultConfirmationFrom, defaultDeliveryConcurrency, DeliveryConfig, Geo, IdsLive, TrackingConfig, type JobQueue, LinksConfig, servicesLayer,
   type TemplateEngine,
   strictUrlRules, SubscriptionsConfig, Tracing, WebhooksConfig,
 } from "@mailroom/core"
@@ -113,6 +113,8 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
         confirmation: config.confirmation ?? "link",
       }),
       Layer.succeed(DeliveryConfig, config.delivery ?? {}),
+      Layer.succeed(TrackingConfig, config.tracking ?? {}),
+      ...(config.geo === undefined ? [] : [Layer.succeed(Geo, config.geo)]),
       templateEngineLayer(config.templates),
       Layer.succeed(DomainsConfig, {
         spfInclude: config.spfInclude, dmarcReportAddress: config.dmarcReportAddress, senderPolicy: config.senderPolicy,

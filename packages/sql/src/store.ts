@@ -24,6 +24,7 @@ import { makeTopicRepository } from "./topics.js"
 import { makeFormRepository } from "./forms.js"
 import { makeDomainRepository } from "./domains.js"
 import { makeCanaryRunRepository } from "./canary-runs.js"
+import { makeTrackingRepository } from "./tracking.js"
 import { makeValidationJobRepository } from "./validation-jobs.js"
 import { makeDesignRepository } from "./designs.js"
 
@@ -51,6 +52,7 @@ export const makeSqlStore = (sql: SqlClient.SqlClient): Store["Type"] => {
     forms: makeFormRepository(sql),
     domains: makeDomainRepository(sql),
     canaryRuns: makeCanaryRunRepository(sql),
+    tracking: makeTrackingRepository(sql),
     validationJobs: makeValidationJobRepository(sql),
     designs: makeDesignRepository(sql),
     // Nested calls become savepoints of the outer transaction. Only the client's own failures (BEGIN) turn into

@@ -18,6 +18,7 @@ import { subscriptionTests } from "./http-suite/subscriptions.js"
 import { suppressionTopicTests } from "./http-suite/suppressions-topics.js"
 import { tagAndBulkTests } from "./http-suite/tags-bulk.js"
 import { textInputTests } from "./http-suite/text-input.js"
+import { trackingTests } from "./http-suite/tracking.js"
 import { transcriptTests } from "./http-suite/transcript.js"
 
 /**
@@ -85,6 +86,7 @@ export const httpSuite = (name: string, makeTarget: (config: HttpTargetConfig) =
     suppressionTopicTests(current)
     subscriptionTests(current)
     sendingTests(current)
+    trackingTests(current)
     transcriptTests(current)
   })
 

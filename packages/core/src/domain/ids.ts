@@ -25,5 +25,6 @@ export const idPrefixes = {
   canaryRun: "cnr",
   validationJob: "vjob",
   design: "tpl",
+  trackingHit: "hit",
 } as const
 export type IdKind = keyof typeof idPrefixes

@@ -6,6 +6,7 @@ import { DateTime, Either, ParseResult, Schema } from "effect"
 import { PayloadTooLarge, ValidationFailed } from "../errors.js"
 import { Metadata } from "./contact.js"
 import { EmailAddress as Address } from "./email.js"
+import { tracksMail } from "./tracking.js"
 
 export const MessageId = Schema.String.pipe(Schema.brand("MessageId"))
 export type MessageId = typeof MessageId.Type
@@ -300,7 +301,7 @@ export const resolveStream = (
 }
 
 /** Marketing mail is tracked by default, transactional mail only with `track: true` (spec, "Sending"). */
-export const isTracked = (stream: Stream, track: boolean | undefined): boolean => track ?? stream === "marketing"
+export const isTracked = (stream: Stream, track: boolean | undefined): boolean => tracksMail({ kind: "api", stream, track })
 
 /** themeId belongs to brands, which Mailroom does not have yet. */
 const checkTheme = (themeId: string | undefined): Either.Either<void, ValidationFailed> =>

@@ -8,7 +8,7 @@ import { createHmac, timingSafeEqual } from "node:crypto"
 import { Either, Schema } from "effect"
 import { InvalidToken } from "../errors.js"
 
-export const tokenPurposes = ["confirm", "unsubscribe", "preferences"] as const
+export const tokenPurposes = ["confirm", "unsubscribe", "preferences", "open", "click"] as const
 export type TokenPurpose = (typeof tokenPurposes)[number]
 
 /** How long each kind of link lives: a confirmation link 7 days (spec, Limits); unsubscribe and preference links a
@@ -17,6 +17,9 @@ export const tokenLifetimesMs: Record<TokenPurpose, number> = {
   confirm: 7 * 24 * 60 * 60 * 1000,
   unsubscribe: 365 * 24 * 60 * 60 * 1000,
   preferences: 365 * 24 * 60 * 60 * 1000,
+  // Tracking links: hits after a year record nothing, but a click link still redirects (docs/tracking.md).
+  open: 365 * 24 * 60 * 60 * 1000,
+  click: 365 * 24 * 60 * 60 * 1000,
 }
 
 /** What a token says. Keys are short: the token travels in every link. */
@@ -33,6 +36,14 @@ export const TokenClaims = Schema.Struct({
   c: Schema.optional(Schema.String),
   /** Nonce of a pending confirmation: a resend or a confirmation makes older links unmatched. */
   n: Schema.optional(Schema.String),
+  /** Tracking links: the message id, and when the mail was rendered for delivery (epoch milliseconds). */
+  m: Schema.optional(Schema.String),
+  s: Schema.optional(Schema.Number),
+  /** Click links: the original target and the link's position in the message (html links first, then text links);
+   *  `h` marks the hidden honeypot link that only machines follow. */
+  u: Schema.optional(Schema.String),
+  i: Schema.optional(Schema.Number),
+  h: Schema.optional(Schema.Literal(1)),
   /** Expiry, epoch milliseconds. */
   e: Schema.Number,
 })

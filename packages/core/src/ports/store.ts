@@ -28,6 +28,7 @@ import type { Domain, DomainId, DomainQuery } from "../domain/domain.js"
 import type { DomainAlreadyExists } from "../errors.js"
 import type { AddressVerdict, ValidationJob, ValidationJobId, ValidationJobProgress } from "../domain/address-validation.js"
 import type { DesignRepository } from "./design-repository.js"
+import type { TrackingHit } from "../domain/tracking.js"
 
 export interface AccountRepository {
   readonly insert: (account: Account) => Effect.Effect<void, StoreError>
@@ -524,6 +525,27 @@ export interface ValidationJobRepository {
   ) => Effect.Effect<boolean, StoreError>
 }
 
+/** The message and recipient an open is about. */
+export interface OpenKey {
+  readonly accountId: AccountId
+  readonly messageId: string
+  readonly recipient: string
+}
+
+/** Recorded opens and clicks (docs/tracking.md): the raw rows the analytics rollups are built from, and the mark of
+ *  each message and recipient whose open fired email.opened. */
+export interface TrackingRepository {
+  /** Inserts hits, in a bounded number of statements whatever their number. A hit whose id is stored already is left
+   *  as it is (a batch written again after a failure). */
+  readonly insertHits: (hits: ReadonlyArray<TrackingHit>) => Effect.Effect<void, StoreError>
+  /** Marks each message and recipient as opened, and answers those that were not marked before, in the order given:
+   *  the opens that fire email.opened now. A key given twice is answered once. Atomic against concurrent calls: of two
+   *  that mark the same key, one answers it. */
+  readonly markOpened: (keys: ReadonlyArray<OpenKey>, at: Date) => Effect.Effect<ReadonlyArray<OpenKey>, StoreError>
+  /** The hits of the account's message, oldest first (ties by id); none for another account's message. */
+  readonly hits: (accountId: AccountId, messageId: string) => Effect.Effect<ReadonlyArray<TrackingHit>, StoreError>
+}
+
 /** How durable the commits of the transactions run under it are.
  *  - "full" (the default): on disk when the commit returns; an operating-system crash or a power failure keeps it.
  *  - "relaxed": survives a crash of the process, but an operating-system crash or a power failure may undo it (SQLite:
@@ -580,6 +602,7 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly domains: DomainRepository
   readonly validationJobs: ValidationJobRepository
   readonly designs: DesignRepository
+  readonly tracking: TrackingRepository
   /** Runs `effect` atomically: all of its writes and events commit, or none do (on failure, defect or interruption).
    *  Nested calls join the outer transaction. The outermost one runs the effects given to `afterCommit` once it
    *  committed (withCommitHooks). */

@@ -32,6 +32,7 @@ import { Background } from "./background.js"
 import { recordHardBounce } from "./hard-bounce.js"
 import { Domains } from "./domains.js"
 import { Tokens } from "./tokens.js"
+import { trackOutgoing } from "./tracked-mail.js"
 
 export interface DeliveryOptions {
   /** DKIM keys by domain, beside those of the account's verified sending domains (docs/domains.md): a message whose
@@ -384,7 +385,10 @@ export const deliverMessage = (
         if (built._tag === "Left") {
           return { ...base, result: { kind: "dropped", detail: built.left.message, reason: "RENDER_FAILED" } } satisfies Outcome
         }
-        const outgoing: OutgoingMessage = dkim === undefined ? built.right : { ...built.right, dkim }
+        const tracked = yield* trackOutgoing(built.right, {
+          tracked: accepted.track, accountId, messageId: message.id, recipient: recipient.email,
+        })
+        const outgoing: OutgoingMessage = dkim === undefined ? tracked : { ...tracked, dkim }
         const sent = yield* Effect.either(mailer.value.send(outgoing))
         return { ...base, subject: outgoing.subject, result: resultOf(recipient.email, sent) } satisfies Outcome
       }))

@@ -6,6 +6,7 @@ import { Clock, Context, Effect } from "effect"
 import {
   deriveTokenKey, signToken, type TokenClaims, tokenLifetimesMs, type TokenPurpose, tokenPurposes, verifyToken,
 } from "../domain/token.js"
+import type { TrackingLinkSet } from "../domain/track-links.js"
 import { Accounts } from "./accounts.js"
 
 export interface LinkOrigins {
@@ -76,7 +77,28 @@ export class Tokens extends Effect.Service<Tokens>()("@mailroom/core/Tokens", {
     const preferencesUrl = (subject: LinkSubject) =>
       Effect.map(make("preferences", subject), ({ token }) => `${appUrl}/p/${token}`)
 
-    return { make, verify, inspect, confirmationUrl, unsubscribeUrl, preferencesUrl } as const
+    /** The links of tracked mail for one recipient of a message (`{TRACK_URL}/o/<token>`, `{TRACK_URL}/l/<token>`,
+     *  CONTRACT.md "Tracking links"), signed now; `keep` lists the link prefixes that are never rewritten. */
+    const trackingLinks = (subject: LinkSubject & { readonly messageId: string }) =>
+      Effect.map(Clock.currentTimeMillis, (now): TrackingLinkSet => {
+        const base = {
+          a: subject.accountId,
+          r: subject.recipient,
+          m: subject.messageId,
+          ...(subject.campaignId !== undefined ? { c: subject.campaignId } : {}),
+          s: now,
+        }
+        const sign = (purpose: "open" | "click", extra: Partial<TokenClaims>) =>
+          signToken(keys[purpose], { p: purpose, ...base, ...extra, e: now + tokenLifetimesMs[purpose] })
+        return {
+          pixel: `${trackUrl}/o/${sign("open", {})}`,
+          click: (target, position) => `${trackUrl}/l/${sign("click", { u: target, i: position })}`,
+          honeypot: `${trackUrl}/l/${sign("click", { h: 1 })}`,
+          keep: [`${trackUrl}/u/`, `${trackUrl}/o/`, `${trackUrl}/l/`, `${appUrl}/p/`, `${appUrl}/c/`],
+        }
+      })
+
+    return { make, verify, inspect, confirmationUrl, unsubscribeUrl, preferencesUrl, trackingLinks } as const
   }),
   dependencies: [Accounts.Default],
 }) {}

@@ -32,6 +32,8 @@ export interface CallOptions {
   /** Sent as is (malformed JSON, streams). */
   readonly raw?: BodyInit
   readonly headers?: Readonly<Record<string, string>>
+  /** "manual" answers a redirect as it came (default "follow"). */
+  readonly redirect?: RequestRedirect
 }
 
 export interface Answer {
@@ -80,7 +82,10 @@ export const makeClient = (target: () => HttpTarget): Client => {
       body = JSON.stringify(options.body)
       headers["content-type"] = "application/json"
     }
-    const init = { method, headers, ...(body === undefined ? {} : { body, duplex: "half" }) }
+    const init = {
+      method, headers, ...(options.redirect === undefined ? {} : { redirect: options.redirect }),
+      ...(body === undefined ? {} : { body, duplex: "half" }),
+    }
     const response = await target().fetch(new Request(`${origin}${path}`, init))
     const text = await response.text()
     return { status: response.status, headers: response.headers, contentType: response.headers.get("content-type"), text, json: parse(text) }
