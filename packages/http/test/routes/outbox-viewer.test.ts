@@ -99,6 +99,8 @@ describe("the mail viewer's sign-in", () => {
     const refused = await call(app, "POST", "/admin/mail/login", form(adminToken))
     expect(refused.status).toBe(429)
     expect(refused.headers.get("set-cookie")).toBeNull()
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
+    expect(refused.text).toContain("Too many wrong tokens")
     // One budget with the operator API's Bearer token.
     expect((await call(app, "GET", "/admin/outbox", { key: adminToken })).status).toBe(429)
   })
