@@ -33,7 +33,7 @@ export type { AdminOptions } from "./routes/admin.js"
 export { outboxViewerRoutes, viewerSession, messageFramePolicy } from "./routes/outbox-viewer.js"
 export type { OutboxViewerOptions } from "./routes/outbox-viewer.js"
 export { outboxAttachments, outboxEntryJson, outboxEntriesJson } from "./outbox-message.js"
-export type { OutboxAttachment } from "./outbox-message.js"
+export type { OutboxAttachment, OutboxAttachmentSummary } from "./outbox-message.js"
 export { healthRoutes } from "./routes/health.js"
 export {
   listRoutes, ListsParams, MembersParams, RemoveMemberParams, ListResponse, ListDetailResponse, MemberResponse,

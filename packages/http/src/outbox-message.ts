@@ -28,8 +28,26 @@ export const outboxAttachments = (entry: DevOutboxEntry): Effect.Effect<Readonly
       Effect.orElseSucceed(() => []),
     )
 
+export type OutboxAttachmentSummary = Omit<OutboxAttachment, "content">
+
+/** What each entry's attachments are, by entry id, for the lists (the viewer asks for its list every 2 seconds):
+ *  entries never change once kept, and ids are never reused, so a summary stays true. The oldest go past the bound. */
+const summaries = new Map<string, ReadonlyArray<OutboxAttachmentSummary>>()
+const summaryBound = 1000
+
+const attachmentSummaries = (entry: DevOutboxEntry): Effect.Effect<ReadonlyArray<OutboxAttachmentSummary>> => {
+  const known = summaries.get(entry.id)
+  if (known !== undefined) return Effect.succeed(known)
+  return Effect.map(outboxAttachments(entry), (attachments) => {
+    const summary = attachments.map(({ filename, contentType, size }) => ({ filename, contentType, size }))
+    summaries.set(entry.id, summary)
+    if (summaries.size > summaryBound) summaries.delete(summaries.keys().next().value!)
+    return summary
+  })
+}
+
 /** One entry as GET /admin/outbox answers it (CONTRACT.md, "Operator API"). */
-export const outboxEntryJson = (entry: DevOutboxEntry, attachments: ReadonlyArray<OutboxAttachment>) => ({
+export const outboxEntryJson = (entry: DevOutboxEntry, attachments: ReadonlyArray<OutboxAttachmentSummary>) => ({
   id: entry.id,
   from: entry.from,
   to: entry.to,
@@ -43,5 +61,5 @@ export const outboxEntryJson = (entry: DevOutboxEntry, attachments: ReadonlyArra
 
 /** The entries as GET /admin/outbox answers them, attachments read from each raw message. */
 export const outboxEntriesJson = (entries: ReadonlyArray<DevOutboxEntry>) =>
-  Effect.forEach(entries, (entry) => Effect.map(outboxAttachments(entry), (attachments) => outboxEntryJson(entry, attachments)),
+  Effect.forEach(entries, (entry) => Effect.map(attachmentSummaries(entry), (attachments) => outboxEntryJson(entry, attachments)),
     { concurrency: 4 })

@@ -123,6 +123,9 @@ describe("answers as the document describes them", () => {
     const list = await call(app, "POST", "/v1/contacts/lists", { key, body: { name: "Members" } })
     const listId = list.json.data.id as string
     await call(app, "POST", `/v1/contacts/lists/${listId}/members`, { key, body: { contactIds: [contact.json.data.id] } })
+    const member = await documented("get", "/v1/subscriptions/tagged%40example.com",
+      call(app, "GET", "/v1/subscriptions/tagged%40example.com", { key }), "/v1/subscriptions/{email}")
+    expect(member.data.lists).toHaveLength(1)
     await documented("delete", `/v1/contacts/lists/${listId}/members`,
       call(app, "DELETE", `/v1/contacts/lists/${listId}/members`, { key, body: { contactIds: [contact.json.data.id] } }),
       "/v1/contacts/lists/{id}/members")
@@ -149,6 +152,13 @@ describe("answers as the document describes them", () => {
     await documented("delete", `/v1/suppression-groups/${topicId}/members/t1%40example.com`,
       call(app, "DELETE", `/v1/suppression-groups/${topicId}/members/t1%40example.com`, { key }),
       "/v1/suppression-groups/{id}/members/{email}")
+
+    // A contact with a topic in the account, and an address with no contact at all.
+    const status = await documented("get", "/v1/subscriptions/tagged%40example.com",
+      call(app, "GET", "/v1/subscriptions/tagged%40example.com", { key }), "/v1/subscriptions/{email}")
+    expect(status.data.topics).toHaveLength(1)
+    await documented("get", "/v1/subscriptions/s1%40example.com",
+      call(app, "GET", "/v1/subscriptions/s1%40example.com", { key }), "/v1/subscriptions/{email}")
 
     const domain = await call(app, "POST", "/v1/domains", { key, body: { hostname: "mail.example.com" } })
     expect(domain.status, domain.text).toBe(201)

@@ -143,6 +143,14 @@ describeBrowser("the dev mail viewer in Chromium", () => {
     await checkPage(page, "outbox-viewer-raw")
     await page.screenshot({ path: join(docsImages, "dev-outbox-raw.png") })
 
+    // A text-only message: no frame, its text.
+    await page.getByRole("tab", { name: "HTML" }).click()
+    await page.locator("#messages button", { hasText: "Welcome aboard" }).click()
+    await page.locator("#no-html").waitFor()
+    expect(await page.locator("#frame").isVisible()).toBe(false)
+    await page.getByRole("tab", { name: "Text" }).click()
+    expect(await page.locator("#text").textContent()).toBe("Hello Ada, welcome.\nSee you soon.")
+
     // The hostile message: no script runs, nothing outside the message is asked for, the frame stays where it is.
     await page.getByRole("tab", { name: "HTML" }).click()
     await page.locator("#messages button", { hasText: "Hostile html" }).click()
@@ -171,6 +179,11 @@ describeBrowser("the dev mail viewer in Chromium", () => {
     expect(await page.locator("#messages li").count()).toBe(0)
     expect((await session.starter.api("GET", "/admin/outbox", session.starter.adminToken)).body.data).toEqual([])
     expect(hits).toEqual([])
+
+    // Signing out: the cookie goes, and the page asks for the token again.
+    await page.getByRole("button", { name: "Sign out" }).click()
+    await page.getByLabel("Admin token").waitFor()
+    expect(await context.cookies()).toEqual([])
     await context.close()
   }, 120_000)
 })

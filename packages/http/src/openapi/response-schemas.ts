@@ -1,7 +1,10 @@
 /** Schemas of the answers whose routes build them field by field rather than encode them with a Schema of their own
  *  (domains, webhooks, subscriptions, bulk results). They describe those bodies for the OpenAPI document; the
  *  document's tests decode real answers with them, so a field renamed in a route fails a test. */
-import type { Contacts, Domains, FailureSettings, Lists, Suppressions, Topics, Webhooks } from "@mailroom/core"
+import {
+  type Contacts, ContactStatus, type Domains, type FailureSettings, type Lists, type SubscriptionStatus, SuppressionReason,
+  type Suppressions, type Topics, type Webhooks,
+} from "@mailroom/core"
 import { type Effect, Schema } from "effect"
 
 export const DateString = Schema.String.annotations({ format: "date-time", description: "ISO 8601 date and time" })
@@ -41,12 +44,32 @@ export const UnsubscribeResponse = Schema.Struct({
 
 export const SubscriptionStatusResponse = Schema.Struct({
   email: Schema.String,
-  contact: Schema.NullOr(AnyObject),
-  suppression: Schema.NullOr(Schema.Struct({ reason: Schema.String, since: DateString })),
+  contact: Schema.NullOr(Schema.Struct({
+    id: Schema.String,
+    status: ContactStatus,
+    firstName: Schema.NullOr(Schema.String),
+    lastName: Schema.NullOr(Schema.String),
+    subscribedAt: DateString,
+    unsubscribedAt: NullableDate,
+    confirmedAt: NullableDate,
+    consent: Schema.Struct({
+      source: Schema.NullOr(Schema.String),
+      at: NullableDate,
+      ip: Schema.NullOr(Schema.String),
+      userAgent: Schema.NullOr(Schema.String),
+      text: Schema.NullOr(Schema.String),
+    }),
+  })),
+  suppression: Schema.NullOr(Schema.Struct({ reason: SuppressionReason, since: DateString })),
   unsubscribedFromAll: Schema.Boolean,
   pendingConfirmation: Schema.NullOr(Schema.Struct({ expiresAt: DateString })),
-  lists: Schema.Array(AnyObject),
-  topics: Schema.Array(AnyObject),
+  lists: Schema.Array(Schema.Struct({
+    id: Schema.String, name: Schema.String, subscribed: Schema.Boolean, addedAt: DateString, removedAt: NullableDate,
+  })),
+  topics: Schema.Array(Schema.Struct({
+    id: Schema.String, name: Schema.String, label: Schema.NullOr(Schema.String), description: Schema.NullOr(Schema.String),
+    subscribed: Schema.Boolean,
+  })),
 })
 
 export const ResendResponse = Schema.Struct({ email: Schema.String, confirmationSent: Schema.Boolean, expiresAt: DateString })
@@ -206,3 +229,11 @@ export const FailureSettingsResponse = Schema.Struct({
   autoDisableAfter: Schema.Number,
 })
 same<Same<typeof FailureSettingsResponse.Type, FailureSettings>>()
+
+/** A service's answer as JSON: dates become ISO strings. */
+type Json<T> = T extends Date ? string
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<Json<U>>
+  : T extends string | number | boolean | null ? T
+  : { readonly [K in keyof T]: Json<T[K]> }
+same<Json<SubscriptionStatus> extends typeof SubscriptionStatusResponse.Type ? true : false>()
+same<keyof NonNullable<SubscriptionStatus["contact"]> extends keyof NonNullable<typeof SubscriptionStatusResponse.Type["contact"]> ? true : false>()

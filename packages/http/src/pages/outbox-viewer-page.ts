@@ -15,14 +15,16 @@ export interface LoginPageOptions {
   /** Where the form posts, relative to the page's own URL: `mail/login` from /admin/mail, `login` from the answer to
    *  POST /admin/mail/login. Relative, so that any mount prefix works. */
   readonly action: "mail/login" | "login"
+  readonly headers?: Record<string, string> | undefined
 }
 
 /** The sign-in form: the admin token, posted to /admin/mail/login. */
-export const loginPage = ({ theme, status, error, action }: LoginPageOptions): Response =>
+export const loginPage = ({ theme, status, error, action, headers }: LoginPageOptions): Response =>
   pageResponse({
     title: "Sign in to the mail viewer",
     status,
     theme,
+    ...(headers === undefined ? {} : { headers }),
     body: html`<h1>Mail viewer</h1>
 ${error === undefined
     ? html`<p>The dev outbox keeps every message Mailroom would send while SMTP_URL is unset. Sign in with the operator's admin token (ADMIN_TOKEN).</p>`

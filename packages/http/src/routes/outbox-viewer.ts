@@ -123,6 +123,14 @@ export const outboxViewerRoutes = (options: OutboxViewerOptions) => {
         }
         return true
       })
+      if (outcome !== true && outcome.status === 429) {
+        // Past the client's failed authentications: the form again, saying so, with the JSON answer's Retry-After.
+        const retryAfter = outcome.headers.get("retry-after")
+        return loginPage({
+          theme, action: "login", status: 429, error: "Too many wrong tokens came from your address. Wait a minute and try again.",
+          headers: retryAfter === null ? undefined : { "retry-after": retryAfter },
+        })
+      }
       if (outcome !== true) return outcome
       return new Response(null, {
         status: 303,

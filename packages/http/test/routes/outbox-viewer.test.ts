@@ -93,6 +93,18 @@ describe("the mail viewer's sign-in", () => {
     }
   })
 
+  it("counts wrong tokens against the client's failed authentications: past them even the right one answers 429", async () => {
+    const app = makeTestApp({ rateLimits: { failedAuthenticationsPerMinute: 2 } })
+    for (let i = 0; i < 2; i++) expect((await call(app, "POST", "/admin/mail/login", form("wrong"))).status).toBe(401)
+    const refused = await call(app, "POST", "/admin/mail/login", form(adminToken))
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get("set-cookie")).toBeNull()
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
+    expect(refused.text).toContain("Too many wrong tokens")
+    // One budget with the operator API's Bearer token.
+    expect((await call(app, "GET", "/admin/outbox", { key: adminToken })).status).toBe(429)
+  })
+
   it("logs out by expiring the cookie", async () => {
     const app = makeTestApp()
     const answer = await call(app, "POST", "/admin/mail/logout", { headers: { cookie: await signIn(app) } })
