@@ -1,5 +1,6 @@
 /** The dev outbox in memory: entries in insert order, listed newest first. */
 import type { DevOutboxEntry, DevOutboxRepository } from "@mailroom/core"
+import { Option } from "effect"
 import type { MemoryDb } from "./db.js"
 
 const copyEntry = (entry: DevOutboxEntry): DevOutboxEntry => ({
@@ -27,6 +28,12 @@ export const makeDevOutboxRepository = (db: MemoryDb): DevOutboxRepository => {
           // Stable: entries of the same instant keep the later insert first.
           .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
         return newestFirst.slice(0, limit).map(copyEntry)
+      }),
+
+    findById: (id) =>
+      db.atomic(() => {
+        const found = [...entries.values()].find((entry) => entry.id === id)
+        return found === undefined ? Option.none() : Option.some(copyEntry(found))
       }),
   }
 }

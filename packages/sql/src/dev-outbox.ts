@@ -2,7 +2,7 @@
  *  `to` filter. */
 import type { SqlClient } from "@effect/sql"
 import type { DevOutboxEntry, DevOutboxRepository } from "@mailroom/core"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { insertRows } from "./internal/batch.js"
 import { EpochMillis, JsonColumn, toJson, toMillis } from "./internal/columns.js"
 import { orStoreError } from "./internal/errors.js"
@@ -60,5 +60,13 @@ export const makeDevOutboxRepository = (sql: SqlClient.SqlClient): DevOutboxRepo
       Effect.flatMap(decodeEntryRows),
       Effect.map((rows) => rows.map(toEntry)),
       orStoreError("devOutbox.list"),
+    ),
+
+  findById: (id) =>
+    sql`SELECT id, from_address, recipients, subject, html_body, text_body, headers, raw, created_at FROM dev_outbox
+      WHERE id = ${id}`.pipe(
+      Effect.flatMap(decodeEntryRows),
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toEntry)),
+      orStoreError("devOutbox.findById"),
     ),
 })

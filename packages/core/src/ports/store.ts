@@ -326,6 +326,8 @@ export interface DevOutboxRepository {
   /** Up to `limit` entries, newest first (by createdAt, then the later insert first), optionally only those with `to`
    *  among their envelope recipients (compared case-insensitively). One query. */
   readonly list: (query: DevOutboxQuery) => Effect.Effect<ReadonlyArray<DevOutboxEntry>, StoreError>
+  /** The entry with `id`, or none. */
+  readonly findById: (id: string) => Effect.Effect<Option.Option<DevOutboxEntry>, StoreError>
 }
 
 /** The delivery canary's runs (docs/canary.md). They belong to the platform, not to an account. */

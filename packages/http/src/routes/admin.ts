@@ -4,9 +4,9 @@ import { createHash, timingSafeEqual } from "node:crypto"
 import {
   type Account, Accounts, Canary, CreateAccountBody, CreateApiKeyBody, CreateAppCredentialBody, type DevOutboxEntry,
   devOutboxLimits, EmailAddress, type HeldRecipient, heldResolutions, InvalidCredentials, limitParam, MessageDelivery,
-  SendingPause, Store, UpdateAccountBody,
+  ResourceNotFound, SendingPause, Store, UpdateAccountBody,
 } from "@mailroom/core"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Hono } from "hono"
 import { createMiddleware } from "hono/factory"
 import { credentialOf, guardAttempt, refusalOf } from "../auth.js"
@@ -183,6 +183,17 @@ export const adminRoutes = (options: AdminOptions) => {
       const entries = yield* store.devOutbox.list(query)
       return c.json({ data: entries.map(outboxEntryJson) })
     })))
+    // The message exactly as it would have gone to a relay (headers, DKIM signature and body), for checking it with
+    // mail tools (docs/domains.md: the DKIM signature).
+    .get("/outbox/:id/raw", (c) =>
+      c.get("run")(Effect.gen(function* () {
+        const store = yield* Store
+        const id = c.req.param("id")
+        const entry = yield* store.devOutbox.findById(id)
+        const raw = Option.getOrUndefined(entry)?.raw
+        if (raw === undefined || raw === null) return yield* new ResourceNotFound({ resource: "outbox entry", id })
+        return c.body(raw, 200, { "content-type": "message/rfc822" })
+      })))
 }
 
 export { CreateAccountBody, CreateApiKeyBody, CreateAppCredentialBody, UpdateAccountBody } from "@mailroom/core"

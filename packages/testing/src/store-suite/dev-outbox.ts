@@ -1,7 +1,7 @@
 /** Store contract: the dev outbox (insert, list newest first, the `to` filter, limit; the raw message kept as given). */
 import { describe, expect } from "@effect/vitest"
 import { type DevOutboxEntry, Store } from "@mailroom/core"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { uniqueText } from "../fixtures.js"
 import { at, type StoreTester } from "./support.js"
 
@@ -42,6 +42,17 @@ export const devOutboxTests = (it: StoreTester) => {
         })
         yield* devOutbox.insert(entry)
         expect((yield* devOutbox.list({ to: address, limit: 20 })).map(comparableEntry)).toEqual([comparableEntry(entry)])
+      }))
+
+    it.effect("findById answers the entry with its raw message as given, and none for an unknown id", () =>
+      Effect.gen(function* () {
+        const { devOutbox } = yield* Store
+        const entry = makeEntry()
+        yield* devOutbox.insert(makeEntry())
+        yield* devOutbox.insert(entry)
+        const found = yield* devOutbox.findById(entry.id)
+        expect(Option.map(found, comparableEntry)).toEqual(Option.some(comparableEntry(entry)))
+        expect(Option.isNone(yield* devOutbox.findById(uniqueText("out")))).toBe(true)
       }))
 
     it.effect("list answers the newest entries first; entries of the same instant put the later insert first", () =>
