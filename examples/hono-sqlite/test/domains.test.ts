@@ -1,13 +1,17 @@
 /** docs/domains.md followed on the main starter, as a new user would: `node scripts/start.mjs` with DNS_SERVERS pointing
  *  at a local DNS server, a Starter account, a domain added, the records it lists published, verified at once (the
- *  starter's DNS cache left on), then a send from it whose message waits in the dev outbox with its DKIM signature. */
+ *  starter's DNS cache left on), then a send from it whose message waits in the dev outbox with its DKIM signature,
+ *  which mailauth verifies (as the guide shows) from the raw message of GET /admin/outbox/{id}/raw against the same DNS
+ *  server; a send from a domain the account has not verified is not signed. */
 import { type ChildProcess, spawn } from "node:child_process"
+import { promises as nodeDns } from "node:dns"
 import { once } from "node:events"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { startDnsServer, type TestDnsServer, txtChunks } from "@mailroom/testing"
+import { dkimVerify } from "mailauth/lib/dkim/verify.js"
 import { afterAll, expect, it } from "vitest"
 import { freePort } from "./free-port.js"
 
@@ -56,7 +60,9 @@ it("adds a domain, verifies the records published for it, and signs mail sent fr
     DATABASE_URL: `sqlite:${join(directory, "guide.sqlite")}`,
     ADMIN_TOKEN: adminToken,
     DNS_SERVERS: dns.server,
-    APP_URL: "https://mailroom.example",
+    // As docs/domains.md starts it.
+    SPF_INCLUDE: "_spf.mailroom.example",
+    DMARC_REPORT_ADDRESS: "dmarc@mailroom.example",
   })
   const call = async (method: string, path: string, token: string, body?: unknown) => {
     const response = await fetch(`${base}${path}`, {
@@ -93,4 +99,29 @@ it("adds a domain, verifies the records published for it, and signs mail sent fr
     if (entry === undefined) await new Promise((resolve) => setTimeout(resolve, 100))
   }
   expect(entry.headers["dkim-signature"]).toMatch(/c=relaxed\/relaxed;.*d=mail\.example\.com;.*s=default;/s)
+
+  // docs/domains.md, step 4: the raw message from the outbox, checked by mailauth against the same DNS server.
+  const raw = await fetch(`${base}/admin/outbox/${entry.id}/raw`, { headers: { authorization: `Bearer ${adminToken}` } })
+  expect(raw.status).toBe(200)
+  expect(raw.headers.get("content-type")).toBe("message/rfc822")
+  const resolver = new nodeDns.Resolver()
+  resolver.setServers([dns.server])
+  const { results } = await dkimVerify(Buffer.from(await raw.text()), {
+    resolver: (name: string, type: string) => resolver.resolve(name, type as "TXT"),
+  })
+  expect(results.map((result: any) => `${result.signingDomain} ${result.selector} ${result.status.result}`))
+    .toEqual(["mail.example.com default pass"])
+  expect((await fetch(`${base}/admin/outbox/out_unknown/raw`, { headers: { authorization: `Bearer ${adminToken}` } })).status).toBe(404)
+
+  // Mail from a domain the account has not verified goes out unsigned.
+  const unsigned = await call("POST", "/v1/emails/send", key, {
+    from: { email: "hello@other.example.com" }, to: [{ email: "bea@example.org" }], content: { subject: "Hi", text: "Not signed." },
+  })
+  expect(unsigned.status).toBe(200)
+  let other: any
+  for (let tries = 0; tries < 100 && other === undefined; tries++) {
+    other = (await call("GET", "/admin/outbox?to=bea@example.org", adminToken)).json.data[0]
+    if (other === undefined) await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  expect(other.headers["dkim-signature"]).toBeUndefined()
 })

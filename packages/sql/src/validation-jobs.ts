@@ -39,6 +39,32 @@ const decodeJobs = Schema.decodeUnknown(Schema.Array(JobRow))
  *  Schema decode took longer than the whole job's checks (10,000 verdicts: 25-80 ms), on every read of a job. */
 const decodeChunks = Schema.decodeUnknown(Schema.Array(Schema.Struct({ results: JsonColumn(Schema.Array(Schema.Unknown)) })))
 
+/** A verdict as a chunk stores it: one array of its values in a fixed order, not an object that repeats every field
+ *  name (a third of the bytes: 10,000 results are 0.8 MB instead of 2.3 MB, written once and read on every finished
+ *  job's read). */
+type StoredVerdict = readonly [
+  email: string, valid: boolean, syntax: boolean, mxRecords: boolean | null, smtpHandshake: boolean | null,
+  disposable: boolean, roleAccount: boolean, catchAll: boolean | null, suggestion: string | null, reason: string | null,
+  errorCode: string | null, errorMessage: string | null,
+]
+
+const toStored = (verdict: AddressVerdict): StoredVerdict => [
+  verdict.email, verdict.valid, verdict.checks.syntax, verdict.checks.mxRecords, verdict.checks.smtpHandshake,
+  verdict.checks.disposable, verdict.checks.roleAccount, verdict.checks.catchAll, verdict.suggestion, verdict.reason,
+  verdict.error?.code ?? null, verdict.error?.message ?? null,
+]
+
+/** A stored verdict back as an AddressVerdict; a verdict stored as an object (before the arrays) is taken as it is. */
+const fromStored = (stored: unknown): AddressVerdict => {
+  if (!Array.isArray(stored)) return stored as AddressVerdict
+  const [email, valid, syntax, mxRecords, smtpHandshake, disposable, roleAccount, catchAll, suggestion, reason, errorCode, errorMessage] =
+    stored as unknown as StoredVerdict
+  return {
+    email, valid, checks: { syntax, mxRecords, smtpHandshake, disposable, roleAccount, catchAll }, suggestion, reason,
+    error: errorCode === null ? null : { code: errorCode, message: errorMessage ?? "" },
+  }
+}
+
 const fromRow = (row: JobRow): ValidationJob => ({ ...progressFields(row), emails: row.emails })
 
 const progressFields = (row: Omit<JobRow, "emails">): Omit<ValidationJob, "emails"> => ({
@@ -91,7 +117,7 @@ export const makeValidationJobRepository = (sql: SqlClient.SqlClient): Validatio
     sql`SELECT c.results FROM validation_job_chunks c JOIN validation_jobs j ON j.id = c.job_id
       WHERE j.account_id = ${accountId} AND c.job_id = ${id} ORDER BY c.chunk_index`.pipe(
       Effect.flatMap(decodeChunks),
-      Effect.map((rows) => rows.flatMap((row) => row.results as ReadonlyArray<AddressVerdict>)),
+      Effect.map((rows) => rows.flatMap((row) => row.results.map(fromStored))),
       orStoreError("validationJobs.results"),
     ),
 
@@ -99,7 +125,7 @@ export const makeValidationJobRepository = (sql: SqlClient.SqlClient): Validatio
   saveChunk: (accountId, id, index, results) =>
     Effect.gen(function* () {
       const added = yield* sql`INSERT INTO validation_job_chunks (job_id, chunk_index, results)
-        SELECT id, ${index}, ${toJson(results)} FROM validation_jobs WHERE account_id = ${accountId} AND id = ${id}
+        SELECT id, ${index}, ${toJson(results.map(toStored))} FROM validation_jobs WHERE account_id = ${accountId} AND id = ${id}
         ON CONFLICT (job_id, chunk_index) DO NOTHING
         RETURNING job_id`
       if (added.length === 0) return

@@ -86,6 +86,25 @@ export const devOutboxSuite = (name: string, makeTarget: () => Promise<DevOutbox
       expect(JSON.stringify(entry!.headers)).not.toContain(hidden)
     })
 
+    it("GET /admin/outbox/{id}/raw answers the message as a relay would have received it; an unknown id 404", async () => {
+      const ada = address("ada")
+      const result = await current().send(outgoing(ada, { subject: "Raw source", text: "Line one ✓" }))
+      const [entry] = (await outbox(`?to=${encodeURIComponent(ada)}`)).body.data
+      const raw = (id: string, token = adminToken) =>
+        current().fetch(new Request(`http://mailroom.test/admin/outbox/${id}/raw`, { headers: { authorization: `Bearer ${token}` } }))
+      const answer = await raw(entry!.id)
+      expect(answer.status).toBe(200)
+      expect(answer.headers.get("content-type")).toBe("message/rfc822")
+      const source = await answer.text()
+      expect(source).toMatch(new RegExp(`^Message-ID: ${result.messageId.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\r?$`, "mi"))
+      expect(source).toMatch(/^Subject: Raw source\r?$/m)
+      expect(source).toMatch(/\r\n\r\n/)
+      const missing = await raw("out_unknown")
+      expect(missing.status).toBe(404)
+      expect((await missing.json()).error.code).toBe("RESOURCE_NOT_FOUND")
+      expect((await raw(entry!.id, "wrong-token")).status).toBe(401)
+    })
+
     it("answers the newest entries first, up to limit", async () => {
       const ada = address("ada")
       for (const subject of ["first", "second", "third"]) await current().send(outgoing(ada, { subject }))

@@ -2,10 +2,11 @@
  *  dev outbox. Mounted only when an admin token is configured; every request must carry it as a Bearer token. */
 import { createHash, timingSafeEqual } from "node:crypto"
 import {
-  type Account, Accounts, Canary, CreateAccountBody, CreateApiKeyBody, CreateAppCredentialBody, devOutboxLimits, EmailAddress, type HeldRecipient, heldResolutions, InvalidCredentials, limitParam, MessageDelivery,
+  type Account, Accounts, Canary, CreateAccountBody, CreateApiKeyBody, CreateAppCredentialBody, devOutboxLimits,
+  EmailAddress, type HeldRecipient, heldResolutions, InvalidCredentials, limitParam, MessageDelivery, ResourceNotFound,
   SendingPause, Store, UpdateAccountBody,
 } from "@mailroom/core"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Hono } from "hono"
 import { createMiddleware } from "hono/factory"
 import { credentialOf, guardAttempt, refusalOf } from "../auth.js"
@@ -177,6 +178,17 @@ export const adminRoutes = (options: AdminOptions) => {
       c.get("run")(Effect.gen(function* () {
         const store = yield* Store
         return c.json({ deleted: yield* store.devOutbox.clear() })
+      })))
+    // The message exactly as it would have gone to a relay (headers, DKIM signature and body), for checking it with
+    // mail tools (docs/domains.md: the DKIM signature).
+    .get("/outbox/:id/raw", (c) =>
+      c.get("run")(Effect.gen(function* () {
+        const store = yield* Store
+        const id = c.req.param("id")
+        const entry = yield* store.devOutbox.get(id)
+        const raw = Option.getOrUndefined(entry)?.raw
+        if (raw === undefined || raw === null) return yield* new ResourceNotFound({ resource: "outbox entry", id })
+        return c.body(raw, 200, { "content-type": "message/rfc822" })
       })))
 }
 

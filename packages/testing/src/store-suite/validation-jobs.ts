@@ -72,6 +72,32 @@ export const validationJobTests = (it: StoreTester) => {
           .toEqual(["a@x.example", "b@x.example", "c@x.example"])
       }))
 
+    it.effect("results read back every field of each verdict as stored", () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const account = { id: yield* insertAccount }
+        const job = makeJob(account.id, ["a@x.example", "b@gmial.com", "\"c d\"@bücher.example", "e"])
+        yield* store.validationJobs.insert(job)
+        const verdicts: Array<AddressVerdict> = [
+          verdict("a@x.example"),
+          {
+            email: "b@gmial.com", valid: false, suggestion: "b@gmail.com", reason: "the domain's mail server refused the mailbox", error: null,
+            checks: { syntax: true, mxRecords: true, smtpHandshake: false, disposable: true, roleAccount: true, catchAll: false },
+          },
+          {
+            email: "\"c d\"@bücher.example", valid: false, suggestion: null, reason: "the domain's mail servers could not be looked up",
+            error: { code: "DNS_LOOKUP_ERROR", message: "SERVFAIL ✓" },
+            checks: { syntax: true, mxRecords: null, smtpHandshake: null, disposable: false, roleAccount: false, catchAll: null },
+          },
+          {
+            email: "e", valid: false, suggestion: null, reason: "the address has no @", error: null,
+            checks: { syntax: false, mxRecords: false, smtpHandshake: null, disposable: false, roleAccount: false, catchAll: true },
+          },
+        ]
+        yield* store.transaction(store.validationJobs.saveChunk(account.id, job.id, 0, verdicts))
+        expect(yield* store.validationJobs.results(account.id, job.id)).toEqual(verdicts)
+      }))
+
     it.effect("setState replaces status, times and error; another account's job is left alone", () =>
       Effect.gen(function* () {
         const { validationJobs } = yield* Store

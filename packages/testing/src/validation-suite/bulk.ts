@@ -77,13 +77,42 @@ export const bulkValidationTests = (ctx: () => ValidationContext) => {
       ["emails empty", { emails: [] }, "emails"],
       ["more than 10,000 emails", { emails: Array.from({ length: 10_001 }, (_, at) => `a${at}@refusals.example`) }, "emails"],
       ["an address that is not a string", { emails: ["a@refusals.example", 7] }, "emails.1"],
-      ["timeout out of range", { emails: ["a@refusals.example"], timeout: 500 }, "timeout"],
+      ["an address too long to be checked", { emails: ["a@refusals.example", `${"a".repeat(1_001)}@refusals.example`] }, "emails.1"],
+      ["timeout below 1,000", { emails: ["a@refusals.example"], timeout: 500 }, "timeout"],
+      ["timeout above 60,000", { emails: ["a@refusals.example"], timeout: 60_001 }, "timeout"],
+      ["timeout not an integer", { emails: ["a@refusals.example"], timeout: 1_500.5 }, "timeout"],
+      ["extended not a boolean", { emails: ["a@refusals.example"], extended: "yes" }, "extended"],
       ["continueOnError not a boolean", { emails: ["a@refusals.example"], continueOnError: "no" }, "continueOnError"],
+      ["an unknown field", { emails: ["a@refusals.example"], deep: true }, "deep"],
     ])("refuses %s with 400 VALIDATION_ERROR and starts nothing", async (_, body, field) => {
       const answer = await ctx().client.call("POST", "/v1/emails/validate/bulk", { key: await account(), body })
       expectError(answer, 400, "VALIDATION_ERROR", field)
       await new Promise((resolve) => setTimeout(resolve, 200))
       expect(mxQuestions("refusals.example")).toBe(0)
+    })
+
+    it("accepts timeout at both ends of 1,000-60,000, and shows it on the job", async () => {
+      const key = await account()
+      for (const timeout of [1_000, 60_000]) {
+        const { started, job } = await runBulk(ctx().client, key, { emails: ["ada@mx.example"], timeout })
+        expect([started.timeout, job.timeout, job.status, job.results[0].valid]).toEqual([timeout, timeout, "completed", true])
+      }
+    })
+
+    it("timeout bounds each lookup: a DNS server that never answers is that address's DNS_LOOKUP_ERROR once it passed", async () => {
+      const { job } = await runBulk(ctx().client, await account(), { emails: ["ada@silent-dns.example", "ok-bea@mx.example"], timeout: 1_000 })
+      expect(job.status).toBe("completed")
+      expect(job.results[0]).toEqual(expect.objectContaining({
+        email: "ada@silent-dns.example", valid: false, error: { code: "DNS_LOOKUP_ERROR", message: expect.stringMatching(/1000 ms/) },
+      }))
+      expect(job.results[1].valid).toBe(true)
+    })
+
+    it("is not held to POST /emails/validate's 50 requests per second", async () => {
+      const key = await account()
+      const answers = await Promise.all(Array.from({ length: 60 }, () =>
+        ctx().client.call("POST", "/v1/emails/validate/bulk", { key, body: { emails: ["not an address"] } })))
+      expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 202))
     })
 
     it("accepts exactly 10,000 addresses and answers for each", async () => {

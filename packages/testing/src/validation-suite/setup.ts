@@ -31,6 +31,7 @@ export const validationZone: Record<string, ZoneEntry> = {
   "nullmx.example": { mx: [mx(".", 0)], a: ["127.0.0.1"] },
   "nomail.example": { txt: ["v=spf1 -all"] },
   "broken.example": { failure: "servfail" },
+  "silent-dns.example": { failure: "silent" },
   "xn--bcher-kva.example": { mx: [mx("mail.mx.example")] },
 }
 
