@@ -148,7 +148,7 @@ export const legacyTemplatesHttpSuite = (name: string, makeTarget: () => Promise
       expect(mail.html).toContain("<p>Hello Ada &amp; Bo from Acme</p>")
     })
 
-    it("bodies past the limits answer 413: over 8 MiB of JSON to import or render, over 1 MiB of html or text", async () => {
+    it("bodies past the limits answer 413: over 8 MiB of JSON to import or render, over 1 MiB of html, text or MJML", async () => {
       const { key } = await client.account({ plan: "pro" })
       const template = await create(key)
       const nine = JSON.stringify({ variables: { filler: "x".repeat(9 * mebibyte) } })
@@ -162,6 +162,13 @@ export const legacyTemplatesHttpSuite = (name: string, makeTarget: () => Promise
       expect(bigHtml.json.error.message).toMatch(/^html is larger than/)
       const bigText = await client.call("PUT", `/v1/templates/${template.id}`, { key, body: { text: "x".repeat(mebibyte + 1) } })
       expectError(bigText, 413, "PAYLOAD_TOO_LARGE")
+      // MJML source (through /designs) is held to 1 MiB as well, before it is compiled.
+      const mjml = `<mjml><mj-body><mj-text>${"x".repeat(mebibyte)}</mj-text></mj-body></mjml>`
+      const bigMjml = await client.call("POST", "/v1/designs", {
+        key, body: { key: `big-mjml-${Date.now().toString(36)}`, draft: { name: "Big", subject: "s", format: "mjml", html: mjml } },
+      })
+      expectError(bigMjml, 413, "PAYLOAD_TOO_LARGE")
+      expect(bigMjml.json.error.message).toMatch(/^draft\.html is larger than 1048576 bytes/)
       // Just under the limits is accepted.
       const large = await client.call("POST", "/v1/templates", { key, body: { ...welcome, html: `<p>${"x".repeat(mebibyte - 16)}</p>` } })
       expect(large.status, large.text.slice(0, 300)).toBe(201)
