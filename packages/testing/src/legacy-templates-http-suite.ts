@@ -185,6 +185,20 @@ export const legacyTemplatesHttpSuite = (name: string, makeTarget: () => Promise
       expectDeprecated(refused)
     })
 
+    it("an account moved below Micro keeps reading, rendering and updating its legacy templates; /designs refuses it", async () => {
+      const { id, key } = await client.account({ plan: "pro" })
+      const template = await create(key)
+      const moved = await client.call("PATCH", `/admin/accounts/${id}`, { key: "test-admin-token", body: { plan: "starter" } })
+      expect(moved.status, moved.text).toBe(200)
+      expectError(await client.call("GET", `/v1/designs/${template.id}`, { key }), 403, "PLAN_UPGRADE_REQUIRED")
+      expect((await client.call("GET", `/v1/templates/${template.id}`, { key })).json.data.id).toBe(template.id)
+      expect((await client.call("POST", `/v1/templates/${template.id}/render`, { key, body: {} })).json.data.subject).toBe(welcome.subject)
+      const updated = await client.call("PUT", `/v1/templates/${template.id}`, { key, body: { subject: "Still here" } })
+      expect(updated.status, updated.text).toBe(200)
+      expect(updated.json.data.subject).toBe("Still here")
+      expectError(await client.call("POST", "/v1/templates", { key, body: welcome }), 403, "PLAN_UPGRADE_REQUIRED")
+    })
+
     it("after delete, a send naming the template fails with the template error, not a 500", async (context) => {
       const { key } = await client.account({ plan: "pro" })
       const template = await create(key)
