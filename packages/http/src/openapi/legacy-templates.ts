@@ -44,8 +44,8 @@ const TestSent = Schema.Struct({ id: Schema.String, status: Schema.Literal("queu
 
 const success = (status: number, what: string, schema: Schema.Schema.Any): Success => ({ status, description: what, schema, headers })
 
-const legacy = (route: Omit<RouteDescription, "tag" | "deprecated" | "description">): RouteDescription =>
-  ({ ...route, tag: "Legacy templates", deprecated: true, description })
+const legacy = (route: Omit<RouteDescription, "tag" | "deprecated" | "description">, note?: string): RouteDescription =>
+  ({ ...route, tag: "Legacy templates", deprecated: true, description: note === undefined ? description : `${description}\n\n${note}` })
 
 const example = { name: "Welcome", subject: "Welcome, {{name}}", html: "<p>Hello {{name}}</p>", text: "Hello {{name}}" }
 
@@ -87,5 +87,5 @@ export const legacyTemplateRoutes: ReadonlyArray<RouteDescription> = [
     body: { schema: TestLegacyTemplateInput, example: { to: "ada@example.com", from: { email: "hello@example.com" }, variables: { name: "Ada" } } },
     success: success(200, "The test message, queued (it counts against the monthly quota)", Ok(TestSent)),
     errors: ["TEMPLATE_NOT_FOUND", "QUOTA_EXCEEDED"],
-  }),
+  }, "A restricted key needs `emails:send` as well: the test is a real send through the sending pipeline."),
 ]
