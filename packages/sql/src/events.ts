@@ -159,25 +159,6 @@ const relayBatch = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type, limit:
     return { rows, end, passed: end.passed }
   })
 
-/** Whether events after `cursor` are committed but held back from the relay's window by a transaction of this database
- *  still running (see windowAfter): Postgres only; SQLite's one writer holds nothing back. */
-const heldBack = (sql: SqlClient.SqlClient, cursor: typeof Cursor.Type) =>
-  sql.onDialectOrElse({
-    pg: () =>
-      sql<{ readonly held: boolean }>`SELECT EXISTS (SELECT 1 FROM events WHERE (xid, seq) > (${String(cursor.xid)}::xid8, ${cursor.seq})) AS held`.pipe(
-        Effect.map((rows) => rows[0]?.held === true)),
-    orElse: () => Effect.succeed(false),
-  })
-
-/** How many times a relay whose events are held back looks again before it leaves them to the next wake or poll, and
- *  the pause before each look: 1, 2, 4, … 32 ms, about 60 ms in all (a timer, not Effect's Clock, so that a TestClock
- *  never holds it). */
-const heldBackPauses = 6
-const heldBackPause = (pause: number): Effect.Effect<void> => Effect.async<void>((resume) => {
-  const timer = setTimeout(() => resume(Effect.void), 2 ** pause)
-  return Effect.sync(() => clearTimeout(timer))
-})
-
 /** How often a consumer of some types stores the cursor it moved by passing windows without its types. */
 const storeCursorEvery = 5_000
 
@@ -278,24 +259,17 @@ export const makeEventOutbox = (sql: SqlClient.SqlClient, commits: CommitSignal)
           const passed = yield* passBy(consumer, limit, types).pipe(orStoreError("events.relay"))
           if (passed !== undefined) return passed
         }
-        const once = commits.track(sql.withTransaction(Effect.gen(function* () {
+        const moved = yield* commits.track(sql.withTransaction(Effect.gen(function* () {
           const [stored] = yield* lockCursor(sql, consumer).pipe(orStoreError("events.relay"))
           if (stored === undefined) return undefined
           const cursor = laterCursor(stored, passedBy.get(consumer)?.end)
           const batch = yield* relayBatch(sql, cursor, limit, types).pipe(orStoreError("events.relay"))
-          if (batch === undefined) return (yield* heldBack(sql, cursor).pipe(orStoreError("events.relay"))) ? "held back" as const : undefined
+          if (batch === undefined) return undefined
           if (types === undefined || batch.rows.length > 0) yield* handle(batch.rows.map(toEvent))
           const updatedAt = yield* moveCursor(consumer, batch.end)
           return { end: batch.end, passed: batch.passed, at: updatedAt }
         }))).pipe(Effect.catchIf(isSqlError, (cause) => Effect.fail(storeError("events.relay")(cause))))
-        let moved = yield* once
-        // Committed events wait behind a transaction still running (Postgres): this process is told of commits that
-        // appended events, not of that one's, so the relay would wait for its poll. It looks again shortly instead.
-        for (let pause = 0; moved === "held back" && pause < heldBackPauses; pause++) {
-          yield* heldBackPause(pause)
-          moved = yield* once
-        }
-        if (moved === undefined || moved === "held back") return 0
+        if (moved === undefined) return 0
         // Committed: the stored cursor is where this process got to.
         if (types !== undefined) passedBy.set(consumer, { end: moved.end, storedAt: moved.at })
         return moved.passed
