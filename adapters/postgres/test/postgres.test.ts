@@ -122,7 +122,7 @@ describe.skipIf(url === undefined)("MailroomPostgres.layer", () => {
       }
     }).pipe(Effect.withTracerEnabled(false)), 30_000)
 
-  it.scoped("a relaxed transaction commits without waiting for its WAL (synchronous_commit off for it alone); others wait", () =>
+  it.scoped("a relaxed transaction, or a relaxed statement outside one, commits without waiting for its WAL (synchronous_commit off for it alone); others wait", () =>
     Effect.gen(function* () {
       const database = yield* scratchDatabase(url!)
       const sql = Context.get(yield* Layer.build(MailroomPostgres.clientLayer({ url: database })), SqlClient.SqlClient)
@@ -131,14 +131,19 @@ describe.skipIf(url === undefined)("MailroomPostgres.layer", () => {
       const inTransaction = (label: string) => sql.withTransaction(Effect.zipLeft(level, sql`INSERT INTO relaxed_t (label) VALUES (${label})`))
       expect(yield* Effect.provideService(inTransaction("relaxed"), CommitDurability, "relaxed")).toBe("off")
       expect(yield* inTransaction("full")).toBe("on")
-      // Outside the transaction (another statement on the pool) the server's level holds.
-      expect(yield* Effect.provideService(level, CommitDurability, "relaxed")).toBe("on")
+      // Outside a transaction a relaxed statement runs on the relaxed pool (synchronous_commit off for its session);
+      // any other, on the main pool, commits at the server's level, whatever ran before on either pool.
+      expect(yield* Effect.provideService(level, CommitDurability, "relaxed")).toBe("off")
+      expect(yield* level).toBe("on")
+      expect(yield* Effect.provideService(sql`INSERT INTO relaxed_t (label) VALUES ('relaxed alone')`, CommitDurability, "relaxed")).toEqual([])
+      expect(yield* level).toBe("on")
+      expect(yield* Effect.provideService(inTransaction("full within relaxed work"), CommitDurability, "full")).toBe("on")
       // A relaxed transaction that fails rolls back like any other.
       const failed = yield* Effect.flip(Effect.provideService(
         sql.withTransaction(Effect.zipRight(sql`INSERT INTO relaxed_t (label) VALUES ('rolled back')`, sql`SELECT 1/0`)), CommitDurability, "relaxed"))
       expect(failed._tag).toBe("SqlError")
       const labels = yield* sql<{ readonly label: string }>`SELECT label FROM relaxed_t ORDER BY label`
-      expect(labels.map((row) => row.label)).toEqual(["full", "relaxed"])
+      expect(labels.map((row) => row.label)).toEqual(["full", "full within relaxed work", "relaxed", "relaxed alone"])
     }).pipe(Effect.withTracerEnabled(false)), 30_000)
 
   it.scoped("statements with parameters are prepared once per connection; each keeps its last 256 texts, the rest deallocated", () =>

@@ -159,7 +159,7 @@ export const webhookDeliverySuite = <E>(
           expect(r.requests.length).toBe(before + 1)
         }))
 
-      it.effect("a job carries the deliveries of one endpoint: its run POSTs each once and records them; the failed ones are queued as one job, after the spec's delay", () =>
+      it.effect("a job carries the deliveries of one endpoint: its run POSTs each once and records them; each failed one is queued in a job of its own, keyed by delivery and attempt, after the spec's delay", () =>
         Effect.gen(function* () {
           const { account, endpoint, receiver: r, webhooks } = yield* setup()
           const store = yield* Store
@@ -185,19 +185,20 @@ export const webhookDeliverySuite = <E>(
             const attempts = yield* store.webhooks.listAttempts(account.id, delivery.id)
             expect(attempts.map((a) => [a.attempt, a.succeeded])).toEqual([[1, !failing]])
           }
-          // One job for the three failures, of the same kind, their second attempt 30 s after the record.
-          const retry = only(retries)
-          expect(retry.name).toBe(webhookDeliveryJob.name)
-          const payload = retry.payload as typeof webhookDeliveryJob.payload.Type
-          expect([payload.endpointId, payload.attempt, sorted(payload.deliveryIds)]).toEqual([flaky.endpoint.id, 2, idsOf(flaky.endpoint.id)])
-          expect(retry.runAt!.getTime() - (yield* Clock.currentTimeMillis)).toBe(30_000)
+          // A job for each of the three failures, of the same kind, keyed by delivery and attempt, their second attempt 30 s
+          // after the record.
+          const now = yield* Clock.currentTimeMillis
+          expect(retries.map((retry) => [retry.name, retry.payload, retry.dedupeKey, retry.runAt!.getTime() - now]).sort((a, b) => String(a[2]) < String(b[2]) ? -1 : 1))
+            .toEqual(idsOf(flaky.endpoint.id).map((id) => [
+              webhookDeliveryJob.name, { accountId: account.id, endpointId: flaky.endpoint.id, attempt: 2, deliveryIds: [id] }, `${id}:2`, 30_000,
+            ]))
           // The job run again (its process died after the record, say) POSTs nothing: each delivery is past attempt 1.
           expect(yield* runQueued(jobs[0]!)).toEqual([])
           expect(yield* runQueued(jobs[1]!)).toEqual([])
           expect(r.requests.length).toBe(before + made.length)
-          // The second attempt is the retry job's run.
+          // The second attempt is the retry jobs' runs.
           r.answer = () => ({ status: 200, body: "ok" })
-          expect(yield* runQueued(retry)).toEqual([])
+          for (const retry of retries) expect(yield* runQueued(retry)).toEqual([])
           for (const id of idsOf(flaky.endpoint.id)) {
             expect(Option.getOrThrow(yield* store.webhooks.findDelivery(account.id, id))).toMatchObject({ status: "succeeded", attempts: 2 })
           }
@@ -328,7 +329,7 @@ export const webhookDeliverySuite = <E>(
           }
         }))
 
-      it.effect("two runs of one endpoint recording failures at once count them one after another, and queue a retry each", () =>
+      it.effect("two runs of one endpoint recording failures at once count them one after another, and queue a retry of each failure", () =>
         Effect.gen(function* () {
           const { account, endpoint, receiver: r } = yield* setup()
           const store = yield* Store
@@ -343,7 +344,8 @@ export const webhookDeliverySuite = <E>(
             ], { concurrency: 2 })
             expect(Option.getOrThrow(yield* store.webhooks.findEndpoint(account.id, endpoint.id)).streak.consecutiveFailures).toBe(4)
             const retries = enqueued.slice(before)
-            expect(retries).toHaveLength(2)
+            expect(retries).toHaveLength(4)
+            expect(sorted(retries.map((job) => job.dedupeKey!))).toEqual(sorted(made.map((d) => `${d.id}:2`)))
             expect(sorted(retries.flatMap((job) => (job.payload as typeof webhookDeliveryJob.payload.Type).deliveryIds)))
               .toEqual(sorted(made.map((d) => d.id)))
           }
@@ -366,41 +368,38 @@ export const webhookDeliverySuite = <E>(
           }
         }))
 
-      it.effect("queued again at start: a pending delivery whose job is due is left to it; one overdue past the grace gets a job of its own for its next attempt, keyed by delivery and attempt", () =>
+      it.effect("queued again at start: an attempted delivery gets a job keyed as its retry's (which a queue holding the retry drops); one never attempted only once the grace has passed", () =>
         Effect.gen(function* () {
           const { account, receiver: r } = yield* setup()
           const [attempted, unattempted] = yield* fanOutEvents([event(account), event(account)])
           r.answer = () => ({ status: 500 })
-          yield* runJob(account, attempted!.id, 1)
+          const retry = only(yield* runJob(account, attempted!.id, 1))
           const ours = (jobs: ReadonlyArray<Enqueued>) => jobs.filter((job) => mentions(job, attempted!.id) || mentions(job, unattempted!.id))
-          // Their jobs (the relay's, due at once, and the retry the run queued 30 seconds on) are still to run: nothing
-          // is queued, neither at once nor until the grace has passed since each was due.
+          const byPayload = (a: ReadonlyArray<unknown>, b: ReadonlyArray<unknown>) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1
+          const view = (jobs: ReadonlyArray<Enqueued>) => ours(jobs).map((job) => [job.name, job.payload, job.dedupeKey, job.runAt]).sort(byPayload)
+          const attemptedJob = [webhookDeliveryJob.name, { accountId: account.id, endpointId: attempted!.endpointId, attempt: 2, deliveryIds: [attempted!.id] }, `${attempted!.id}:2`, undefined]
+          // The attempted delivery's job has its retry's key (the retry job is due in 30 seconds: a queue that still
+          // holds it drops this one, and one that lost it runs this one now). The unattempted one's job from the relay
+          // runs at once and holds no key: it is left to it until the grace has passed since it was made.
+          expect([retry.dedupeKey, retry.runAt!.getTime() - (yield* Clock.currentTimeMillis)]).toEqual([`${attempted!.id}:2`, 30_000])
           let before = enqueued.length
           yield* requeuePendingDeliveries
-          expect(ours(enqueued.slice(before))).toEqual([])
+          expect(view(enqueued.slice(before))).toEqual([attemptedJob])
           yield* TestClock.adjust(requeueGrace)
           before = enqueued.length
           yield* requeuePendingDeliveries
-          expect(ours(enqueued.slice(before))).toEqual([])
-          // Past the grace for the first attempt only: the unattempted delivery alone.
+          expect(view(enqueued.slice(before))).toEqual([attemptedJob])
+          // Past the grace: the unattempted one too, in a job of its own, keyed by its first attempt. A second start
+          // (or a second process) offers the same keys, so that a queue drops them.
           yield* TestClock.adjust("1 second")
-          before = enqueued.length
-          yield* requeuePendingDeliveries
-          expect(ours(enqueued.slice(before)).map((job) => job.payload)).toEqual([
-            { accountId: account.id, endpointId: unattempted!.endpointId, attempt: 1, deliveryIds: [unattempted!.id] },
-          ])
-          // Past the grace for both: each gets a job of its own, now, whose key a second start (or a second process)
-          // repeats, so that a queue drops the second.
-          yield* TestClock.adjust("30 seconds")
-          const byPayload = (a: ReadonlyArray<unknown>, b: ReadonlyArray<unknown>) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1
           const expected = [
             [webhookDeliveryJob.name, { accountId: account.id, endpointId: attempted!.endpointId, attempt: 1, deliveryIds: [unattempted!.id] }, `${unattempted!.id}:1`, undefined],
-            [webhookDeliveryJob.name, { accountId: account.id, endpointId: attempted!.endpointId, attempt: 2, deliveryIds: [attempted!.id] }, `${attempted!.id}:2`, undefined],
+            attemptedJob,
           ].sort(byPayload)
           for (let start = 0; start < 2; start++) {
             before = enqueued.length
             yield* requeuePendingDeliveries
-            expect(ours(enqueued.slice(before)).map((job) => [job.name, job.payload, job.dedupeKey, job.runAt]).sort(byPayload)).toEqual(expected)
+            expect(view(enqueued.slice(before))).toEqual(expected)
           }
         }))
 

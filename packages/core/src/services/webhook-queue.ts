@@ -2,8 +2,8 @@
  *  webhooks consumer, which fans them out to deliveries (Store) and enqueues one `webhook.deliver` job per batch of
  *  deliveries of one endpoint (JobQueue), in the relay's transaction; each run of that job loads its deliveries (one
  *  read), makes one attempt of each (HttpTransport, a bounded number at once), records them (one write), and queues
- *  the ones that failed with attempts left as one new `webhook.deliver` job, to run after the spec's next delay (30 s,
- *  2 min, 15 min, 1 h, 4 h), in the same transaction as the record. The sixth failure marks a delivery failed. The
+ *  each one that failed with attempts left as a `webhook.deliver` job of its own (keyed by delivery and attempt), to run
+ *  after the spec's next delay (30 s, 2 min, 15 min, 1 h, 4 h), in the same transaction as the record. The sixth failure marks a delivery failed. The
  *  first attempt and the retries are the same job and the same code. Plus failure notices and the daily 90-day purge
  *  of attempts. Spec: "Delivery and retry". */
 import { Clock, Duration, Effect, Option, Schema } from "effect"
@@ -29,7 +29,7 @@ export const webhookJobBatch = 200
 export const webhookRunBudgetMs = 20_000
 
 /** Attempts of some deliveries of one endpoint, all making the same attempt number (1 for the first; a retry job
- *  carries the deliveries that failed attempt n - 1 together). A run that fails or dies (a store error, a crash,
+ *  carries one delivery, which failed attempt n - 1, keyed by it and its attempt). A run that fails or dies (a store error, a crash,
  *  the timeout) is run again by the queue: deliveries the run recorded already have moved past `attempt` and are
  *  skipped, so a run again POSTs only what was not recorded (at least once). The receivers' failures never fail a
  *  run: their retries are new jobs, queued with the record. */
@@ -69,13 +69,27 @@ export const schedulePurge = (which: "today" | "tomorrow") =>
 /** A delivery to queue for its next attempt. */
 type ToQueue = Pick<WebhookDelivery, "id" | "accountId" | "endpointId" | "attempts">
 
-/** Queues the next attempt of each delivery, grouped into jobs of one endpoint and one attempt number, at most
- *  webhookJobBatch deliveries each, in one write of the queue (inside a Store transaction, in it: see JobQueue). Without a
- *  JobQueue nothing is queued: the deliveries stay pending until a worker starts and queues pending deliveries again. */
-export const enqueueDeliveries = (deliveries: ReadonlyArray<ToQueue>, runAt?: Date) =>
+/** Queues the next attempt of each delivery, in one write of the queue (inside a Store transaction, in it: see
+ *  JobQueue). By default grouped into jobs of one endpoint and one attempt number, at most webhookJobBatch deliveries
+ *  each: the relay's first attempts. `keyed`: a job of its own per delivery, keyed by the delivery and its attempt
+ *  (`deliveryJobKey`), so that the queue never holds two jobs of one delivery's attempt: retries, and deliveries queued
+ *  again at start. Without a JobQueue nothing is queued: the deliveries stay pending until a worker starts and queues
+ *  pending deliveries again. */
+export const enqueueDeliveries = (deliveries: ReadonlyArray<ToQueue>, options: { readonly runAt?: Date; readonly keyed?: boolean } = {}) =>
   deliveries.length === 0 ? Effect.void : Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({
     onNone: () => Effect.void,
     onSome: (queue) => {
+      const runAt = options.runAt === undefined ? {} : { runAt: options.runAt }
+      const jobOf = (batch: ReadonlyArray<ToQueue>) => {
+        const first = batch[0]!
+        return { accountId: first.accountId, endpointId: first.endpointId, attempt: first.attempts + 1, deliveryIds: batch.map((d) => d.id) }
+      }
+      if (options.keyed === true) {
+        return queue.enqueueAll(webhookDeliveryJob, deliveries.map((delivery) => ({
+          payload: jobOf([delivery]),
+          options: { ...runAt, dedupeKey: deliveryJobKey(delivery) },
+        }))).pipe(Effect.asVoid)
+      }
       const groups = new Map<string, Array<ToQueue>>()
       for (const delivery of deliveries) {
         const key = `${delivery.accountId}\u0000${delivery.endpointId}\u0000${delivery.attempts}`
@@ -84,56 +98,41 @@ export const enqueueDeliveries = (deliveries: ReadonlyArray<ToQueue>, runAt?: Da
         else group.push(delivery)
       }
       const jobs = [...groups.values()].flatMap((group) =>
-        Array.from({ length: Math.ceil(group.length / webhookJobBatch) }, (_, i) => {
-          const batch = group.slice(i * webhookJobBatch, (i + 1) * webhookJobBatch)
-          const first = batch[0]!
-          return {
-            payload: { accountId: first.accountId, endpointId: first.endpointId, attempt: first.attempts + 1, deliveryIds: batch.map((d) => d.id) },
-            options: runAt === undefined ? {} : { runAt },
-          }
-        }))
+        Array.from({ length: Math.ceil(group.length / webhookJobBatch) }, (_, i) => ({
+          payload: jobOf(group.slice(i * webhookJobBatch, (i + 1) * webhookJobBatch)),
+          options: runAt,
+        })))
       return queue.enqueueAll(webhookDeliveryJob, jobs).pipe(Effect.asVoid)
     },
   }))
 
-/** How long past its due time a pending delivery waits before the work, when it starts, takes its job for lost. Every
- *  delivery's job commits with it (JobQueue), and a run cut short is run again by the queue (after the job's timeout
- *  and the engine's margin, two minutes at most): a pending delivery still not attempted this long after it was due
- *  has no job left (its endpoint was disabled when its job ran, say, or the queue gave the job up). */
+/** The dedupe key of the job of one delivery's next attempt (see enqueueDeliveries). */
+export const deliveryJobKey = (delivery: Pick<WebhookDelivery, "id" | "attempts">) => `${delivery.id}:${delivery.attempts + 1}`
+
+/** How long a pending delivery never attempted waits, when the work starts, before its job is taken for lost. The
+ *  relay's job of a delivery commits with it (JobQueue) and runs at once; a run cut short is run again by the queue
+ *  (after the job's timeout and the engine's margin, two minutes at most): a delivery still not attempted this long
+ *  after it was made has no job left (its endpoint was disabled when its job ran, say, or the queue gave the job up).
+ *  Its first attempt's job holds no key (it carries many deliveries), so the time is what tells. */
 export const requeueGrace = Duration.minutes(5)
 
-/** When a pending delivery's next attempt is due: at once when it was made, the spec's delay after its last attempt
- *  otherwise. */
-const nextAttemptDue = (delivery: Pick<WebhookDelivery, "attempts" | "updatedAt">) => {
-  const delay = delivery.attempts === 0 ? undefined : webhookRetryPolicy.delays[delivery.attempts - 1]
-  return delivery.updatedAt.getTime() + (delay === undefined ? 0 : Duration.toMillis(Duration.decode(delay)))
-}
-
-/** Queues again, when the work starts, the pending deliveries of active endpoints that have no job: those whose next
- *  attempt was due more than `requeueGrace` ago. A delivery whose job is queued (the relay's, or its retry's, which
- *  committed with it) is left to that job, so that the work starting never makes an attempt early nor twice. Each is
- *  queued in a job of its own for its next attempt, now, keyed by the delivery and that attempt: two processes
- *  starting at once (or one started again) never queue one delivery twice. Answers how many were offered to the
- *  queue. */
+/** Queues again, when the work starts, the pending deliveries of active endpoints that may have no job: every one
+ *  already attempted (its retry's job holds its key: a delivery whose retry is still queued is left to it, so that a
+ *  start never makes an attempt early nor twice), and those never attempted that were made more than `requeueGrace`
+ *  ago. Each in a job of its own for its next attempt, now, keyed by the delivery and that attempt (enqueueDeliveries):
+ *  two processes starting at once (or one started twice) never queue one delivery twice. Answers how many were
+ *  offered to the queue. */
 export const requeuePendingDeliveries = Effect.gen(function* () {
   const store = yield* Store
   const page = 500
-  const orphanedBefore = (yield* Clock.currentTimeMillis) - Duration.toMillis(requeueGrace)
+  const madeBefore = (yield* Clock.currentTimeMillis) - Duration.toMillis(requeueGrace)
   let after: string | undefined
   let offered = 0
   while (true) {
     const pending = yield* store.webhooks.pendingDeliveries(after, page)
-    const orphaned = pending.filter((delivery) => nextAttemptDue(delivery) < orphanedBefore)
-    if (orphaned.length > 0) {
-      const queue = yield* Effect.serviceOption(JobQueue)
-      if (Option.isSome(queue)) {
-        yield* queue.value.enqueueAll(webhookDeliveryJob, orphaned.map((delivery) => ({
-          payload: { accountId: delivery.accountId, endpointId: delivery.endpointId, attempt: delivery.attempts + 1, deliveryIds: [delivery.id] },
-          options: { dedupeKey: `${delivery.id}:${delivery.attempts + 1}` },
-        })))
-      }
-    }
-    offered += orphaned.length
+    const lost = pending.filter((delivery) => delivery.attempts > 0 || delivery.updatedAt.getTime() < madeBefore)
+    yield* enqueueDeliveries(lost, { keyed: true })
+    offered += lost.length
     if (pending.length < page) return offered
     after = pending.at(-1)!.id
   }
@@ -209,7 +208,7 @@ const sendNotice = ({ endpoint, decision, error }: Notice) =>
 export const defaultNotificationFrom = "webhooks@mailroom.localhost"
 
 /** Records the attempts a run made to `endpoint` (attempt number `attempt` of each delivery), and queues the
- *  deliveries that failed with attempts left as one job, after the spec's delay for that attempt: one write, and, when
+ *  deliveries that failed with attempts left, a job each, after the spec's delay for that attempt: one write, and, when
  *  an attempt failed, one transaction that locks the endpoint first, so that the failure streak counts the attempts
  *  of concurrent runs one after another (the record takes a key-share lock on the endpoint through its foreign key,
  *  and two runs that each held one while asking for the endpoint's lock would deadlock). The run's attempts count in
@@ -267,7 +266,7 @@ const recordRun = (
       if (updated.active) yield* enqueueDeliveries(notStarted)
       if (!final && updated.active && failed.length > 0) {
         const delay = Duration.toMillis(Duration.decode(webhookRetryPolicy.delays[attempt - 1]!))
-        yield* enqueueDeliveries(failed.map((m) => ({ ...m.delivery, attempts: attempt })), new Date(at.getTime() + delay))
+        yield* enqueueDeliveries(failed.map((m) => ({ ...m.delivery, attempts: attempt })), { runAt: new Date(at.getTime() + delay), keyed: true })
       }
       return notices.map((notice) => ({ ...notice, endpoint: updated }))
     }))
