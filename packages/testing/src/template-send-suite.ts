@@ -131,7 +131,7 @@ export const templateSendSuite = <E>(backend: string, storeLayer: Layer.Layer<St
           const designs = yield* Designs
           const caller = asAccount(account)
           const design = yield* published(account)
-          yield* designs.replace(caller, design.id, { expectedRevision: 1, draft: accountDraft({ subject: "New {{order}}" }) as never })
+          yield* designs.replace(caller, design.id, { expectedRevision: 1, draft: accountDraft({ subject: "New {{order}}" }) })
           const send = (order: string) => Effect.flatMap(Sending, (sending) => sending.send(account, {
             from, to: [{ email: `${fresh("b")}@example.org` }], content: { templateId: design.id }, variables: { order },
           }))
@@ -216,7 +216,7 @@ export const templateSendSuite = <E>(backend: string, storeLayer: Layer.Layer<St
           const body = (templateId: string) => ({ from, to: [{ email: `${fresh("e")}@example.org` }], content: { templateId } })
           expect(yield* codeOf(sending.send(account, body(theirs.id)))).toBe("TEMPLATE_NOT_FOUND")
           expect(yield* codeOf(sending.send(account, body("tpl_unknown")))).toBe("TEMPLATE_NOT_FOUND")
-          const draftOnly = yield* designs.create(asAccount(account), { key: fresh("d"), locale: "en", draft: accountDraft() as never })
+          const draftOnly = yield* designs.create(asAccount(account), { key: fresh("d"), locale: "en", draft: accountDraft() })
           expect(yield* codeOf(sending.send(account, body(draftOnly.id)))).toBe("TEMPLATE_NOT_PUBLISHED")
           const old = yield* published(account)
           const replacement = yield* published(account)
@@ -376,7 +376,7 @@ export const templateSendSuite = <E>(backend: string, storeLayer: Layer.Layer<St
           const email = `${fresh("nosub")}@example.org`
           expect(yield* codeOf(subscriptions.subscribe(account, { email, doubleOptIn: true, confirmationTemplateId: "tpl_nope" })))
             .toBe("TEMPLATE_NOT_FOUND")
-          const draftOnly = yield* (yield* Designs).create(asAccount(account), { key: fresh("c"), locale: "en", draft: accountDraft() as never })
+          const draftOnly = yield* (yield* Designs).create(asAccount(account), { key: fresh("c"), locale: "en", draft: accountDraft() })
           expect(yield* codeOf(subscriptions.subscribe(account, { email, doubleOptIn: true, confirmationTemplateId: draftOnly.id })))
             .toBe("TEMPLATE_NOT_PUBLISHED")
           expect(Option.isNone(yield* Effect.flatMap(Store, (store) => store.contacts.findByEmail(account.id, email as never)))).toBe(true)

@@ -19,7 +19,7 @@ import { defaultConfirmationTemplate, SubscribeInput } from "../domain/subscript
 import type { Suppression, SuppressionId } from "../domain/suppression.js"
 import type { Topic, TopicId } from "../domain/topic.js"
 import {
-  ContactNotFound, FreeTierContactLimit, ListNotFound, NoPendingConfirmation, TopicNotFound, ValidationFailed,
+  ContactNotFound, FreeTierContactLimit, ListNotFound, NoPendingConfirmation, TopicNotFound,
 } from "../errors.js"
 import { Ids } from "../ports/ids.js"
 import { Mailer } from "../ports/mailer.js"

@@ -207,14 +207,6 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
         return rendered
       })
 
-    /** A request without an Idempotency-Key resolves and renders its template before its transaction, which then holds
-     *  its locks no longer than an inline send's. One with a key does it inside, after the replay check, so that a
-     *  repeat answers the first result even when the template was retired since. */
-    const early = (account: Account, options: SendOptions, messages: ReadonlyArray<AcceptedMessage>) =>
-      options.idempotencyKey === undefined && messages[0]?.templateId !== undefined
-        ? Effect.map(withTemplate(account, options.application ?? null, messages), (ready): ReadonlyArray<AcceptedMessage> | undefined => ready)
-        : Effect.succeed<ReadonlyArray<AcceptedMessage> | undefined>(undefined)
-
     /** The sender rules: an application credential's allowed senders, then the account's sending domains. */
     const checkFrom = (account: Account, application: TemplateApplication, from: string) =>
       Effect.zipRight(checkAllowedSender(application, from), checkSender(store, account.id, from))
@@ -281,9 +273,9 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
 
     /** One message, accepted: its template resolved and rendered, its sender and topic checked, queued. */
     const sendOne = (account: Account, route: string, fields: unknown, options: SendOptions, accepted: AcceptedMessage) =>
-      Effect.flatMap(early(account, options, [accepted]), (prepared) => once(account, route, fields, options, SendResult, Effect.gen(function* () {
+      once(account, route, fields, options, SendResult, Effect.gen(function* () {
         const application = options.application ?? null
-        const [message] = prepared ?? (yield* withTemplate(account, application, [accepted]))
+        const [message] = yield* withTemplate(account, application, [accepted])
         yield* checkTopic(account, message!)
         yield* checkFrom(account, application, message!.from.email)
         const at = yield* now
@@ -296,7 +288,7 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
           subject: message!.subject,
           createdAt: at,
         } satisfies SendResult
-      })))
+      }))
 
     /** POST /designs/{id}/send: the live release of the template to `to` (cc, bcc), with the Idempotency-Key the route
      *  requires. The sender defaults to the application credential's first allowed sender. */
@@ -335,10 +327,9 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
     /** POST /emails/batch: one message per entry, all filtered with one query and written with one insert. */
     const batch = method("Sending.batch")(function* (account: Account, fields: typeof BatchInput.Encoded, options: SendOptions = {}) {
       const accepted = yield* acceptBatch(yield* decodeInput(BatchInput, fields))
-      const prepared = yield* early(account, options, accepted)
       return yield* once(account, "batch", fields, options, BatchResult, Effect.gen(function* () {
         const application = options.application ?? null
-        const messages = prepared ?? (yield* withTemplate(account, application, accepted))
+        const messages = yield* withTemplate(account, application, accepted)
         yield* checkTopic(account, messages[0]!)
         yield* checkFrom(account, application, messages[0]!.from.email)
         const at = yield* now
@@ -358,10 +349,9 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
     const schedule = method("Sending.schedule")(function* (account: Account, fields: typeof ScheduleInput.Encoded, options: SendOptions = {}) {
       const input = yield* decodeInput(ScheduleInput, fields)
       const accepted = yield* acceptSchedule(input, yield* now)
-      const prepared = yield* early(account, options, [accepted.message])
       return yield* once(account, "schedule", fields, options, ScheduleResult, Effect.gen(function* () {
         const application = options.application ?? null
-        const [resolved] = prepared ?? (yield* withTemplate(account, application, [accepted.message]))
+        const [resolved] = yield* withTemplate(account, application, [accepted.message])
         yield* checkTopic(account, resolved!)
         yield* checkFrom(account, application, resolved!.from.email)
         const at = yield* now
