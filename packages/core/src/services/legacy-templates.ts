@@ -151,15 +151,14 @@ export class LegacyTemplates extends Effect.Service<LegacyTemplates>()("@mailroo
     })
 
     /** POST /templates/{id}/test: sends the live release to one address through the sending pipeline, so it reaches
-     *  the relay (or the dev outbox) and reserves quota like any send (QUOTA_EXCEEDED when the month is used up). The
-     *  release's source goes as the message's content with the variables, rendered once at delivery. */
+     *  the relay (or the dev outbox) and reserves quota like any send (QUOTA_EXCEEDED when the month is used up). It is a
+     *  send by templateId, so the message and its events name the template and the release that went out. */
     const test = method("LegacyTemplates.test")(function* (account: Account, id: string, input: TestLegacyTemplateInput) {
-      const { design, release } = yield* live(account, id)
-      const { subject, html, text } = release.compiled
+      const { design } = yield* live(account, id)
       const sent = yield* sending.send(account, {
         from: input.from,
         to: [{ email: input.to }],
-        content: { subject, ...(html === "" ? {} : { html }), ...(text === null ? {} : { text }) },
+        content: { templateId: design.id },
         variables: input.variables,
       })
       return { id: sent.id, status: sent.status, templateId: design.id }
