@@ -3,6 +3,8 @@
  *  landing on the original URL). The same kind of mail opened with Apple Mail Privacy Protection's user agent, through
  *  Gmail's image proxy, and by a headless scanner that follows every link, gets the verdicts the rules give. */
 import { Store } from "@mailroom/core"
+import { verifyWebhook } from "@mailroom/mailroom"
+import { startWebhookReceiver, type WebhookReceiver } from "@mailroom/testing"
 import { Effect } from "effect"
 import { Hono } from "hono"
 import type { Browser } from "playwright-core"
@@ -20,14 +22,26 @@ describeBrowser("open and click tracking in Chromium", () => {
   let key: string
   let accountId: string
   let shop: Host
+  let receiver: WebhookReceiver
+  let secret: string
 
-  const session = useBrowserStarter({ name: "Acme", plan: "pro" })
+  // The webhook receiver listens on 127.0.0.1: private addresses are allowed for this starter.
+  const session = useBrowserStarter({ name: "Acme", plan: "pro" }, { unsafeAllowPrivateUrls: true })
 
   beforeAll(async () => {
     ({ browser, starter, key, accountId } = session)
     shop = await serveApp(new Hono().get("/sale", (c) => c.html("<!doctype html><title>Sale</title><h1>Spring sale</h1>")))
+    receiver = await startWebhookReceiver()
+    const created = await starter.api("POST", "/v1/webhooks", key, {
+      url: `${receiver.origin}/hooks`, events: ["email.opened", "email.clicked"],
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    secret = created.body.secret
   }, 120_000)
-  afterAll(async () => { await shop?.close() })
+  afterAll(async () => {
+    await shop?.close()
+    await receiver?.close()
+  })
 
   /** Sends a tracked marketing mail with one link to the shop and answers it from the dev outbox, with its id. */
   const mailFor = async (email: string) => {
@@ -93,6 +107,16 @@ describeBrowser("open and click tracking in Chromium", () => {
     ])
     expect(await verdicts(mail.messageId, 3)).toEqual(["open:human:person", "open:human:person", "click:human:person"])
     await context.close()
+
+    // The webhook receiver gets both, signed with the endpoint's secret, with the spec's details.
+    // Delivery order between the two events is not guaranteed: sorted by type (clicked, then opened).
+    const received = (await receiver.waitFor(2, 30_000)).map((request) => verifyWebhook(request.body, request.headers, { secret }))
+      .sort((a, b) => a.eventType.localeCompare(b.eventType))
+    expect(received.map((delivery) => [delivery.eventType, delivery.recipient, (delivery.payload["details"] as Record<string, unknown>)["engagementType"]]))
+      .toEqual([["email.clicked", email, "HUMAN"], ["email.opened", email, "HUMAN"]])
+    expect(received[0]!.payload["details"]).toEqual({
+      email, trackingId: mail.messageId, url: `${shop.origin}/sale`, userAgent: desktopChrome, engagementType: "HUMAN",
+    })
   }, 60_000)
 
   it("Apple MPP's prefetch is a machine's open and fires nothing; Gmail's image proxy is a person's", async () => {
