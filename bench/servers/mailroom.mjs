@@ -9,6 +9,8 @@ import { createMailroom } from "@mailroom/mailroom"
 const framework = process.env.FRAMEWORK ?? "hono"
 const mailroom = createMailroom({
   database: process.env.DATABASE_URL,
+  // Fixed by a scenario that signs tokens itself (track-click); generated and kept in the database otherwise.
+  ...(process.env.MAILROOM_SECRET === undefined ? {} : { secret: process.env.MAILROOM_SECRET }),
   sqliteSynchronous: process.env.SQLITE_SYNCHRONOUS ?? "FULL",
   logLevel: "error",
   backgroundWork: process.env.BACKGROUND !== "0",

@@ -2,7 +2,7 @@
  *  each message and recipient whose open fired email.opened. */
 import type { SqlClient } from "@effect/sql"
 import {
-  type AccountId, hitClassifications, hitKinds, hitSignals, type OpenKey, type TrackingHit, type TrackingRepository,
+  hitClassifications, hitKinds, hitSignals, type OpenKey, type TrackingHit, type TrackingRepository,
 } from "@mailroom/core"
 import { Effect, Schema } from "effect"
 import { insertColumns } from "./internal/batch.js"
@@ -63,7 +63,7 @@ export const makeTrackingRepository = (sql: SqlClient.SqlClient): TrackingReposi
         Effect.flatMap(decodeHits),
         Effect.map((rows) => rows.map((row): TrackingHit => ({
           id: row.id,
-          accountId: row.account_id as AccountId,
+          accountId: row.account_id,
           messageId: row.message_id,
           recipient: row.recipient,
           kind: row.kind,

@@ -55,11 +55,11 @@ export interface BrowserSession {
 /** The start of every browser test file: before its first test, Chromium, the starter and an account made with
  *  `account` (the body of POST /admin/accounts); after its last, both closed. Call it first in a describeBrowser body:
  *  its fields are set by the time the file's own beforeAll runs. */
-export const useBrowserStarter = (account: Record<string, unknown>): BrowserSession => {
+export const useBrowserStarter = (account: Record<string, unknown>, config: Partial<MailroomConfig> = {}): BrowserSession => {
   const session: { -readonly [K in keyof BrowserSession]?: BrowserSession[K] } = {}
   beforeAll(async () => {
     session.browser = await launchBrowser()
-    const starter = await startStarter()
+    const starter = await startStarter(config)
     session.starter = starter
     const created = await starter.api("POST", "/admin/accounts", starter.adminToken, account)
     if (created.status !== 201) throw new Error(`POST /admin/accounts answered ${created.status}: ${JSON.stringify(created.body)}`)

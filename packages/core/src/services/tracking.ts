@@ -68,6 +68,8 @@ const keyOf = (hit: { readonly accountId: string; readonly messageId: string; re
 
 /** Most messages and recipients whose recent clicks are remembered for the burst and honeypot rules. */
 const recentClickKeys = 10_000
+/** Most clicks remembered per message and recipient. */
+const recentClicksPerKey = 32
 
 export class Tracking extends Effect.Service<Tracking>()("@mailroom/core/Tracking", {
   scoped: Effect.gen(function* () {
@@ -98,6 +100,8 @@ export class Tracking extends Effect.Service<Tracking>()("@mailroom/core/Trackin
       const others = new Set(seen.filter((s) => s.position !== position && s.position >= 0).map((s) => s.position))
       const honeypotSeen = seen.some((s) => s.position === -1)
       seen.push({ position, at: now })
+      // A link followed over and over (a person's refreshes, a load test) keeps the list short.
+      if (seen.length > recentClicksPerKey) seen.shift()
       return { honeypot: claims.h === 1, sentAtMs: claims.s, nowMs: now, otherLinksInBurst: others.size, honeypotSeen }
     }
 
