@@ -17,7 +17,7 @@ import { literalSecretPrefix } from "./0015_literal_secret_prefix.js"
 import { designs } from "./0016_designs.js"
 import { validationJobs } from "./0017_validation_jobs.js"
 import { canaryRuns } from "./0018_canary_runs.js"
-import { trackingHits } from "./0023_tracking_hits.js"
+import { trackingHits } from "./0019_tracking_hits.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [

@@ -4,7 +4,7 @@
 import type { Migration } from "./migration.js"
 
 export const trackingHits: Migration = {
-  id: 23,
+  id: 19,
   name: "tracking_hits",
   sqlite: [
     `CREATE TABLE tracking_hits (
