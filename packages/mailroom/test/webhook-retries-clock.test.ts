@@ -4,7 +4,8 @@
  *  time, then the delivery is failed; every attempt is recorded and nothing more is sent. */
 import { describe, expect, it } from "@effect/vitest"
 import {
-  Accounts, Background, BackgroundConfig, IdsLive, SendingConfig, servicesLayer, Store, Webhooks, WebhooksConfig,
+  Accounts, Background, BackgroundConfig, IdsLive, SendingConfig, servicesLayer, Store, TrackingConfig, Webhooks,
+  WebhooksConfig,
 } from "@mailroom/core"
 import { MemoryJobQueue, MemoryStore } from "@mailroom/memory"
 import { UndiciTransport } from "@mailroom/net"
@@ -26,9 +27,10 @@ const layer = Layer.fresh(servicesLayer).pipe(Layer.provideMerge(Layer.mergeAll(
   testTemplateEngine,
   UndiciTransport.layer(),
   Layer.succeed(WebhooksConfig, { urlRules: { allowPrivate: true } }),
-  // The scheduled-send task looks every second; over the hours this test skips, TestClock would run it thousands of
-  // times. It has nothing to do here.
+  // The scheduled-send task and the tracking flush run every second; over the hours this test skips, TestClock would
+  // run them tens of thousands of times. They have nothing to do here.
   Layer.succeed(SendingConfig, { scheduledPollInterval: Duration.days(2), scheduledBatchSize: 100 }),
+  Layer.succeed(TrackingConfig, { flushIntervalMs: Duration.toMillis(Duration.days(2)) }),
 )))
 
 describe("automatic webhook delivery under TestClock (memory)", () => {

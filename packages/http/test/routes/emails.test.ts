@@ -56,6 +56,7 @@ describe("GET /v1/emails/{id}", () => {
         tags: {},
         metadata: { orderId: 7 },
         track: true,
+        template: null,
         scheduledFor: null,
         createdAt: "2026-02-01T10:00:00.000Z",
         recipients: [
