@@ -30,7 +30,9 @@ export const trackingTests = (client: () => Client) => {
         },
       })
       expect(sent.status).toBe(200)
-      for (let i = 0; i < 200; i++) {
+      // Delivery runs in the background (relay, job, SMTP or dev outbox): on a busy machine's Postgres that can take
+      // seconds, so the wait is generous and the tests' timeouts with it.
+      for (let i = 0; i < 500; i++) {
         const outbox = await client().call("GET", `/admin/outbox?to=${encodeURIComponent(to)}`, { key: adminToken })
         if (outbox.json.data.length > 0) return outbox.json.data[0] as { html: string; text: string }
         await sleep(50)
@@ -64,7 +66,7 @@ export const trackingTests = (client: () => Client) => {
       const textClick = /(http\S+\/l\/\S+)$/.exec(mail.text)![1]!
       const fromText = await client().call("HEAD", pathOf(textClick), { redirect: "manual" })
       expect([fromText.status, fromText.headers.get("location")]).toEqual([302, "https://shop.example.com/sale?a=1&b=2"])
-    })
+    }, 60_000)
 
     it("a forged or altered token answers a plain 404 page; transactional mail without track carries no tracking", async () => {
       const mail = await deliver({ stream: "marketing" })
@@ -83,6 +85,6 @@ export const trackingTests = (client: () => Client) => {
       expect(optedOut.html).not.toMatch(/\/o\/|\/l\//)
       const tracked = await deliver({ track: true })
       expect(tracked.html).toMatch(/\/o\//)
-    })
+    }, 90_000)
   })
 }
