@@ -24,6 +24,9 @@ export interface DevOutboxEntry {
 export interface DevOutboxQuery {
   /** Only entries with this envelope recipient, compared case-insensitively. */
   readonly to?: string | undefined
+  /** Only entries whose subject, From, envelope recipients or text body contain this text, compared
+   *  case-insensitively (ASCII letters on SQLite); `%` and `_` match themselves. Empty or absent: no filter. */
+  readonly q?: string | undefined
   /** Most entries answered. */
   readonly limit: number
 }
