@@ -11,7 +11,18 @@ export interface OutboxAttachment {
   /** Bytes of the decoded content. */
   readonly size: number
   readonly content: Uint8Array
+  /** The part's Content-ID without its angle brackets (what `cid:` in the html names), if it has one. */
+  readonly contentId?: string | undefined
 }
+
+/** The html with each `cid:X` in an attribute value or a CSS url() turned into `{inlineBase}X` (X percent-encoded),
+ *  so that the mail viewer's frame loads the message's inline parts from the viewer's own route. */
+export const withInlineParts = (html: string, inlineBase: string): string =>
+  html.replace(/(["'(=]\s*)cid:([^"'\s)<>]+)/gi, (_, before: string, cid: string) => {
+    let id = cid
+    try { id = decodeURIComponent(cid) } catch { /* kept as written */ }
+    return `${before}${inlineBase}${encodeURIComponent(id)}`
+  })
 
 /** The attachments of the message, in message order (inline parts included); none for an entry kept before the raw
  *  message was stored, or whose raw message does not parse. */
@@ -24,6 +35,7 @@ export const outboxAttachments = (entry: DevOutboxEntry): Effect.Effect<Readonly
         contentType: attachment.contentType,
         size: attachment.content.length,
         content: attachment.content,
+        contentId: attachment.cid,
       }))),
       Effect.orElseSucceed(() => []),
     )

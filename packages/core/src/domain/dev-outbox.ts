@@ -31,5 +31,5 @@ export interface DevOutboxQuery {
   readonly limit: number
 }
 
-/** GET /admin/outbox: `limit` defaults to 20 and is at most 100. */
-export const devOutboxLimits = { defaultLimit: 20, maxLimit: 100 } as const
+/** GET /admin/outbox: `limit` defaults to 20 and is at most 100; `q` is at most 200 characters. */
+export const devOutboxLimits = { defaultLimit: 20, maxLimit: 100, maxSearch: 200 } as const
