@@ -15,14 +15,24 @@ export interface OutboxAttachment {
   readonly contentId?: string | undefined
 }
 
-/** The html with each `cid:X` in an attribute value or a CSS url() turned into `{inlineBase}X` (X percent-encoded),
- *  so that the mail viewer's frame loads the message's inline parts from the viewer's own route. */
-export const withInlineParts = (html: string, inlineBase: string): string =>
-  html.replace(/(["'(=]\s*)cid:([^"'\s)<>]+)/gi, (_, before: string, cid: string) => {
+/** The html with each `cid:X` (in an attribute value or a CSS url()) that names an inline image of the message turned
+ *  into a data: URL of that image, so that the mail viewer's frame shows it: the frame is sandboxed (an opaque origin,
+ *  which sends no SameSite cookie), and its policy allows images as data: only. A cid the message lacks, or a part
+ *  that is not an image, stays as written. */
+export const withInlineImages = (html: string, attachments: ReadonlyArray<OutboxAttachment>): string => {
+  const images = new Map<string, OutboxAttachment>()
+  for (const part of attachments) {
+    if (part.contentId !== undefined && /^image\/(png|jpeg|gif|webp|avif|bmp)$/i.test(part.contentType)) images.set(part.contentId, part)
+  }
+  if (images.size === 0) return html
+  return html.replace(/(["'(=]\s*)cid:([^"'\s)<>]+)/gi, (whole, before: string, cid: string) => {
     let id = cid
     try { id = decodeURIComponent(cid) } catch { /* kept as written */ }
-    return `${before}${inlineBase}${encodeURIComponent(id)}`
+    const image = images.get(id)
+    return image === undefined ? whole
+      : `${before}data:${image.contentType.toLowerCase()};base64,${Buffer.from(image.content).toString("base64")}`
   })
+}
 
 /** The attachments of the message, in message order (inline parts included); none for an entry kept before the raw
  *  message was stored, or whose raw message does not parse. */

@@ -18,7 +18,7 @@ import { Hono, type Context } from "hono"
 import { guardAttempt } from "../auth.js"
 import { readBody } from "../body.js"
 import type { MailroomEnv } from "../env.js"
-import { outboxAttachments, outboxEntriesJson, withInlineParts } from "../outbox-message.js"
+import { outboxAttachments, outboxEntriesJson, withInlineImages } from "../outbox-message.js"
 import { loginPage, viewerPage } from "../pages/outbox-viewer-page.js"
 import type { PageTheme } from "../pages/layout.js"
 
@@ -33,11 +33,10 @@ export const viewerSession = { cookie: "mailroom_outbox_session", lifetimeMs: 12
 /** The header the viewer's script sends with DELETE. */
 export const viewerHeader = "x-mailroom-viewer"
 
-/** The policy of each message's html: nothing runs, nothing outside the message loads (images: data:, and the
- *  message's own inline parts, which the served html names by the viewer's same-origin inline route), and the document
- *  is sandboxed even when opened on its own. */
+/** The policy of each message's html: nothing runs, nothing outside the message loads (the message's inline cid:
+ *  images are served in the html as data: URLs), and the document is sandboxed even when opened on its own. */
 export const messageFramePolicy =
-  "default-src 'none'; img-src data: cid: 'self'; style-src 'unsafe-inline'; font-src data:; base-uri 'none'; " +
+  "default-src 'none'; img-src data: cid:; style-src 'unsafe-inline'; font-src data:; base-uri 'none'; " +
   "form-action 'none'; frame-ancestors 'self'; sandbox"
 
 const sign = (adminToken: string, expiresAt: number) =>
@@ -175,28 +174,11 @@ export const outboxViewerRoutes = (options: OutboxViewerOptions) => {
     })
     .get("/messages/:id/html", (c) => {
       if (!signedIn(c)) return unauthorized()
-      return c.get("run")(Effect.map(entryOf(c.req.param("id")), (entry) =>
-        // Relative to /admin/mail/messages/{id}/html: the inline route below, under whatever prefix Mailroom is mounted.
-        htmlDocument(withInlineParts(entry.html ?? "", "inline/"), 200, { "content-security-policy": messageFramePolicy })))
-    })
-    // An inline part (`cid:` in the html) of the message, for the frame: images show inline, anything else downloads.
-    .get("/messages/:id/inline/:cid", (c) => {
-      if (!signedIn(c)) return unauthorized()
-      const id = c.req.param("id")
-      const cid = c.req.param("cid")
       return c.get("run")(Effect.gen(function* () {
-        const attachments = yield* outboxAttachments(yield* entryOf(id))
-        const part = attachments.find((attachment) => attachment.contentId !== undefined && attachment.contentId === cid)
-        if (part === undefined) return yield* Effect.fail(new ResourceNotFound({ resource: "inline part", id: `${id}/${cid}` }))
-        const image = /^image\/(png|jpeg|gif|webp|avif|bmp)$/i.test(part.contentType)
-        return new Response(part.content as Uint8Array<ArrayBuffer>, {
-          headers: {
-            "content-type": part.contentType,
-            ...(image ? {} : { "content-disposition": dispositionOf(part.filename) }),
-            "content-security-policy": "default-src 'none'; sandbox",
-            ...noStore,
-          },
-        })
+        const entry = yield* entryOf(c.req.param("id"))
+        const html = entry.html ?? ""
+        const shown = html.toLowerCase().includes("cid:") ? withInlineImages(html, yield* outboxAttachments(entry)) : html
+        return htmlDocument(shown, 200, { "content-security-policy": messageFramePolicy })
       }))
     })
     .get("/messages/:id/raw", (c) => {
