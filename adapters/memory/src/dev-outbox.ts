@@ -20,11 +20,15 @@ export const makeDevOutboxRepository = (db: MemoryDb): DevOutboxRepository => {
         entries.set(++sequence, copyEntry(entry))
       }),
 
-    list: ({ to, limit }) =>
+    list: ({ to, q, limit }) =>
       db.atomic(() => {
         const address = to?.toLowerCase()
+        const needle = q === undefined || q === "" ? undefined : q.toLowerCase()
+        const contains = (text: string | null) => text !== null && text.toLowerCase().includes(needle!)
         const newestFirst = [...entries.values()].reverse()
           .filter((entry) => address === undefined || entry.to.some((recipient) => recipient.toLowerCase() === address))
+          .filter((entry) => needle === undefined ||
+            [entry.subject, entry.from, entry.text, ...entry.to].some(contains))
           // Stable: entries of the same instant keep the later insert first.
           .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
         return newestFirst.slice(0, limit).map(copyEntry)

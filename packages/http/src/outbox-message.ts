@@ -11,6 +11,27 @@ export interface OutboxAttachment {
   /** Bytes of the decoded content. */
   readonly size: number
   readonly content: Uint8Array
+  /** The part's Content-ID without its angle brackets (what `cid:` in the html names), if it has one. */
+  readonly contentId?: string | undefined
+}
+
+/** The html with each `cid:X` (in an attribute value or a CSS url()) that names an inline image of the message turned
+ *  into a data: URL of that image, so that the mail viewer's frame shows it: the frame is sandboxed (an opaque origin,
+ *  which sends no SameSite cookie), and its policy allows images as data: only. A cid the message lacks, or a part
+ *  that is not an image, stays as written. */
+export const withInlineImages = (html: string, attachments: ReadonlyArray<OutboxAttachment>): string => {
+  const images = new Map<string, OutboxAttachment>()
+  for (const part of attachments) {
+    if (part.contentId !== undefined && /^image\/(png|jpeg|gif|webp|avif|bmp)$/i.test(part.contentType)) images.set(part.contentId, part)
+  }
+  if (images.size === 0) return html
+  return html.replace(/(["'(=]\s*)cid:([^"'\s)<>]+)/gi, (whole, before: string, cid: string) => {
+    let id = cid
+    try { id = decodeURIComponent(cid) } catch { /* kept as written */ }
+    const image = images.get(id)
+    return image === undefined ? whole
+      : `${before}data:${image.contentType.toLowerCase()};base64,${Buffer.from(image.content).toString("base64")}`
+  })
 }
 
 /** The attachments of the message, in message order (inline parts included); none for an entry kept before the raw
@@ -24,6 +45,7 @@ export const outboxAttachments = (entry: DevOutboxEntry): Effect.Effect<Readonly
         contentType: attachment.contentType,
         size: attachment.content.length,
         content: attachment.content,
+        contentId: attachment.cid,
       }))),
       Effect.orElseSucceed(() => []),
     )

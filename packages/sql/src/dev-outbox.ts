@@ -32,6 +32,15 @@ const toEntry = (row: typeof EntryRow.Type): DevOutboxEntry => ({
   createdAt: row.created_at,
 })
 
+/** The `q` filter: a case-insensitive substring of the subject, From, an envelope recipient (stored lower-cased) or
+ *  the text body. `!` escapes LIKE's wildcards in the searched text, so that `%` and `_` match themselves. */
+const searchCondition = (sql: SqlClient.SqlClient, q: string) => {
+  const pattern = `%${q.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`
+  return sql`(LOWER(subject) LIKE ${pattern} ESCAPE '!' OR LOWER(from_address) LIKE ${pattern} ESCAPE '!'
+    OR LOWER(text_body) LIKE ${pattern} ESCAPE '!'
+    OR id IN (SELECT entry_id FROM dev_outbox_recipients WHERE address LIKE ${pattern} ESCAPE '!'))`
+}
+
 export const makeDevOutboxRepository = (sql: SqlClient.SqlClient): DevOutboxRepository => ({
   insert: (entry) =>
     sql.withTransaction(Effect.gen(function* () {
@@ -50,17 +59,20 @@ export const makeDevOutboxRepository = (sql: SqlClient.SqlClient): DevOutboxRepo
       yield* insertRows(sql, "dev_outbox_recipients", addresses.map((address) => ({ entry_id: entry.id, address })))
     })).pipe(orStoreError("devOutbox.insert")),
 
-  list: ({ to, limit }) =>
-    sql`SELECT id, from_address, recipients, subject, html_body, text_body, headers, raw, created_at FROM dev_outbox
-      ${to === undefined
-        ? sql.literal("")
-        : sql`WHERE id IN (SELECT entry_id FROM dev_outbox_recipients WHERE address = ${to.toLowerCase()})`}
+  list: ({ to, q, limit }) => {
+    const conditions = [
+      ...(to === undefined ? [] : [sql`id IN (SELECT entry_id FROM dev_outbox_recipients WHERE address = ${to.toLowerCase()})`]),
+      ...(q === undefined || q === "" ? [] : [searchCondition(sql, q)]),
+    ]
+    return sql`SELECT id, from_address, recipients, subject, html_body, text_body, headers, raw, created_at FROM dev_outbox
+      ${conditions.length === 0 ? sql.literal("") : sql`WHERE ${sql.and(conditions)}`}
       ORDER BY created_at DESC, seq DESC
       LIMIT ${limit}`.pipe(
       Effect.flatMap(decodeEntryRows),
       Effect.map((rows) => rows.map(toEntry)),
       orStoreError("devOutbox.list"),
-    ),
+    )
+  },
 
   get: (id) =>
     sql`SELECT id, from_address, recipients, subject, html_body, text_body, headers, raw, created_at FROM dev_outbox

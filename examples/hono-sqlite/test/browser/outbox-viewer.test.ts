@@ -1,13 +1,13 @@
 /** The dev mail viewer (docs/dev-outbox.md) in Chromium, on the starter's composition: signing in with the admin
  *  token, messages newest first, search, a message's html in its sandboxed frame (a hostile message runs no script and
  *  reaches nothing: a local server counts every request it gets), text, headers, an attachment downloaded, the raw
- *  source, new mail appearing without a reload, and clearing. Screenshots go to docs/images/. */
+ *  source, an inline (cid:) image showing, new mail appearing without a reload, and clearing. Screenshots go to docs/images/. */
 import { createServer, type Server } from "node:http"
 import { once } from "node:events"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Mailer, type OutgoingMessage } from "@mailroom/core"
+import { Mailer, type OutgoingMessage, Store } from "@mailroom/core"
 import { Effect } from "effect"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, expect, it } from "vitest"
@@ -104,16 +104,21 @@ describeBrowser("the dev mail viewer in Chromium", () => {
     expect(await page.locator("#status").textContent()).toBe("3 messages, newest first")
 
     // Search: by subject, by recipient, by text; nothing.
-    await page.getByRole("searchbox", { name: "Search" }).fill("invoice")
-    expect(await subjects(page)).toEqual(["Your invoice"])
-    await page.getByRole("searchbox", { name: "Search" }).fill("bob@example.org")
-    expect(await subjects(page)).toEqual(["Your invoice"])
-    await page.getByRole("searchbox", { name: "Search" }).fill("see you soon")
-    expect(await subjects(page)).toEqual(["Welcome aboard"])
-    await page.getByRole("searchbox", { name: "Search" }).fill("nothing like this")
-    expect(await subjects(page)).toEqual([])
-    expect(await page.locator("#status").textContent()).toContain("0 of 3 messages match")
+    // Search (on the server, over the whole outbox, once typing pauses): by subject, by recipient, by text; nothing.
+    const searched = (q: string) => page.waitForResponse((response) =>
+      response.url().endsWith(q === "" ? "/admin/mail/messages" : `/admin/mail/messages?q=${encodeURIComponent(q)}`))
+    for (const [q, expected] of [
+      ["invoice", ["Your invoice"]], ["BOB@example.org", ["Your invoice"]], ["see you soon", ["Welcome aboard"]],
+      ["nothing like this", []],
+    ] as const) {
+      const answered = searched(q)
+      await page.getByRole("searchbox", { name: "Search" }).fill(q)
+      await answered
+      await expect.poll(() => subjects(page)).toEqual(expected)
+    }
+    expect(await page.locator("#status").textContent()).toBe("No message matches “nothing like this”.")
     await page.getByRole("searchbox", { name: "Search" }).fill("")
+    await expect.poll(() => subjects(page)).toEqual(["Hostile html", "Your invoice", "Welcome aboard"])
 
     // The invoice: html in the frame, text, headers, attachment, raw source.
     await page.locator("#messages button", { hasText: "Your invoice" }).click()
@@ -165,6 +170,33 @@ describeBrowser("the dev mail viewer in Chromium", () => {
       failed.join("\n")).toBe(true)
     expect(page.frames().find((f) => f.url().endsWith("/html"))).toBeDefined()
 
+    // Inline images (cid:) show, served in the html as data: URLs; the message's external image still asks for nothing.
+    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64")
+    const inlineHtml = `<p>Our logo: <img id="logo" src="cid:logo@news.example.com" alt="logo"> <img id="remote" src="${counterOrigin}/inline-remote" alt="remote"></p>`
+    await session.starter.run(Effect.flatMap(Store, (store) => store.devOutbox.insert({
+      id: "out_inline_image", from: "news@example.com", to: ["ada@example.net"], subject: "With a logo", html: inlineHtml,
+      text: "Our logo", headers: { subject: "With a logo" }, createdAt: new Date(),
+      raw: [
+        "From: news@example.com", "To: ada@example.net", "Subject: With a logo", "MIME-Version: 1.0",
+        "Content-Type: multipart/related; boundary=\"rel\"", "",
+        "--rel", "Content-Type: text/html; charset=utf-8", "", inlineHtml,
+        "--rel", "Content-Type: image/png; name=\"logo.png\"", "Content-ID: <logo@news.example.com>",
+        "Content-Disposition: inline; filename=\"logo.png\"", "Content-Transfer-Encoding: base64", "", png.toString("base64"),
+        "--rel--", "",
+      ].join("\r\n"),
+    })))
+    await page.locator("#messages button", { hasText: "With a logo" }).click()
+    await frame.locator("#logo").waitFor()
+    const logoFrame = () => page.frames().find((f) => f.url().endsWith("/out_inline_image/html"))!
+    await expect.poll(() => logoFrame()?.evaluate(() => {
+      const logo = document.getElementById("logo") as HTMLImageElement
+      return logo.complete ? logo.naturalWidth : -1
+    })).toBe(1)
+    expect(await logoFrame().evaluate(() => (document.getElementById("remote") as HTMLImageElement).naturalWidth)).toBe(0)
+    await page.waitForTimeout(500)
+    expect(hits).toEqual([])
+    expect(finished.filter((url) => url.startsWith(counterOrigin))).toEqual([])
+
     // New mail shows without a reload.
     await page.evaluate(() => { (window as unknown as { marker: number }).marker = 1 })
     await send({ subject: "Fresh off the press", text: "new" })
@@ -175,7 +207,7 @@ describeBrowser("the dev mail viewer in Chromium", () => {
     // Clearing, after a confirmation.
     page.once("dialog", (dialog) => void dialog.accept())
     await page.getByRole("button", { name: "Clear outbox" }).click()
-    await page.locator("#status", { hasText: "Cleared 4 messages." }).waitFor()
+    await page.locator("#status", { hasText: "Cleared 5 messages." }).waitFor()
     expect(await page.locator("#messages li").count()).toBe(0)
     expect((await session.starter.api("GET", "/admin/outbox", session.starter.adminToken)).body.data).toEqual([])
     expect(hits).toEqual([])

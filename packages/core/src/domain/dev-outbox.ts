@@ -24,9 +24,12 @@ export interface DevOutboxEntry {
 export interface DevOutboxQuery {
   /** Only entries with this envelope recipient, compared case-insensitively. */
   readonly to?: string | undefined
+  /** Only entries whose subject, From, envelope recipients or text body contain this text, compared
+   *  case-insensitively (ASCII letters on SQLite); `%` and `_` match themselves. Empty or absent: no filter. */
+  readonly q?: string | undefined
   /** Most entries answered. */
   readonly limit: number
 }
 
-/** GET /admin/outbox: `limit` defaults to 20 and is at most 100. */
-export const devOutboxLimits = { defaultLimit: 20, maxLimit: 100 } as const
+/** GET /admin/outbox: `limit` defaults to 20 and is at most 100; `q` is at most 200 characters. */
+export const devOutboxLimits = { defaultLimit: 20, maxLimit: 100, maxSearch: 200 } as const

@@ -325,7 +325,8 @@ export interface DevOutboxRepository {
   /** Keeps one message; it commits or rolls back with the surrounding transaction. */
   readonly insert: (entry: DevOutboxEntry) => Effect.Effect<void, StoreError>
   /** Up to `limit` entries, newest first (by createdAt, then the later insert first), optionally only those with `to`
-   *  among their envelope recipients (compared case-insensitively). One query. */
+   *  among their envelope recipients (compared case-insensitively), optionally only those whose subject, from,
+   *  recipients or text body contain `q` (case-insensitive substring, over the whole outbox). One query. */
   readonly list: (query: DevOutboxQuery) => Effect.Effect<ReadonlyArray<DevOutboxEntry>, StoreError>
   /** The entry with this id, or none. */
   readonly get: (id: string) => Effect.Effect<Option.Option<DevOutboxEntry>, StoreError>

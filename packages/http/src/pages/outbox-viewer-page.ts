@@ -87,7 +87,7 @@ a{color:var(--accent)}
 /** The viewer's script: polling, search, the open message and its tabs, clearing. No value becomes markup. */
 const script = (pollMs: number) => `(function () {
   "use strict";
-  var state = { messages: [], selected: null, tab: "html", signature: null };
+  var state = { messages: [], selected: null, tab: "html", signature: null, query: "", asked: 0 };
   var list = document.getElementById("messages");
   var status = document.getElementById("status");
   var search = document.getElementById("search");
@@ -103,15 +103,10 @@ const script = (pollMs: number) => `(function () {
   };
   var when = function (iso) { return new Date(iso).toLocaleString(); };
   var size = function (bytes) { return bytes < 1024 ? bytes + " B" : (bytes / 1024).toFixed(1) + " KB"; };
-  var matches = function (m, q) {
-    if (q === "") return true;
-    var hay = [m.subject, m.from, m.to.join(" "), m.text || ""].join("\\n").toLowerCase();
-    return q.toLowerCase().split(/\\s+/).filter(Boolean).every(function (word) { return hay.indexOf(word) !== -1; });
-  };
   var signedOut = function () { window.location.reload(); };
   var renderList = function () {
-    var q = search.value.trim();
-    var shown = state.messages.filter(function (m) { return matches(m, q); });
+    var q = state.query;
+    var shown = state.messages;
     list.replaceChildren.apply(list, shown.map(function (m) {
       var item = el("li");
       var button = el("button", { type: "button", "data-id": m.id, "aria-current": String(m.id === state.selected) });
@@ -122,10 +117,10 @@ const script = (pollMs: number) => `(function () {
       item.append(button);
       return item;
     }));
-    var total = state.messages.length;
-    status.textContent = total === 0 ? "No mail yet: messages appear here as Mailroom sends them."
-      : q === "" ? total + (total === 1 ? " message" : " messages") + ", newest first"
-      : shown.length + " of " + total + " messages match “" + q + "”";
+    var total = shown.length;
+    status.textContent = q !== "" ? (total === 0 ? "No message matches “" + q + "”." : total + (total === 1 ? " message matches" : " messages match") + " “" + q + "”, newest first")
+      : total === 0 ? "No mail yet: messages appear here as Mailroom sends them."
+      : total + (total === 1 ? " message" : " messages") + ", newest first";
   };
   var showTab = function (name) {
     state.tab = name;
@@ -198,11 +193,18 @@ const script = (pollMs: number) => `(function () {
     document.getElementById("subject").focus();
   };
   var refresh = function () {
-    return fetch(base, { credentials: "same-origin", headers: { accept: "application/json" } }).then(function (r) {
+    // The server searches the whole outbox; an answer to an older query (or an older poll) is dropped.
+    var q = search.value.trim();
+    var asked = ++state.asked;
+    var url = q === "" ? base : base + "?q=" + encodeURIComponent(q);
+    return fetch(url, { credentials: "same-origin", headers: { accept: "application/json" } }).then(function (r) {
+      if (asked !== state.asked) return;
       if (r.status === 401) return signedOut();
       if (!r.ok) throw new Error("status " + r.status);
       return r.json().then(function (body) {
-        var signature = body.data.map(function (m) { return m.id; }).join(",");
+        if (asked !== state.asked) return;
+        state.query = q;
+        var signature = q + "\\n" + body.data.map(function (m) { return m.id; }).join(",");
         if (signature === state.signature) return;
         state.signature = signature;
         state.messages = body.data;
@@ -223,8 +225,12 @@ const script = (pollMs: number) => `(function () {
       document.getElementById("tab-" + next).focus();
     });
   });
-  search.addEventListener("input", renderList);
-  document.getElementById("search-form").addEventListener("submit", function (event) { event.preventDefault(); renderList(); });
+  var typing = null;
+  search.addEventListener("input", function () {
+    clearTimeout(typing);
+    typing = setTimeout(refresh, 250);
+  });
+  document.getElementById("search-form").addEventListener("submit", function (event) { event.preventDefault(); clearTimeout(typing); refresh(); });
   document.getElementById("clear").addEventListener("click", function () {
     if (!window.confirm("Delete every message in the dev outbox?")) return;
     fetch(base, { method: "DELETE", credentials: "same-origin", headers: { "x-mailroom-viewer": "1" } }).then(function (r) {

@@ -18,6 +18,8 @@ import { canaryRunJson, CanaryRunsParams } from "./canary.js"
 
 export const OutboxParams = Schema.Struct({
   to: Schema.optional(EmailAddress),
+  /** Only messages whose subject, from, recipients or text contain this (case-insensitive). */
+  q: Schema.optional(Schema.String.pipe(Schema.maxLength(devOutboxLimits.maxSearch))),
   limit: Schema.optionalWith(limitParam(devOutboxLimits.maxLimit), { default: () => devOutboxLimits.defaultLimit }),
 })
 

@@ -18,7 +18,7 @@ import { Hono, type Context } from "hono"
 import { guardAttempt } from "../auth.js"
 import { readBody } from "../body.js"
 import type { MailroomEnv } from "../env.js"
-import { outboxAttachments, outboxEntriesJson } from "../outbox-message.js"
+import { outboxAttachments, outboxEntriesJson, withInlineImages } from "../outbox-message.js"
 import { loginPage, viewerPage } from "../pages/outbox-viewer-page.js"
 import type { PageTheme } from "../pages/layout.js"
 
@@ -33,8 +33,8 @@ export const viewerSession = { cookie: "mailroom_outbox_session", lifetimeMs: 12
 /** The header the viewer's script sends with DELETE. */
 export const viewerHeader = "x-mailroom-viewer"
 
-/** The policy of each message's html: nothing runs, nothing outside the message loads, and the document is sandboxed
- *  even when opened on its own. */
+/** The policy of each message's html: nothing runs, nothing outside the message loads (the message's inline cid:
+ *  images are served in the html as data: URLs), and the document is sandboxed even when opened on its own. */
 export const messageFramePolicy =
   "default-src 'none'; img-src data: cid:; style-src 'unsafe-inline'; font-src data:; base-uri 'none'; " +
   "form-action 'none'; frame-ancestors 'self'; sandbox"
@@ -151,7 +151,8 @@ export const outboxViewerRoutes = (options: OutboxViewerOptions) => {
       if (!signedIn(c)) return unauthorized()
       return c.get("run")(Effect.gen(function* () {
         const store = yield* Store
-        const entries = yield* store.devOutbox.list({ limit: devOutboxLimits.maxLimit })
+        const q = (c.req.query("q") ?? "").trim().slice(0, devOutboxLimits.maxSearch)
+        const entries = yield* store.devOutbox.list({ q: q === "" ? undefined : q, limit: devOutboxLimits.maxLimit })
         return new Response(JSON.stringify({ data: yield* outboxEntriesJson(entries) }), {
           headers: { "content-type": "application/json", ...noStore },
         })
@@ -173,8 +174,12 @@ export const outboxViewerRoutes = (options: OutboxViewerOptions) => {
     })
     .get("/messages/:id/html", (c) => {
       if (!signedIn(c)) return unauthorized()
-      return c.get("run")(Effect.map(entryOf(c.req.param("id")), (entry) =>
-        htmlDocument(entry.html ?? "", 200, { "content-security-policy": messageFramePolicy })))
+      return c.get("run")(Effect.gen(function* () {
+        const entry = yield* entryOf(c.req.param("id"))
+        const html = entry.html ?? ""
+        const shown = html.toLowerCase().includes("cid:") ? withInlineImages(html, yield* outboxAttachments(entry)) : html
+        return htmlDocument(shown, 200, { "content-security-policy": messageFramePolicy })
+      }))
     })
     .get("/messages/:id/raw", (c) => {
       if (!signedIn(c)) return unauthorized()

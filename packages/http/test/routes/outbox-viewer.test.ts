@@ -147,6 +147,58 @@ describe("the mail viewer's routes", () => {
     }
   })
 
+  it("search the whole outbox on the server, newest first; GET /admin/outbox takes the same q", async () => {
+    const app = makeTestApp()
+    const keepWith = (id: string, subject: string, text: string | null, createdAt: Date) =>
+      app.runtime.runPromise(Effect.flatMap(Store, (store) => store.devOutbox.insert({
+        id, from: "news@example.com", to: ["ada@example.net"], subject, html: null, text, headers: {}, raw: null, createdAt,
+      })))
+    await keepWith("out_old", "Your INVOICE", null, new Date(Date.now() - 60_000))
+    // More than the viewer's page of 100 newer messages: the match is still found.
+    for (let i = 0; i < 101; i++) await keepWith(`out_filler${i}`, `Weekly news ${i}`, "nothing to see", new Date(Date.now() - 30_000 + i))
+    await keepWith("out_new", "Receipt", "your invoice is attached; 100% paid", new Date())
+    const cookie = await signIn(app)
+    const ids = (answer: { json: { data: Array<{ id: string }> } }) => answer.json.data.map((m) => m.id)
+    expect(ids(await call(app, "GET", "/admin/mail/messages?q=%20Invoice%20", { headers: { cookie } }))).toEqual(["out_new", "out_old"])
+    expect(ids(await call(app, "GET", "/admin/mail/messages?q=100%25", { headers: { cookie } }))).toEqual(["out_new"])
+    expect(ids(await call(app, "GET", "/admin/mail/messages?q=1_0", { headers: { cookie } }))).toEqual([])
+    expect((await call(app, "GET", "/admin/mail/messages", { headers: { cookie } })).json.data).toHaveLength(100)
+    expect(ids(await call(app, "GET", "/admin/outbox?q=invoice&limit=1", { key: adminToken }))).toEqual(["out_new"])
+    expect(ids(await call(app, "GET", "/admin/outbox?q=INVOICE", { key: adminToken }))).toEqual(["out_new", "out_old"])
+    const tooLong = await call(app, "GET", `/admin/outbox?q=${"x".repeat(201)}`, { key: adminToken })
+    expect(tooLong.status).toBe(400)
+  })
+
+  it("serve the html with the message's inline images (cid:) as data: URLs; other cids stay as written", async () => {
+    const app = makeTestApp()
+    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64")
+    const html = `<p>Logo <img src="cid:logo@mailroom.test" alt="logo"> <img src='cid:missing@x'> <img src="cid:doc@mailroom.test">` +
+      ` <div style="background:url(cid:logo%40mailroom.test)">cid:logo@mailroom.test</div> <img src="https://example.com/x.png"></p>`
+    const inlineRaw = [
+      "From: news@example.com", "To: ada@example.net", "Subject: Inline", "MIME-Version: 1.0",
+      "Content-Type: multipart/related; boundary=\"r1\"", "",
+      "--r1", "Content-Type: text/html; charset=utf-8", "", html,
+      "--r1", "Content-Type: image/png; name=\"logo.png\"", "Content-ID: <logo@mailroom.test>",
+      "Content-Disposition: inline; filename=\"logo.png\"", "Content-Transfer-Encoding: base64", "", png.toString("base64"),
+      "--r1", "Content-Type: text/html; name=\"doc.html\"", "Content-ID: <doc@mailroom.test>", "", "<script>alert(1)</script>",
+      "--r1--", "",
+    ].join("\r\n")
+    await app.runtime.runPromise(Effect.flatMap(Store, (store) => store.devOutbox.insert({
+      id: "out_inline", from: "news@example.com", to: ["ada@example.net"], subject: "Inline", html, text: null,
+      headers: {}, raw: inlineRaw, createdAt: new Date(),
+    })))
+    await keep(app, "out_other")
+    const cookie = await signIn(app)
+    const frame = await call(app, "GET", "/admin/mail/messages/out_inline/html", { headers: { cookie } })
+    const logo = `data:image/png;base64,${png.toString("base64")}`
+    expect(frame.text).toBe(
+      `<p>Logo <img src="${logo}" alt="logo"> <img src='cid:missing@x'> <img src="cid:doc@mailroom.test">` +
+      ` <div style="background:url(${logo})">cid:logo@mailroom.test</div> <img src="https://example.com/x.png"></p>`)
+    expect(frame.headers.get("content-security-policy")).toBe(messageFramePolicy)
+    // Another message's html is served as written.
+    expect((await call(app, "GET", "/admin/mail/messages/out_other/html", { headers: { cookie } })).text).toBe("<p>Hello</p>")
+  })
+
   it("clear the outbox only with the viewer's header", async () => {
     const app = makeTestApp()
     await keep(app, "out_viewer2")

@@ -1,4 +1,4 @@
-/** Store contract: the dev outbox (insert, list newest first, the `to` filter, limit, get by id; the raw message kept
+/** Store contract: the dev outbox (insert, list newest first, the `to` and `q` filters, limit, get by id; the raw message kept
  *  as given). Clearing is tested over HTTP (dev-outbox-suite.ts), on a database the suite has to itself. */
 import { describe, expect } from "@effect/vitest"
 import { type DevOutboxEntry, Store } from "@mailroom/core"
@@ -94,6 +94,43 @@ export const devOutboxTests = (it: StoreTester) => {
         expect(all.slice(0, 2).map((entry) => entry.id)).toEqual([second.id, first.id])
         const times = all.map((entry) => entry.createdAt.getTime())
         expect(times).toEqual([...times].sort((a, b) => b - a))
+      }))
+
+    it.effect("the q filter matches a substring of subject, from, any recipient or text body, whatever its case", () =>
+      Effect.gen(function* () {
+        const { devOutbox } = yield* Store
+        const token = uniqueText("find").toLowerCase()
+        const bySubject = makeEntry({ subject: `Invoice ${token.toUpperCase()} due`, createdAt: at(10) })
+        const byFrom = makeEntry({ from: `Billing.${token}@Example.com`, createdAt: at(20) })
+        const byRecipient = makeEntry({ to: [`${uniqueText("rcpt")}@example.com`, `${token}@Example.com`], createdAt: at(30) })
+        const byText = makeEntry({ text: `Your code: ${token}.`, createdAt: at(40) })
+        const inHtmlOnly = makeEntry({ html: `<p>${token}</p>`, text: null, createdAt: at(50) })
+        for (const entry of [bySubject, byFrom, byRecipient, byText, inHtmlOnly]) yield* devOutbox.insert(entry)
+        const idsFor = (q: string, limit = 20) => devOutbox.list({ q, limit }).pipe(Effect.map((rows) => rows.map((e) => e.id)))
+        // Newest first; the html body is not searched.
+        expect(yield* idsFor(token)).toEqual([byText.id, byRecipient.id, byFrom.id, bySubject.id])
+        expect(yield* idsFor(token.toUpperCase(), 2)).toEqual([byText.id, byRecipient.id])
+        expect(yield* idsFor(`${token}@example.com`)).toEqual([byRecipient.id, byFrom.id])
+        expect(yield* idsFor(`${token}x`)).toEqual([])
+        // With the to filter, both apply.
+        expect((yield* devOutbox.list({ q: token, to: `${token}@example.com`, limit: 20 })).map((e) => e.id)).toEqual([byRecipient.id])
+      }))
+
+    it.effect("in the q filter, % and _ match themselves, not any text", () =>
+      Effect.gen(function* () {
+        const { devOutbox } = yield* Store
+        const token = uniqueText("pct").toLowerCase()
+        const percent = makeEntry({ subject: `${token} 50% off`, createdAt: at(10) })
+        const underscore = makeEntry({ subject: `${token} a_b!c`, createdAt: at(20) })
+        const plain = makeEntry({ subject: `${token} 50 percent off, axb!c`, createdAt: at(30) })
+        for (const entry of [percent, underscore, plain]) yield* devOutbox.insert(entry)
+        const idsFor = (q: string) => devOutbox.list({ q, limit: 20 }).pipe(Effect.map((rows) => rows.map((e) => e.id)))
+        expect(yield* idsFor(`${token} 50%`)).toEqual([percent.id])
+        expect(yield* idsFor(`${token} 50% off`)).toEqual([percent.id])
+        expect(yield* idsFor(`${token} a_b`)).toEqual([underscore.id])
+        expect(yield* idsFor(`${token} a_b!c`)).toEqual([underscore.id])
+        expect(yield* idsFor(`${token} %`)).toEqual([])
+        expect(yield* idsFor(`${token} `)).toEqual([plain.id, underscore.id, percent.id])
       }))
 
     it.effect("get answers the entry of an id with every field, and none for an unknown id", () =>
