@@ -129,13 +129,9 @@ export type Stream = typeof Stream.Type
 
 const recipientList = Schema.Array(EmailAddressInput)
 
-/** Fields shared by the three sending bodies. */
-const commonFields = {
-  from: EmailAddressInput,
-  replyTo: Schema.optional(EmailAddressInput),
-  content: Content,
-  variables: Schema.optional(Variables),
-  themeId: Schema.optional(Schema.String),
+/** The options every send takes beside its sender, recipients and content: the sending bodies' and POST
+ *  /designs/{id}/send's. */
+export const sendOptionFields = {
   categories: Schema.optional(Categories),
   tags: Schema.optional(Tags),
   metadata: Schema.optional(Metadata),
@@ -144,6 +140,16 @@ const commonFields = {
   stream: Schema.optional(Stream),
   suppressionGroupId: Schema.optional(Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }))),
   track: Schema.optional(Schema.Boolean),
+}
+
+/** Fields shared by the three sending bodies. */
+const commonFields = {
+  from: EmailAddressInput,
+  replyTo: Schema.optional(EmailAddressInput),
+  content: Content,
+  variables: Schema.optional(Variables),
+  themeId: Schema.optional(Schema.String),
+  ...sendOptionFields,
 }
 
 const sendFields = {

@@ -11,11 +11,10 @@ import type { Account, AccountId } from "../domain/account.js"
 import type { DomainEvent } from "../domain/event.js"
 import { emailEvent, type EmailEventType, eventTemplate } from "../domain/email-event.js"
 import type { EmailAddress } from "../domain/email.js"
-import { Metadata } from "../domain/contact.js"
 import { checkAllowedSender, subjectOverride } from "../domain/design.js"
 import {
-  acceptBatch, type AcceptedMessage, acceptSchedule, acceptSend, Attachment, BatchInput, Categories, EmailAddressInput,
-  type MessageId, ScheduleInput, SendInput, Stream, Subject, Tags,
+  acceptBatch, type AcceptedMessage, acceptSchedule, acceptSend, BatchInput, EmailAddressInput,
+  type MessageId, ScheduleInput, SendInput, sendOptionFields, type Stream, Subject,
 } from "../domain/message.js"
 import { type MessageEvent, type StoredMessage, toStoredMessage } from "../domain/message-record.js"
 import type { SendScope } from "../domain/suppression.js"
@@ -100,13 +99,7 @@ export const DesignSendInput = Schema.Struct({
     key: Schema.String.pipe(Schema.minLength(1, { message: () => "a variable name must not be empty" })),
     value: Schema.Unknown,
   })),
-  categories: Schema.optional(Categories),
-  tags: Schema.optional(Tags),
-  metadata: Schema.optional(Metadata),
-  attachments: Schema.optional(Schema.Array(Attachment)),
-  stream: Schema.optional(Stream),
-  suppressionGroupId: Schema.optional(Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }))),
-  track: Schema.optional(Schema.Boolean),
+  ...sendOptionFields,
 })
 export type DesignSendInput = typeof DesignSendInput.Type
 
