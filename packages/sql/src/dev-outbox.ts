@@ -32,14 +32,20 @@ const toEntry = (row: typeof EntryRow.Type): DevOutboxEntry => ({
   createdAt: row.created_at,
 })
 
-/** The `q` filter: a case-insensitive substring of the subject, From, an envelope recipient (stored lower-cased) or
- *  the text body. `!` escapes LIKE's wildcards in the searched text, so that `%` and `_` match themselves. */
+/** The `q` filter: a substring of the subject, From, an envelope recipient (stored lower-cased) or the text body,
+ *  whatever the case of its ASCII letters. Only A-Z fold, on both dialects and whatever the database's locale:
+ *  SQLite's LOWER folds ASCII only, and Postgres's does the same under the "C" collation (under tr-TR, LOWER('I') is
+ *  'ı'). `!` escapes LIKE's wildcards in the searched text, so that `%` and `_` match themselves. */
 const searchCondition = (sql: SqlClient.SqlClient, q: string) => {
-  const pattern = `%${q.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`
-  return sql`(LOWER(subject) LIKE ${pattern} ESCAPE '!' OR LOWER(from_address) LIKE ${pattern} ESCAPE '!'
-    OR LOWER(text_body) LIKE ${pattern} ESCAPE '!'
+  const pattern = `%${asciiLower(q).replace(/[!%_]/g, (c) => `!${c}`)}%`
+  const lower = (column: string) =>
+    sql.literal(sql.onDialectOrElse({ pg: () => `LOWER(${column} COLLATE "C")`, orElse: () => `LOWER(${column})` }))
+  return sql`(${lower("subject")} LIKE ${pattern} ESCAPE '!' OR ${lower("from_address")} LIKE ${pattern} ESCAPE '!'
+    OR ${lower("text_body")} LIKE ${pattern} ESCAPE '!'
     OR id IN (SELECT entry_id FROM dev_outbox_recipients WHERE address LIKE ${pattern} ESCAPE '!'))`
 }
+
+const asciiLower = (text: string) => text.replace(/[A-Z]/g, (c) => c.toLowerCase())
 
 export const makeDevOutboxRepository = (sql: SqlClient.SqlClient): DevOutboxRepository => ({
   insert: (entry) =>
