@@ -297,6 +297,8 @@ export {
 } from "./domain/design-input.js"
 export { releaseCacheKey, renderModeOf, releaseTheme, subjectOverride, checkAllowedSender } from "./domain/design.js"
 export type { CompiledContent as CompiledDesignContent } from "./domain/design.js"
+export { defaultTheme } from "./domain/theme.js"
+export type { Theme } from "./domain/theme.js"
 export { Designs, sampleValues } from "./services/designs.js"
 export type { DesignCaller, DesignPage } from "./services/designs.js"
 export {
