@@ -2,7 +2,7 @@
  *  instances have), in the table it creates before its first count. */
 import { findTestPostgres, scratchPostgres } from "@mailroom/testing"
 import pg from "pg"
-import { RateLimiterRes } from "rate-limiter-flexible"
+import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible"
 import { afterAll, describe, expect, it } from "vitest"
 import { postgresRateLimitStore, rateLimitTable } from "../src/rate-limits.js"
 
@@ -57,6 +57,48 @@ describe.skipIf(serverUrl === undefined)("postgresRateLimitStore", () => {
     }
   })
 
+  it("consumes that arrive together are counted in batches and answered as rate-limiter-flexible's own Postgres limiter answers them one by one", async () => {
+    const { url, drop } = await scratchPostgres(serverUrl!)
+    cleanups.push(drop)
+    const store = postgresRateLimitStore({ url })
+    cleanups.push(() => store.close())
+    const reference = new pg.Pool({ connectionString: url, max: 1 })
+    cleanups.push(() => reference.end())
+    const specs = [
+      { keyPrefix: "mailroom:second", points: 7, duration: 1 },
+      { keyPrefix: "mailroom:minute", points: 12, duration: 60 },
+    ]
+    const limiters = specs.map((spec) => store.limiter(spec))
+    // The reference counts in a table of its own, one statement per consume, in the same order.
+    const referenceLimiters = await Promise.all(specs.map((spec) => new Promise<RateLimiterPostgres>((resolve, reject) => {
+      const limiter: RateLimiterPostgres = new RateLimiterPostgres(
+        { storeClient: reference, storeType: "pool", tableName: "reference_limits", clearExpiredByTimeout: false, ...spec },
+        (error?: unknown) => (error === undefined ? resolve(limiter) : reject(error instanceof Error ? error : new Error("the reference limiter could not be made", { cause: error }))),
+      )
+    })))
+    const answerOf = (consumed: Promise<RateLimiterRes>) => consumed.then(
+      (res) => ({ allowed: true, consumedPoints: res.consumedPoints, remainingPoints: res.remainingPoints, isFirstInDuration: res.isFirstInDuration }),
+      (res: unknown) => {
+        if (!(res instanceof RateLimiterRes)) throw res
+        return { allowed: false, consumedPoints: res.consumedPoints, remainingPoints: res.remainingPoints, isFirstInDuration: res.isFirstInDuration }
+      })
+    // Calls of several keys, limits and weights; a burst at once (one statement alone, then the rest batched), twice.
+    const calls = Array.from({ length: 60 }, (_, i) => ({ limiter: i % 2, key: `k${i % 3}`, points: 1 + (i % 4 === 0 ? 2 : 0) }))
+    for (let burst = 0; burst < 2; burst++) {
+      const batched = await Promise.all(calls.map((call) => answerOf(limiters[call.limiter]!.consume(call.key, call.points))))
+      const sequential = []
+      for (const call of calls) sequential.push(await answerOf(referenceLimiters[call.limiter]!.consume(call.key, call.points)))
+      expect(batched).toEqual(sequential)
+      expect(batched.some((answer) => !answer.allowed)).toBe(true)
+      expect(batched.some((answer) => answer.allowed)).toBe(true)
+    }
+    // A new window restarts the count, as the reference's does.
+    await new Promise((resolve) => setTimeout(resolve, 1_100))
+    const afterWindow = await answerOf(limiters[0]!.consume("k0"))
+    expect(afterWindow).toEqual(await answerOf(referenceLimiters[0]!.consume("k0")))
+    expect(afterWindow).toMatchObject({ allowed: true, consumedPoints: 1, isFirstInDuration: true })
+  }, 60_000)
+
   it("stores that make the table at the same moment all count: losing the race to create it is not an error", async () => {
     // Each round, eight stores on a fresh database count at once, so that their CREATE TABLE statements race; the
     // losers meet the catalog's unique indexes (23505, 42710) and must go on counting.
@@ -69,5 +111,5 @@ describe.skipIf(serverUrl === undefined)("postgresRateLimitStore", () => {
       const answers = await Promise.all(stores.map((store) => allowed(store.limiter(spec).consume("key"))))
       expect(answers).toEqual(Array.from({ length: 8 }, () => true))
     }
-  })
+  }, 60_000)
 })
