@@ -265,6 +265,55 @@ export const brandsHttpSuite = (name: string, makeTarget: () => Promise<HttpTarg
       expect(previewed.json.data).toMatchObject({ subject: "Hello from Preview", brandId: other.id })
     })
 
+    it("the hosted pages (signup form, confirmation, unsubscribe, preference centre) show the account's default brand; without one, the host's look", async () => {
+      const { key } = await client.account({ plan: "pro" })
+      await brand(key, { name: "Harbour & Co", logo: { url: "https://harbour.example/logo.png" }, colors: { primary: "#7a1f1f" } })
+      const listId = (await client.call("POST", "/v1/contacts/lists", { key, body: { name: "Digest" } })).json.data.id
+      const form = (await client.call("POST", "/v1/forms", { key, body: { name: "Newsletter", listIds: [listId], doubleOptIn: true } })).json.data
+      const pathOf = (url: string) => { const parsed = new URL(url); return `${parsed.pathname}${parsed.search}` }
+      const expectBranded = async (path: string, method = "GET") => {
+        const page = await client.call(method, path)
+        expect(page.status, `${path} ${page.text.slice(0, 200)}`).toBe(200)
+        expect(page.text).toContain(`<span class="name">Harbour &amp; Co</span>`)
+        expect(page.text).toContain(`src="https://harbour.example/logo.png"`)
+        expect(page.text).toContain("--accent:#7a1f1f")
+        return page.text
+      }
+      await expectBranded(pathOf(form.hostedUrl))
+      const email = `${fresh("reader")}@example.org`
+      const submitted = await client.call("POST", pathOf(form.submitUrl), {
+        body: { email }, headers: { origin: new URL(form.hostedUrl).origin, accept: "application/json" },
+      })
+      expect(submitted.status, submitted.text).toBe(200)
+      const mailTo = async (count: number) => {
+        const until = Date.now() + 20_000
+        for (;;) {
+          const outbox = await client.call("GET", `/admin/outbox?to=${encodeURIComponent(email)}`, { key: adminToken })
+          if ((outbox.json?.data?.length ?? 0) >= count) return outbox.json.data as Array<{ html: string }>
+          if (Date.now() > until) throw new Error(`fewer than ${count} mails reached ${email}`)
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+      }
+      const linkOf = (html: string, prefix: string) => new RegExp(`https?://[^\\s"'<>]+/${prefix}/[A-Za-z0-9_.-]+`).exec(html)![0]
+      const [confirmation] = await mailTo(1)
+      await expectBranded(pathOf(linkOf(confirmation!.html, "c")))
+      const sent = await client.call("POST", "/v1/emails/send", {
+        key, body: {
+          from: { email: "news@example.com" }, to: [{ email }], stream: "marketing",
+          content: { subject: "News", html: "<a href=\"{{unsubscribe_url}}\">Unsubscribe</a> <a href=\"{{preferences_url}}\">Preferences</a>" },
+        },
+      })
+      expect(sent.status, sent.text).toBe(200)
+      const [marketing] = await mailTo(2)
+      const unsubscribe = await expectBranded(pathOf(linkOf(marketing!.html, "u")))
+      expect(unsubscribe).toContain("marketing mail")
+      await expectBranded(pathOf(linkOf(marketing!.html, "p")))
+      const plain = await client.account({ plan: "pro" })
+      const plainForm = (await client.call("POST", "/v1/forms", { key: plain.key, body: { name: "Plain" } })).json.data
+      const hostPage = await client.call("GET", pathOf(plainForm.hostedUrl))
+      expect(hostPage.text).toContain(`<span class="name">Mailroom</span>`)
+    })
+
     it("the deprecated /brand-theme reads and writes the default brand, with Deprecation, Sunset and Link headers", async () => {
       const { key } = await client.account({ plan: "pro" })
       const empty = await client.call("GET", "/v1/brand-theme", { key })
