@@ -57,7 +57,7 @@ export const accountLook = (host: PageTheme, accountId: AccountId | string | nul
  *  not), else the host's theme. */
 export const tokenLook = (host: PageTheme, purpose: "unsubscribe" | "confirm" | "preferences", token: string) =>
   Effect.flatMap(Tokens, (tokens) => tokens.inspect(purpose, token)).pipe(
-    Effect.map(({ claims }) => claims.a as string),
+    Effect.map(({ claims }) => claims.a),
     Effect.orElseSucceed(() => null),
     Effect.flatMap((accountId) => accountLook(host, accountId)),
   )

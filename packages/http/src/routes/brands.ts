@@ -3,7 +3,7 @@
  *  "Versioning" 4. Answers are { success: true, data } with, on brand writes and reads, `warnings` (contrast below
  *  WCAG AA, never a refusal); the list adds pagination { limit, nextCursor, hasMore }. Shapes follow docs/brands.md. */
 import {
-  type BrandRecord, Brands, CreateBrandInput, type ContrastWarning, decodeCursor, type DesignCaller, brandLimits,
+  type BrandRecord, Brands, CreateBrandInput, decodeCursor, type DesignCaller, brandLimits,
   defaultTheme, encodeCursor, legacyTemplateHeaders, limitParam, type SavedBrand, TemplateKey, UpdateBrandInput,
   ValidationFailed,
 } from "@mailroom/core"
@@ -43,7 +43,7 @@ export const brandBody = (brand: BrandRecord) => ({
 })
 
 /** { success: true, data: brand, warnings }. */
-export const savedBody = (saved: SavedBrand) => ({ ...ok(brandBody(saved.brand)), warnings: saved.warnings as ReadonlyArray<ContrastWarning> })
+export const savedBody = (saved: SavedBrand) => ({ ...ok(brandBody(saved.brand)), warnings: saved.warnings })
 
 const callerOf = (c: Context<MailroomEnv>, surface: DesignCaller["surface"] = "studio"): DesignCaller =>
   ({ account: c.get("account"), application: c.get("application") ?? null, surface })
