@@ -265,6 +265,19 @@ export const brandsHttpSuite = (name: string, makeTarget: () => Promise<HttpTarg
       expect(previewed.json.data).toMatchObject({ subject: "Hello from Preview", brandId: other.id })
     })
 
+    it("POST /designs/{id}/send without from uses the brand's sender; without a brand sender, from is required", async () => {
+      const { key } = await client.account({ plan: "pro" })
+      const plain = await design(key)
+      await publish(key, plain.id)
+      const body = { to: [{ email: `${fresh("r")}@example.org` }] }
+      expectError(await client.call("POST", `/v1/designs/${plain.id}/send`, { key, body, headers: { "idempotency-key": fresh("k") } }),
+        400, "VALIDATION_ERROR", "from")
+      await brand(key, { name: "Sender Co", sender: { name: "Sender Co", email: "team@sender.example" } })
+      const sent = await client.call("POST", `/v1/designs/${plain.id}/send`, { key, body, headers: { "idempotency-key": fresh("k") } })
+      expect(sent.status, sent.text).toBe(200)
+      expect(sent.json.data).toMatchObject({ from: "team@sender.example", subject: "Hello from Sender Co" })
+    })
+
     it("the hosted pages (signup form, confirmation, unsubscribe, preference centre) show the account's default brand; without one, the host's look", async () => {
       const { key } = await client.account({ plan: "pro" })
       await brand(key, { name: "Harbour & Co", logo: { url: "https://harbour.example/logo.png" }, colors: { primary: "#7a1f1f" } })

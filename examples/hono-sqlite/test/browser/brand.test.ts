@@ -52,7 +52,7 @@ describeBrowser("hosted pages in the account's brand, in Chromium", () => {
   beforeAll(async () => {
     ({ browser, starter, key } = session)
     const logo = png(120, 40, [11, 92, 173])
-    logoHost = await serveApp(new Hono().get("/logo.png", () => new Response(logo, { headers: { "content-type": "image/png" } })))
+    logoHost = await serveApp(new Hono().get("/logo.png", () => new Response(new Uint8Array(logo), { headers: { "content-type": "image/png" } })))
     listId = (await starter.api("POST", "/v1/contacts/lists", key, { name: "Weekly digest" })).body.data.id
   }, 120_000)
   afterAll(async () => { await logoHost?.close() })
