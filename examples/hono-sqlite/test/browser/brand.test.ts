@@ -90,7 +90,7 @@ describeBrowser("hosted pages in the account's brand, in Chromium", () => {
     await expect.poll(() => logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(120)
     const main = await page.locator("main").textContent()
     expect(main).toContain("We only write when there is news worth reading.")
-    expect(main).toContain("Stop sending marketing mail from Acme Holdings to reader@example.com?")
+    expect(main).toContain("Stop sending marketing mail from Northwind Post to reader@example.com?")
     expect(main).toContain("receipts, security alerts and password resets, still arrives")
     expect(main).not.toContain("all mail")
     const colours = await page.evaluate(() => ({

@@ -9,6 +9,8 @@ import type { PageTheme } from "./layout.js"
 /** What a page shows of a brand: the theme, and the unsubscribe page's own message. */
 export interface BrandLook {
   readonly theme: PageTheme
+  /** The default brand's name, which the pages use for the sender; null without a brand. */
+  readonly brandName: string | null
   readonly unsubscribeMessage: string | null
 }
 
@@ -48,9 +50,10 @@ export const accountLook = (host: PageTheme, accountId: AccountId | string | nul
     : Effect.flatMap(Brands, (brands) => brands.defaultBrand(accountId as AccountId))).pipe(
     Effect.map((brand): BrandLook => ({
       theme: pageThemeOf(host, Option.getOrNull(brand)),
+      brandName: Option.match(brand, { onNone: () => null, onSome: (found) => found.name }),
       unsubscribeMessage: Option.match(brand, { onNone: () => null, onSome: (found) => found.unsubscribePage.message }),
     })),
-    Effect.orElseSucceed((): BrandLook => ({ theme: host, unsubscribeMessage: null })),
+    Effect.orElseSucceed((): BrandLook => ({ theme: host, brandName: null, unsubscribeMessage: null })),
   )
 
 /** The look of a page opened by a signed link: the account the token names (checked by its signature, expired or

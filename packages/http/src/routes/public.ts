@@ -24,9 +24,9 @@ import { readBody } from "../body.js"
 import type { MailroomEnv } from "../env.js"
 import {
   confirmedPage, confirmPage, consentPageResponse, invalidLinkPage, newLinkPage, nothingToConfirmPage,
-  type PageContent, staleConfirmationPage, unsubscribedPage, unsubscribePage,
+  type Leaving, type PageContent, staleConfirmationPage, unsubscribedPage, unsubscribePage,
 } from "../pages/consent-pages.js"
-import { tokenLook } from "../pages/brand-look.js"
+import { type BrandLook, tokenLook } from "../pages/brand-look.js"
 import type { PageTheme } from "../pages/layout.js"
 import { decodeInput, readJson } from "../validation.js"
 
@@ -96,6 +96,9 @@ export const publicRoutes = ({ theme }: PublicRouteOptions) => {
   const pageResponse = (page: PageContent, look: PageTheme = theme) => consentPageResponse(page, look)
   /** The page in the brand of the account the link's token names (the host's theme otherwise). */
   const lookOf = (purpose: "unsubscribe" | "confirm", c: Context<MailroomEnv>) => tokenLook(theme, purpose, c.req.param("token") ?? "")
+  /** What an unsubscribe leaves, named by the brand when the account has one. */
+  const branded = (leaving: Leaving, look: BrandLook): Leaving =>
+    leaving.kind === "all" && look.brandName !== null ? { ...leaving, sender: look.brandName } : leaving
   return new Hono<MailroomEnv>()
     .post("/v1/unsubscribe", (c) =>
       c.get("run")(Effect.gen(function* () {
@@ -130,7 +133,7 @@ export const publicRoutes = ({ theme }: PublicRouteOptions) => {
       c.get("run")(Effect.gen(function* () {
         const look = yield* lookOf("unsubscribe", c)
         const page = yield* (yield* LinkUnsubscribes).page(c.req.param("token"))
-        return pageResponse(unsubscribePage(page.email, page.leaving, page.preferencesUrl, look.unsubscribeMessage), look.theme)
+        return pageResponse(unsubscribePage(page.email, branded(page.leaving, look), page.preferencesUrl, look.unsubscribeMessage), look.theme)
       }).pipe(
         Effect.catchTags({ InvalidToken: brokenLink("unsubscribe"), ListNotFound: brokenLink("unsubscribe"),
           ResourceNotFound: brokenLink("unsubscribe") }),
@@ -141,7 +144,7 @@ export const publicRoutes = ({ theme }: PublicRouteOptions) => {
         yield* readOneClickBody(c.req.raw)
         const look = yield* lookOf("unsubscribe", c)
         const done = yield* (yield* LinkUnsubscribes).press(c.req.param("token"))
-        return pageResponse(unsubscribedPage(done.email, done.leaving, done.changed, done.preferencesUrl), look.theme)
+        return pageResponse(unsubscribedPage(done.email, branded(done.leaving, look), done.changed, done.preferencesUrl), look.theme)
       }).pipe(
         Effect.catchTags({ InvalidToken: brokenLink("unsubscribe"), ListNotFound: brokenLink("unsubscribe"),
           ResourceNotFound: brokenLink("unsubscribe") }),
