@@ -23,6 +23,7 @@ import { makeFormRepository } from "./forms.js"
 import { makeDomainRepository } from "./domains.js"
 import { makeCanaryRunRepository } from "./canary-runs.js"
 import { makeValidationJobRepository } from "./validation-jobs.js"
+import { makeBrandRepository } from "./brands.js"
 import { makeDesignRepository } from "./designs.js"
 import { makeTrackingRepository } from "./tracking.js"
 
@@ -34,6 +35,7 @@ export const makeMemoryStore = Effect.gen(function* () {
   const topicTable = makeTopicTable(db)
   const suppressions = makeSuppressionStore(db, contactTable, topicTable)
   const messageTable = makeMessageTable(db)
+  const designs = makeDesignRepository(db, messageTable)
   return Store.of({
     accounts: makeAccountRepository(db),
     apiKeys: makeApiKeyRepository(db),
@@ -61,7 +63,8 @@ export const makeMemoryStore = Effect.gen(function* () {
     domains: makeDomainRepository(db),
     canaryRuns: makeCanaryRunRepository(db),
     validationJobs: makeValidationJobRepository(db),
-    designs: makeDesignRepository(db, messageTable),
+    designs,
+    brands: makeBrandRepository(db, designs),
     tracking: makeTrackingRepository(db),
     transaction: db.transaction,
     ping: Effect.void,

@@ -1,5 +1,6 @@
 /** Every domain error of Mailroom, each carrying the spec's code. HTTP statuses live in @mailroom/http, not here. */
 import { Schema } from "effect"
+import type { BrandError } from "./brand-errors.js"
 import type { TemplateError } from "./template-errors.js"
 
 /** Input failed validation. `field` names the offending field (a dotted path) when one can be named. */
@@ -484,6 +485,6 @@ export type MailroomError =
   | SenderDomainNotVerified
   | UnsafeTemplateMarkup | InvalidTemplateSyntax | MjmlCompileTimedOut | CompiledTemplateTooLarge
   | MissingTemplateVariables | UnknownTemplateVariables | MistypedTemplateVariables | TemplateEngineError | ValidationJobNotFound
-  | TemplateError
+  | TemplateError | BrandError
 
 export type ErrorCode = MailroomError["code"]

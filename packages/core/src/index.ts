@@ -188,7 +188,7 @@ export type { IdempotentResponse, IdempotentRequest } from "./services/idempoten
 export { Messages } from "./services/messages.js"
 export type { MessageDetails } from "./services/messages.js"
 export { Sending, SendingConfig, SendResult, BatchResult, ScheduleResult, DesignSendInput } from "./services/sending.js"
-export { renderRelease, resolveSendable, undeliverableReason } from "./services/template-sends.js"
+export { renderRelease, resolveSendable, undeliverableReason, liveTheme, themeForRelease } from "./services/template-sends.js"
 export type { SendableTemplate, TemplateApplication, TemplateValues } from "./services/template-sends.js"
 export type { CancelResult, SendOptions } from "./services/sending.js"
 export { servicesLayer } from "./services/layer.js"
@@ -300,6 +300,17 @@ export type { CompiledContent as CompiledDesignContent } from "./domain/design.j
 export { defaultTheme } from "./domain/theme.js"
 export type { Theme } from "./domain/theme.js"
 export { Designs, sampleValues } from "./services/designs.js"
+export { Brands } from "./services/brands.js"
+export type { BrandPage, BrandUsage, SavedBrand } from "./services/brands.js"
+export {
+  BrandId, brandLimits, colorNames, CreateBrandInput, UpdateBrandInput, newBrand, updateBrand, themeOf, contrastRatio,
+  contrastWarnings, contrastPairs, minimumContrast, checkBrandRoom, canBeDefault, compareBrands, matchesBrandQuery,
+  normalizeColor, isCurrent as isCurrentBrand,
+} from "./domain/brand.js"
+export type { BrandRecord, BrandContent, BrandQuery, ContrastWarning, ColorName } from "./domain/brand.js"
+export type { BrandRepository } from "./ports/brand-repository.js"
+export { BrandNotFound, BrandRevisionConflict, BrandInUse, BrandLimitReached } from "./brand-errors.js"
+export type { BrandError } from "./brand-errors.js"
 export type { DesignCaller, DesignPage } from "./services/designs.js"
 export {
   CreateLegacyTemplateInput, LegacyTemplateListParams, legacyTemplateHeaders, legacyTemplateLimits,

@@ -12,6 +12,7 @@ import { makeRateLimiters, perSecondRateLimit, rateLimitByAddress, type RateLimi
 import { adminRoutes } from "./routes/admin.js"
 import { outboxViewerRoutes } from "./routes/outbox-viewer.js"
 import { contactRoutes } from "./routes/contacts.js"
+import { brandRoutes, legacyBrandThemeGroup, legacyBrandThemePaths, legacyBrandThemeRoutes } from "./routes/brands.js"
 import { designRoutes } from "./routes/designs.js"
 import { domainRoutes } from "./routes/domains.js"
 import { emailRoutes } from "./routes/emails.js"
@@ -41,6 +42,7 @@ import { type HttpRuntime, makeRunner } from "./run.js"
 /** Route files under /v1: registering one is one line. `/contacts/{id}` refuses the fixed paths beside it (tags,
  *  bulk, export, import, lists), so the order of this list does not decide which route answers. */
 const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
+  brandRoutes,
   contactRoutes,
   designRoutes,
   domainRoutes,
@@ -53,6 +55,7 @@ const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   subscriptionRoutes,
   suppressionRoutes,
   legacyTemplateRoutes,
+  legacyBrandThemeRoutes,
   topicRoutes,
   validationRoutes,
   webhookRoutes,
@@ -199,6 +202,7 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   }
   // The legacy /templates group: its headers go on every answer, a 401 or 429 of the middleware below included.
   for (const path of legacyTemplatePaths) app.use(path, legacyTemplateGroup)
+  for (const path of legacyBrandThemePaths) app.use(path, legacyBrandThemeGroup)
   app.use("/v1/*", authenticate(), perSecondRateLimit)
   for (const routes of v1Routes) app.route("/v1", routes)
 

@@ -52,6 +52,8 @@ export const statusByCode = {
   TEMPLATE_NOT_PUBLISHED: 409,
   TEMPLATE_RETIRED: 409,
   SENDER_NOT_ALLOWED: 403,
+  BRAND_NOT_FOUND: 404,
+  BRAND_IN_USE: 409,
 } as const satisfies Record<ErrorCode, number>
 
 /** What the caller can do about each code, answered as `fix_action`. */
@@ -94,12 +96,14 @@ export const fixActionByCode = {
   SENDER_DOMAIN_NOT_VERIFIED: "Add the domain named in the message with POST /domains, publish its records and verify it, or send from a verified domain.",
   MISSING_TEMPLATE_VARIABLES: "Pass every variable the message names in variables, or make it optional in the template's variables schema.",
   TEMPLATE_NOT_FOUND: "Check the template id; templates of other accounts (and, for an application credential, of other applications) are not visible.",
-  REVISION_CONFLICT: "Read the template again (GET /designs/{id}) and repeat the change with its current revision as expectedRevision.",
+  REVISION_CONFLICT: "Read the template (GET /designs/{id}) or brand (GET /designs/brands/{id}) again and repeat the change with its current revision as expectedRevision, or its updatedAt as expectedUpdatedAt.",
   DESIGN_ALREADY_EXISTS: "Use the existing template with this key and locale (GET /designs?key=...), or choose another key or locale.",
   TEMPLATE_IN_USE: "Retire the template instead (PATCH /designs/{id}/lifecycle): templates that sent mail keep their releases.",
   TEMPLATE_NOT_PUBLISHED: "Publish the template's draft (POST /designs/{id}/publish) before sending with it.",
   TEMPLATE_RETIRED: "Send with the replacement the message names, or restore the template (PATCH /designs/{id}/lifecycle).",
   SENDER_NOT_ALLOWED: "Send from one of the application credential's allowed senders.",
+  BRAND_NOT_FOUND: "Check the brand id; brands of other accounts (and, for an application credential, of other applications) are not visible.",
+  BRAND_IN_USE: "Bind the templates using it to another brand (GET /designs/brands/{id}/usage lists them), or make another brand the default, then delete.",
 } as const satisfies Record<ErrorCode, string>
 
 /** Who answers a 401: the API (an API key is asked for) or the operator API under /admin (the admin token is). */

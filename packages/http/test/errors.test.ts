@@ -9,7 +9,7 @@ import {
   UnsafeTemplateMarkup, InvalidTemplateSyntax, MjmlCompileTimedOut, CompiledTemplateTooLarge, MissingTemplateVariables,
   UnknownTemplateVariables, MistypedTemplateVariables,
   TemplateLimitReached, TemplateNotFound, RevisionConflict, DesignAlreadyExists, TemplateInUse, TemplateNotPublished,
-  TemplateRetired, SenderNotAllowed,
+  TemplateRetired, SenderNotAllowed, BrandNotFound, BrandInUse, BrandLimitReached, BrandRevisionConflict,
 } from "@mailroom/core"
 import { existsSync, readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
@@ -77,10 +77,13 @@ const everyError = {
   INVALID_TOKEN: [new InvalidToken({ detail: "expired" })],
   IMPORT_REJECTED: [new ImportRejected({ reason: "INVALID_REQUEST", detail: "no email column" })],
   WEBHOOK_EVENT_UNKNOWN: [new WebhookEventUnknown({ eventType: "contact.exploded" })],
-  API_KEY_LIMIT_REACHED: [new WebhookLimitReached({ plan: "starter", limit: 1 }), new DomainLimitReached({ plan: "starter", limit: 1 }),
+  API_KEY_LIMIT_REACHED: [new BrandLimitReached({ plan: "micro", limit: 3 }), new WebhookLimitReached({ plan: "starter", limit: 1 }), new DomainLimitReached({ plan: "starter", limit: 1 }),
     new TemplateLimitReached({ plan: "micro", limit: 25 })],
   TEMPLATE_NOT_FOUND: [new TemplateNotFound({ id: "tpl_1" })],
-  REVISION_CONFLICT: [new RevisionConflict({ id: "tpl_1", expected: 1, current: 2 })],
+  REVISION_CONFLICT: [
+    new RevisionConflict({ id: "tpl_1", expected: 1, current: 2 }),
+    new BrandRevisionConflict({ id: "brd_1", expected: "2026-11-29T16:00:00.000Z", current: "2026-11-29T16:00:01.000Z" }),
+  ],
   DESIGN_ALREADY_EXISTS: [new DesignAlreadyExists({ applicationKey: "account", key: "welcome", locale: "en" })],
   TEMPLATE_IN_USE: [new TemplateInUse({ id: "tpl_1", sends: 3 })],
   TEMPLATE_NOT_PUBLISHED: [new TemplateNotPublished({ id: "tpl_1" })],
@@ -98,6 +101,8 @@ const everyError = {
   IDEMPOTENCY_KEY_REUSED: [new IdempotencyKeyReused({ key: "order-1" })],
   INTERNAL_ERROR: [],
   ORIGIN_NOT_ALLOWED: [new OriginNotAllowed({ origin: "https://elsewhere.example" }), new OriginNotAllowed({ origin: null })],
+  BRAND_NOT_FOUND: [new BrandNotFound({ id: "brd_1" })],
+  BRAND_IN_USE: [new BrandInUse({ id: "brd_1", templates: 2, isDefault: false }), new BrandInUse({ id: "brd_1", templates: 0, isDefault: true })],
 } satisfies Record<ErrorCode, ReadonlyArray<MailroomError>>
 
 /** The context fields a fix_action tells the caller to read (`error.context.<name>`). */

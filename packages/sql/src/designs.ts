@@ -51,7 +51,7 @@ const DesignRow = Schema.Struct({
   retired_at: Schema.NullOr(EpochMillis),
 })
 type DesignRow = typeof DesignRow.Type
-const decodeDesigns = Schema.decodeUnknown(Schema.Array(DesignRow))
+export const decodeDesigns = Schema.decodeUnknown(Schema.Array(DesignRow))
 
 const ReleaseRow = Schema.Struct({
   design_id: DesignId,
@@ -68,7 +68,7 @@ const ReleaseRow = Schema.Struct({
 const decodeReleases = Schema.decodeUnknown(Schema.Array(ReleaseRow))
 const decodeTotal = Schema.decodeUnknown(Schema.Array(Schema.Struct({ total: IntegerColumn })))
 
-const fromRow = (row: DesignRow): Design => ({
+export const fromRow = (row: DesignRow): Design => ({
   id: row.id,
   accountId: row.account_id,
   applicationKey: row.application_key,

@@ -26,6 +26,7 @@ import { makeDomainRepository } from "./domains.js"
 import { makeCanaryRunRepository } from "./canary-runs.js"
 import { makeTrackingRepository } from "./tracking.js"
 import { makeValidationJobRepository } from "./validation-jobs.js"
+import { makeBrandRepository } from "./brands.js"
 import { makeDesignRepository } from "./designs.js"
 
 /** The Store over `sql`. A SQLite connection must have `PRAGMA foreign_keys = ON`: deleting a contact relies on
@@ -55,6 +56,7 @@ export const makeSqlStore = (sql: SqlClient.SqlClient): Store["Type"] => {
     tracking: makeTrackingRepository(sql),
     validationJobs: makeValidationJobRepository(sql),
     designs: makeDesignRepository(sql),
+    brands: makeBrandRepository(sql),
     // Nested calls become savepoints of the outer transaction. Only the client's own failures (BEGIN) turn into
     // StoreError; the effect's errors pass through unchanged.
     transaction: (effect) =>

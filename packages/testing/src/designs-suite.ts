@@ -3,7 +3,7 @@
  *  own Store layer; the TemplateEngine is the double of ./template-engine-double.ts (the engine has its own tests). */
 import { expect, it } from "@effect/vitest"
 import {
-  type Account, Accounts, type DesignCaller, Designs, IdsLive, type MailroomError, type Plan, servicesLayer, Store,
+  type Account, Accounts, Brands, type DesignCaller, Designs, IdsLive, type MailroomError, type Plan, servicesLayer, Store,
 } from "@mailroom/core"
 import { Effect, Layer } from "effect"
 import { makeStoredMessage } from "./store-suite/messages.js"
@@ -112,7 +112,9 @@ export const designsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, 
           expect(live).toMatchObject({ status: "published", liveVersion: 1, revision: 1 })
           expect(release).toMatchObject({ version: 1, revision: 1, engine: "handlebars-email-v2", rolledBackFrom: null })
           yield* designs.replace(caller, design.id, { expectedRevision: 1, draft: draft({ subject: "Changed" }) })
-          yield* designs.bindBrand(caller, design.id, { brandId: "brd_other" })
+          expect(yield* codeOf(designs.bindBrand(caller, design.id, { brandId: "brd_unknown" }))).toBe("BRAND_NOT_FOUND")
+          const other = (yield* (yield* Brands).create(caller, { name: "Other" })).brand
+          yield* designs.bindBrand(caller, design.id, { brandId: other.id })
           const stored = yield* designs.releaseAt(caller, design.id, 1)
           expect(stored.content.subject).toBe("Hello {{first_name}}")
           expect(stored.compiled.subject).toBe("Hello {{first_name}}")
@@ -202,8 +204,11 @@ export const designsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, 
           expect(yield* codeOf(designs.preview(caller, design.id, { source: "live", variables: {}, sample: false }))).toBe("VALIDATION_ERROR")
           yield* designs.publish(caller, design.id, 1)
           yield* designs.replace(caller, design.id, { expectedRevision: 1, draft: draft({ subject: "Draft {{first_name}}" }) })
-          const live = yield* designs.preview(caller, design.id, { source: "live", variables: { first_name: "Bo" }, sample: false, brandId: "brd_x" })
-          expect(live).toMatchObject({ subject: "Hello Bo", brandId: "brd_x" })
+          const other = (yield* (yield* Brands).create(caller, { name: "Other" })).brand
+          const live = yield* designs.preview(caller, design.id, { source: "live", variables: { first_name: "Bo" }, sample: false, brandId: other.id })
+          expect(live).toMatchObject({ subject: "Hello Bo", brandId: other.id })
+          expect(yield* codeOf(designs.preview(caller, design.id, { source: "live", variables: {}, sample: false, brandId: "brd_x" })))
+            .toBe("BRAND_NOT_FOUND")
           const drafted = yield* designs.preview(caller, design.id, { source: "draft", variables: { first_name: "Bo" }, sample: false })
           expect(drafted.subject).toBe("Draft Bo")
           const versioned = yield* designs.preview(caller, design.id, { source: "draft", version: 1, variables: {}, sample: true })

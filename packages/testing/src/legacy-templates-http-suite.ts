@@ -43,13 +43,15 @@ export const legacyTemplatesHttpSuite = (name: string, makeTarget: () => Promise
 
     it("create, read, list, update and delete answer the spec's shapes, each with the deprecation headers", async () => {
       const { key } = await client.account({ plan: "pro" })
-      const created = await client.call("POST", "/v1/templates", { key, body: { ...welcome, themeId: "brd_1" } })
+      const theme = (await client.call("PUT", "/v1/brand-theme", { key, body: { name: "Acme" } })).json.data.id as string
+      expectError(await client.call("POST", "/v1/templates", { key, body: { ...welcome, themeId: "brd_unknown" } }), 404, "BRAND_NOT_FOUND")
+      const created = await client.call("POST", "/v1/templates", { key, body: { ...welcome, themeId: theme } })
       expect(created.status, created.text).toBe(201)
       expectDeprecated(created)
       const template = created.json.data
       expect(template).toEqual({
         id: expect.stringMatching(/^tpl_/), name: "Welcome", subject: welcome.subject, html: welcome.html, text: welcome.text,
-        variables: ["company", "first_name"], themeId: "brd_1",
+        variables: ["company", "first_name"], themeId: theme,
         createdAt: expect.stringMatching(/Z$/), updatedAt: expect.stringMatching(/Z$/),
       })
       const read = await client.call("GET", `/v1/templates/${template.id}`, { key })

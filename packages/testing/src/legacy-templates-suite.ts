@@ -3,7 +3,7 @@
  *  with the real handlebars-email-v2 engine. */
 import { expect, it } from "@effect/vitest"
 import {
-  type Account, Accounts, type DesignCaller, Designs, IdsLive, LegacyTemplates, type MailroomError, type Plan, Quota,
+  Brands, type Account, Accounts, type DesignCaller, Designs, IdsLive, LegacyTemplates, type MailroomError, type Plan, Quota,
   servicesLayer, Store, type TemplateEngine,
 } from "@mailroom/core"
 import { Effect, Layer } from "effect"
@@ -69,11 +69,13 @@ export const legacyTemplatesSuite = <E>(backend: string, storeLayer: Layer.Layer
       it.effect("update publishes at once; null removes a body or the theme; removing both bodies changes nothing", () =>
         Effect.gen(function* () {
           const { legacy, designs, account, template } = yield* setup()
-          const themed = yield* legacy.update(account, template.id, { subject: "Hi {{nick}}", themeId: "brd_1" })
-          expect(themed).toMatchObject({ subject: "Hi {{nick}}", html: welcome.html, themeId: "brd_1" })
+          const brand = (yield* (yield* Brands).create({ account, application: null }, { name: "Acme" })).brand
+          expect(yield* codeOf(legacy.update(account, template.id, { themeId: "brd_unknown" }))).toBe("BRAND_NOT_FOUND")
+          const themed = yield* legacy.update(account, template.id, { subject: "Hi {{nick}}", themeId: brand.id })
+          expect(themed).toMatchObject({ subject: "Hi {{nick}}", html: welcome.html, themeId: brand.id })
           expect(themed.variables).toEqual(["company", "first_name", "nick"])
           expect((yield* designs.get(studio(account), template.id)).liveVersion).toBe(2)
-          expect((yield* designs.releaseAt(studio(account), template.id, 2)).brandId).toBe("brd_1")
+          expect((yield* designs.releaseAt(studio(account), template.id, 2)).brandId).toBe(brand.id)
           const textOnly = yield* legacy.update(account, template.id, { html: null, themeId: null })
           expect(textOnly).toMatchObject({ html: null, text: welcome.text, themeId: null })
           expect(yield* codeOf(legacy.update(account, template.id, { text: null }))).toBe("VALIDATION_ERROR")

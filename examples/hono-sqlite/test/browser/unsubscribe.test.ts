@@ -73,7 +73,7 @@ describeBrowser("the unsubscribe page in Chromium", () => {
     expect(page.url()).toBe(link)
     await page.goto(link)
     expect(await page.locator("h1").textContent()).toBe("Unsubscribe")
-    expect(await page.locator("main p").first().textContent()).toBe(`Stop sending all mail from Acme <News> to ${email}?`)
+    expect(await page.locator("main p").first().textContent()).toBe(`Stop sending marketing mail from Acme <News> to ${email}?`)
     await checkPage(page, "unsubscribe")
     expect((await contactOf(email)).status).toBe("ACTIVE")
     expect(await unsubscribed()).toEqual([])

@@ -25,6 +25,7 @@ export const idPrefixes = {
   canaryRun: "cnr",
   validationJob: "vjob",
   design: "tpl",
+  brand: "brd",
   trackingHit: "hit",
 } as const
 export type IdKind = keyof typeof idPrefixes

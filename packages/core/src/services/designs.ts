@@ -7,7 +7,7 @@ import { type Account, planLimits } from "../domain/account.js"
 import {
   accountApplicationKey, changeLifecycle, designLimits, checkDesignRoom, checkStudioPlan, type CompiledContent, type Design,
   type DesignDraft, type DesignId, type DesignQuery, type DesignRelease, isApplicationTemplate, newDesign,
-  oversizedBody, publishDraft, releaseCacheKey, releaseTheme, renderModeOf, replaceDraft, rollbackTo, toDraft,
+  oversizedBody, publishDraft, releaseCacheKey, renderModeOf, replaceDraft, rollbackTo, toDraft,
 } from "../domain/design.js"
 import type {
   BindBrandInput, CreateDesignInput, DesignListFilters, LifecycleInput, PreviewInput, ReplaceDraftInput,
@@ -20,7 +20,10 @@ import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 import { TemplateEngine } from "../ports/template-engine.js"
 import { RevisionConflict, TemplateInUse, TemplateNotFound } from "../template-errors.js"
+import { BrandNotFound } from "../brand-errors.js"
+import { themeOf } from "../domain/brand.js"
 import type { MessageDetails } from "./messages.js"
+import { liveTheme, themeForRelease } from "./template-sends.js"
 import { serviceMethod } from "./tracing.js"
 
 /** Who calls: an account's API key (every application of the account), or an application credential, which reaches
@@ -68,6 +71,16 @@ export class Designs extends Effect.Service<Designs>()("@mailroom/core/Designs",
     const studio = (caller: DesignCaller) =>
       caller.surface === "legacy" ? Effect.void : checkStudioPlan(caller.account.plan)
 
+    /** The brand a design of `applicationKey` may bind: one of the same application (and so, for an application
+     *  credential, its own); BRAND_NOT_FOUND otherwise. */
+    const bindable = (caller: DesignCaller, applicationKey: string, brandId: string) =>
+      store.brands.findById(caller.account.id, brandId).pipe(
+        Effect.flatMap((found) => Option.isSome(found) && found.value.applicationKey === applicationKey &&
+            (caller.application === null || found.value.applicationKey === caller.application.key)
+          ? Effect.succeed(found.value)
+          : Effect.fail(new BrandNotFound({ id: brandId }))),
+      )
+
     /** Checks (and for MJML compiles) a draft's source; the refusals name what and where (400, or 413 past a size). */
     const prepare = (draft: DesignDraft) =>
       Effect.gen(function* () {
@@ -107,6 +120,7 @@ export class Designs extends Effect.Service<Designs>()("@mailroom/core/Designs",
       }
       const draft = toDraft(input.draft)
       yield* prepare(draft)
+      if (typeof input.brandId === "string") yield* bindable(caller, applicationKey, input.brandId)
       const at = yield* currentDate
       const design = newDesign({
         id: options.id ?? ids.make("design", at) as DesignId,
@@ -200,8 +214,9 @@ export class Designs extends Effect.Service<Designs>()("@mailroom/core/Designs",
         if (design.revision !== before.revision) {
           return yield* Effect.fail(new RevisionConflict({ id, expected: expectedRevision, current: design.revision }))
         }
-        // Brand records come with the brands API; the seam: an application template freezes the bound brand here.
-        const frozen = isApplicationTemplate(design) && design.brandId !== null ? { id: design.brandId } : null
+        // An application template freezes its brand (the bound one, else the account's default, else the default
+        // theme) into the release; account templates read theirs live at each send.
+        const frozen = isApplicationTemplate(design) ? yield* liveTheme(store, design.accountId, design.brandId) : null
         return yield* release(design, yield* publishDraft(design, expectedRevision, compiled, frozen, at))
       }))
     })
@@ -255,6 +270,7 @@ export class Designs extends Effect.Service<Designs>()("@mailroom/core/Designs",
       const at = yield* currentDate
       return yield* store.transaction(Effect.gen(function* () {
         const design = yield* find(caller, id)
+        if (input.brandId !== null) yield* bindable(caller, design.applicationKey, input.brandId)
         return yield* save(design, { ...design, brandId: input.brandId, updatedAt: at })
       }))
     })
@@ -264,22 +280,26 @@ export class Designs extends Effect.Service<Designs>()("@mailroom/core/Designs",
       yield* studio(caller)
       const design = yield* find(caller, id)
       const engine = yield* TemplateEngine
-      let content: { cacheKey: string; compiled: CompiledContent; draft: DesignDraft; brand: unknown }
+      let content: { cacheKey: string; compiled: CompiledContent; draft: DesignDraft; brand: unknown; live: boolean }
       if (input.version !== undefined || input.source === "live") {
         const version = input.version ?? design.liveVersion
         if (version === null) {
           return yield* Effect.fail(new ValidationFailed({ field: "source", detail: `template ${design.id} has no live release yet; preview its draft` }))
         }
         const stored = yield* findRelease(caller, design, version)
-        content = { cacheKey: releaseCacheKey(stored), compiled: stored.compiled, draft: stored.content, brand: stored.brand }
+        content = { cacheKey: releaseCacheKey(stored), compiled: stored.compiled, draft: stored.content, brand: stored.brand, live: false }
       } else {
         // A draft is compiled for its preview only; its cache key names the revision, which no other content shares.
-        content = { cacheKey: `${design.id}#r${design.revision}`, compiled: yield* prepare(design.draft), draft: design.draft, brand: null }
+        content = { cacheKey: `${design.id}#r${design.revision}`, compiled: yield* prepare(design.draft), draft: design.draft, brand: null, live: true }
       }
-      const theme = releaseTheme(content)
+      // brandId previews another brand; a draft shows the brand its next release (or send) would use; a release the
+      // brand it renders with (frozen for an application template, live for an account template).
+      const theme = input.brandId !== undefined
+        ? themeOf(yield* bindable(caller, design.applicationKey, input.brandId))
+        : content.live ? yield* liveTheme(store, design.accountId, design.brandId) : yield* themeForRelease(store, design, content)
       const rendered = yield* engine.render(
         { cacheKey: content.cacheKey, subject: content.compiled.subject, html: content.compiled.html, text: content.compiled.text },
-        { variables: sampleValues(content.draft, input.variables, input.sample), theme },
+        { variables: sampleValues(content.draft, input.variables, input.sample), theme: theme as unknown as Readonly<Record<string, unknown>> },
         { mode: renderModeOf(design), declared: content.draft.variables },
       )
       return { ...rendered, brandId: input.brandId ?? design.brandId }

@@ -25,6 +25,7 @@ import { Feedback } from "./feedback.js"
 import { Domains } from "./domains.js"
 import { Canary } from "./canary.js"
 import { AddressValidation } from "./address-validation.js"
+import { Brands } from "./brands.js"
 import { Designs } from "./designs.js"
 import { LegacyTemplates } from "./legacy-templates.js"
 import { Tracking } from "./tracking.js"
@@ -36,7 +37,7 @@ import { Tracking } from "./tracking.js"
 // LegacyTemplates adapts the /templates API to Designs and sends its test mail through Sending.
 export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubscribes.Default, LegacyTemplates.Default, Tracking.Default).pipe(Layer.provideMerge(Layer.mergeAll(
   Webhooks.Default, Subscriptions.DefaultWithoutDependencies, Sending.Default,
-  Domains.Default, Canary.Default, AddressValidation.Default, Designs.Default,
+  Domains.Default, Canary.Default, AddressValidation.Default, Designs.Default, Brands.Default,
 ).pipe(
   Layer.provideMerge(Layer.mergeAll(ConfirmationLinks.DefaultWithoutDependencies, FormSignups.DefaultWithoutDependencies)),
   Layer.provideMerge(Tokens.DefaultWithoutDependencies),
@@ -49,4 +50,4 @@ export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubsc
 export type MailroomServices =
   | Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens | Webhooks | Background | Quota | Idempotency
   | Messages | Subscriptions | SendingPause | Sending | MessageDelivery | Feedback | Forms | ConfirmationLinks | FormSignups
-  | LinkUnsubscribes | Domains | Canary | AddressValidation | Designs | LegacyTemplates | Tracking
+  | LinkUnsubscribes | Domains | Canary | AddressValidation | Designs | Brands | LegacyTemplates | Tracking

@@ -284,7 +284,7 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
       }))
 
     /** POST /designs/{id}/send: the live release of the template to `to` (cc, bcc), with the Idempotency-Key the route
-     *  requires. The sender defaults to the application credential's first allowed sender. */
+     *  requires. The sender defaults to the application credential's first allowed sender, else the brand's sender. */
     const sendTemplate = method("Sending.sendTemplate")(function* (
       account: Account,
       templateId: string,
@@ -293,12 +293,19 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
     ) {
       const input = yield* decodeInput(DesignSendInput, fields)
       const application = options.application ?? null
+      // Without `from`: an application credential's first allowed sender, else the brand's sender (the theme the
+      // template renders with: live for account templates, frozen for application ones).
       const fallback = application?.allowedSenders[0]
-      const from = input.from ?? (fallback === undefined ? undefined : { email: fallback })
+      const brandSender = input.from !== undefined || fallback !== undefined
+        ? null
+        : (yield* resolveSendable(store, account.id, application, templateId)).theme.sender
+      const from = input.from ?? (fallback !== undefined
+        ? { email: fallback }
+        : brandSender === null ? undefined : { email: brandSender.email, name: brandSender.name })
       if (from === undefined) {
         return yield* Effect.fail(new ValidationFailed({
           field: "from",
-          detail: "is required: the template names no sender yet, so give the address the mail comes from",
+          detail: "is required: neither the request nor the template's brand names a sender, so give the address the mail comes from",
         }))
       }
       const variables = input.variables ?? {}

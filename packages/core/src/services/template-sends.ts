@@ -7,9 +7,11 @@
 import { Effect, Either, Option } from "effect"
 import type { AccountId } from "../domain/account.js"
 import {
-  type Design, type DesignRelease, releaseCacheKey, releaseTheme, renderModeOf, sendableVersion,
+  type Design, type DesignRelease, isApplicationTemplate, releaseCacheKey, releaseTheme, renderModeOf, sendableVersion,
 } from "../domain/design.js"
+import { themeOf } from "../domain/brand.js"
 import { compileContent, renderContent } from "../domain/render.js"
+import { defaultTheme, type Theme } from "../domain/theme.js"
 import type { StoreError } from "../errors.js"
 import { type RenderedTemplate, TemplateEngine } from "../ports/template-engine.js"
 import type { Store } from "../ports/store.js"
@@ -21,7 +23,27 @@ export type TemplateApplication = { readonly key: string; readonly allowedSender
 export interface SendableTemplate {
   readonly design: Design
   readonly release: DesignRelease
+  /** What `{{theme.*}}` reads: the brand frozen into an application template's release, or for an account template
+   *  its bound brand (else the account's default brand, else defaultTheme) as it is now. */
+  readonly theme: Theme
 }
+
+/** The brand an account template reads live: the bound brand, else the account's default brand, else defaultTheme.
+ *  A bound brand that is gone (it cannot be deleted while bound, but an account may be changed directly) falls back
+ *  the same way. */
+export const liveTheme = (store: Store["Type"], accountId: AccountId, brandId: string | null) =>
+  Effect.gen(function* () {
+    const bound = brandId === null ? Option.none() : yield* store.brands.findById(accountId, brandId)
+    const brand = Option.isSome(bound) ? bound : yield* store.brands.findDefault(accountId)
+    return Option.match(brand, { onNone: () => defaultTheme, onSome: themeOf })
+  })
+
+/** The theme a release renders with: frozen for application templates (defaultTheme when the release froze none),
+ *  live for account templates. Spec: the account/application table, Brand row. */
+export const themeForRelease = (store: Store["Type"], design: Design, release: Pick<DesignRelease, "brand">) =>
+  isApplicationTemplate(design)
+    ? Effect.succeed((releaseTheme(release) as Theme | undefined) ?? defaultTheme)
+    : liveTheme(store, design.accountId, design.brandId)
 
 /** Releases read recently, by account and release: a release never changes once written, so a kept copy is never
  *  stale. It is only looked up after the design itself was read (status and live version always come from the Store),
@@ -64,11 +86,11 @@ export const resolveSendable = (
     const design = found.value
     const version = yield* sendableVersion(design)
     const cached = cache?.get(accountId, design.id, version)
-    if (cached !== undefined) return { design, release: cached } satisfies SendableTemplate
+    if (cached !== undefined) return { design, release: cached, theme: yield* themeForRelease(store, design, cached) } satisfies SendableTemplate
     const release = yield* store.designs.findRelease(accountId, design.id, version)
     if (Option.isNone(release)) return yield* Effect.fail(new TemplateNotFound({ id }))
     cache?.put(release.value)
-    return { design, release: release.value } satisfies SendableTemplate
+    return { design, release: release.value, theme: yield* themeForRelease(store, design, release.value) } satisfies SendableTemplate
   })
 
 /** Why a message by template cannot be delivered any more, as the reason of its email.dropped: the template was
@@ -83,7 +105,8 @@ export const undeliverableReason = (
     if (Option.isNone(found)) return { reason: "TEMPLATE_NOT_FOUND" }
     if (found.value.status === "retired") return { reason: "TEMPLATE_RETIRED" }
     const release = yield* store.designs.findRelease(accountId, use.id, use.version)
-    return Option.isNone(release) ? { reason: "TEMPLATE_NOT_FOUND" } : { design: found.value, release: release.value }
+    if (Option.isNone(release)) return { reason: "TEMPLATE_NOT_FOUND" }
+    return { design: found.value, release: release.value, theme: yield* themeForRelease(store, found.value, release.value) }
   })
 
 export interface TemplateValues {
@@ -97,7 +120,7 @@ export interface TemplateValues {
 }
 
 /** Renders a release for one message (or recipient): strict for application templates, lenient for account ones, with
- *  `{{theme.*}}` from the release's brand. A subject override renders like an inline subject, with the same values. */
+ *  `{{theme.*}}` from the template's theme (themeForRelease). A subject override renders like an inline subject, with the same values. */
 export const renderRelease = (template: SendableTemplate, values: TemplateValues) =>
   Effect.gen(function* () {
     const engine = yield* TemplateEngine
@@ -109,7 +132,7 @@ export const renderRelease = (template: SendableTemplate, values: TemplateValues
         html: release.compiled.html,
         text: release.compiled.text,
       },
-      { variables: values.variables, theme: releaseTheme(release), pipeline: values.pipeline },
+      { variables: values.variables, theme: template.theme as unknown as Readonly<Record<string, unknown>>, pipeline: values.pipeline },
       { mode: renderModeOf(design), declared: release.content.variables },
     )
     if (values.subject === undefined) return rendered

@@ -44,7 +44,7 @@ type PreviewAnswer = Designs["preview"] extends (...args: never) => Effect.Effec
 same<Same<typeof PreviewResponse.Type, PreviewAnswer>>()
 
 /** routes/designs.ts, designBody. */
-const DesignResponse = Schema.Struct({
+export const DesignResponse = Schema.Struct({
   id: Schema.String,
   applicationKey: Schema.String,
   key: Schema.String,
@@ -125,7 +125,7 @@ export const designRoutes: ReadonlyArray<RouteDescription> = [
     method: "post", path: "/v1/designs", tag: "Designs", summary: "Create a template with its first draft", access: write,
     body: { schema: CreateDesignInput, example: { key: "welcome", locale: "en", draft: draftExample } },
     success: { status: 201, description: "The template created", schema: Ok(DesignResponse) },
-    errors: ["PLAN_UPGRADE_REQUIRED", "API_KEY_LIMIT_REACHED", "DESIGN_ALREADY_EXISTS"],
+    errors: ["PLAN_UPGRADE_REQUIRED", "API_KEY_LIMIT_REACHED", "DESIGN_ALREADY_EXISTS", "BRAND_NOT_FOUND"],
   },
   {
     method: "get", path: "/v1/designs/{id}", tag: "Designs", summary: "Read a template and its draft", access: read,
@@ -168,14 +168,14 @@ export const designRoutes: ReadonlyArray<RouteDescription> = [
   {
     method: "post", path: "/v1/designs/{id}/brand", tag: "Designs", summary: "Bind a brand to a template, or unbind it",
     access: write, params: byId, body: { schema: BindBrandInput, example: { brandId: null } },
-    success: { status: 200, description: "The template", schema: Ok(DesignResponse) }, errors: written,
+    success: { status: 200, description: "The template", schema: Ok(DesignResponse) }, errors: [...written, "BRAND_NOT_FOUND"],
   },
   {
     method: "post", path: "/v1/designs/{id}/preview", tag: "Designs",
     summary: "Render the draft, the live release or a version", access: read, params: byId,
     body: { schema: PreviewInput, example: { source: "draft", variables: { name: "Ada" } } },
     success: { status: 200, description: "The rendered subject, HTML and text", schema: Ok(PreviewResponse) },
-    errors: [...found, "MISSING_TEMPLATE_VARIABLES"],
+    errors: [...found, "MISSING_TEMPLATE_VARIABLES", "BRAND_NOT_FOUND"],
   },
   {
     method: "post", path: "/v1/designs/{id}/send", tag: "Designs", summary: "Send a template's live release",

@@ -22,7 +22,7 @@ export type Leaving =
 const leavingText = (leaving: Leaving): SafeHtml => {
   switch (leaving.kind) {
     case "all":
-      return leaving.sender === null ? html`all mail from this sender` : html`all mail from <strong>${leaving.sender}</strong>`
+      return leaving.sender === null ? html`marketing mail from this sender` : html`marketing mail from <strong>${leaving.sender}</strong>`
     case "list":
       return html`the list <strong>${leaving.name}</strong>`
     case "topic":
@@ -37,14 +37,19 @@ const buttonForm = (action: string, label: string) =>
 /** The way to the recipient's preference centre (`/p/<token>`), where they choose topics and lists instead. */
 const preferencesLink = (preferencesUrl: string, text: string) => html`<p><a href="${preferencesUrl}">${text}</a></p>`
 
+/** What an unsubscribe does not stop: the page promises no more than it does. */
+const stillArrives = html`<p class="muted">Mail you need about your account, such as receipts, security alerts and password resets, still arrives.</p>`
+
 /** GET /u/<token>: names what the recipient leaves; nothing changes until the button is pressed. It offers the
- *  preference centre at `preferencesUrl`. */
-export const unsubscribePage = (email: string, leaving: Leaving, preferencesUrl: string): PageContent => ({
+ *  preference centre at `preferencesUrl`. `message` is the brand's own text for the page (docs/brands.md). */
+export const unsubscribePage = (email: string, leaving: Leaving, preferencesUrl: string, message: string | null = null): PageContent => ({
   title: "Unsubscribe",
   status: 200,
   body: html`<h1>Unsubscribe</h1>
+${message !== null && html`<p>${message}</p>`}
 <p>Stop sending ${leavingText(leaving)} to <strong>${email}</strong>?</p>
 ${leaving.kind === "topic" && leaving.description !== null && html`<p class="muted">${leaving.description}</p>`}
+${stillArrives}
 ${buttonForm("", "Unsubscribe")}
 ${preferencesLink(preferencesUrl, "Choose which mail you receive instead")}`,
 })
@@ -55,6 +60,7 @@ export const unsubscribedPage = (email: string, leaving: Leaving, changed: boole
   status: 200,
   body: html`<h1>${changed ? "You are unsubscribed" : "You were already unsubscribed"}</h1>
 ${notice("success", html`<strong>${email}</strong> will no longer receive ${leavingText(leaving)}.`)}
+${stillArrives}
 ${preferencesLink(preferencesUrl, "Manage your email preferences")}`,
 })
 

@@ -73,6 +73,10 @@ export const releaseBody = (release: DesignRelease, full: boolean) => ({
  *  application only, its allowed senders). */
 const callerOf = (c: Context<MailroomEnv>): DesignCaller => ({ account: c.get("account"), application: c.get("application") ?? null })
 
+/** `/designs/{id}` without capturing the brand routes beside it (routes/brands.ts), whatever order route files are
+ *  registered in. */
+const byId = "/designs/:id{(?!brands$)[^/]+}"
+
 const read = requireScope("templates:read")
 const write = requireScope("templates:write")
 
@@ -106,16 +110,16 @@ export const designRoutes = new Hono<MailroomEnv>()
       const body = yield* decodeJson(c, CreateDesignInput)
       return c.json(ok(designBody(yield* (yield* Designs).create(callerOf(c), body))), 201)
     })))
-  .get("/designs/:id", read, (c) =>
+  .get(byId, read, (c) =>
     c.get("run")(Effect.gen(function* () {
       return c.json(ok(designBody(yield* (yield* Designs).get(callerOf(c), c.req.param("id")))))
     })))
-  .patch("/designs/:id", write, (c) =>
+  .patch(byId, write, (c) =>
     c.get("run")(Effect.gen(function* () {
       const body = yield* decodeJson(c, ReplaceDraftInput)
       return c.json(ok(designBody(yield* (yield* Designs).replace(callerOf(c), c.req.param("id"), body))))
     })))
-  .delete("/designs/:id", write, (c) =>
+  .delete(byId, write, (c) =>
     c.get("run")(Effect.gen(function* () {
       return c.json(ok(yield* (yield* Designs).remove(callerOf(c), c.req.param("id"))))
     })))

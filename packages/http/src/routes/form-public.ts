@@ -11,6 +11,7 @@ import { Hono, type Context } from "hono"
 import { readBody } from "../body.js"
 import type { MailroomEnv } from "../env.js"
 import { errorResponse } from "../errors.js"
+import { accountLook } from "../pages/brand-look.js"
 import { formLinks, formPage, type ChallengeWidget, honeypotField, submittedMessage } from "../pages/form-page.js"
 import { html } from "../pages/html.js"
 import { notice, pageResponse, type PageTheme } from "../pages/layout.js"
@@ -133,7 +134,7 @@ export const publicFormRoutes = (options: PublicFormOptions) => {
         // Only the hosted page shows the form again; a post from a host's page gets a short page.
         if (origin !== ownOrigin) return undefined
         const values = Object.fromEntries(received.filter(([name]) => name !== honeypotField))
-        return formPage(form, { theme, links, status: 400, error: error.message, values, challenge: yield* challengeWidget })
+        return formPage(form, { theme: (yield* accountLook(theme, form.accountId)).theme, links, status: 400, error: error.message, values, challenge: yield* challengeWidget })
       }))
       if (Exit.isSuccess(exit) && exit.value !== undefined) return exit.value
     }
@@ -168,7 +169,7 @@ export const publicFormRoutes = (options: PublicFormOptions) => {
       const exit = await c.get("runExit")(Effect.gen(function* () {
         const { form, links } = yield* loadForm(c.req.param("id"))
         return formPage(form, {
-          theme, links, state: c.req.query("submitted") === "1" ? "submitted" : "form", challenge: yield* challengeWidget,
+          theme: (yield* accountLook(theme, form.accountId)).theme, links, state: c.req.query("submitted") === "1" ? "submitted" : "form", challenge: yield* challengeWidget,
         })
       }))
       if (Exit.isSuccess(exit)) return exit.value

@@ -10,6 +10,7 @@ import { Effect, Exit } from "effect"
 import { Hono, type Context } from "hono"
 import { readBody } from "../body.js"
 import type { HttpServices, MailroomEnv } from "../env.js"
+import { accountLook } from "../pages/brand-look.js"
 import { consentPageResponse, invalidLinkPage } from "../pages/consent-pages.js"
 import { html, type SafeHtml } from "../pages/html.js"
 import { checkboxField, fieldset, notice, type PageTheme, pageResponse, submitButton } from "../pages/layout.js"
@@ -73,7 +74,7 @@ export const preferenceRoutes = ({ theme }: PreferenceOptions) => {
       const status = yield* (yield* Subscriptions).status(account, email)
       const topics = yield* publishedTopics(account)
       return pageResponse({
-        title: "Email preferences", status: statusCode, theme,
+        title: "Email preferences", status: statusCode, theme: (yield* accountLook(theme, account.id)).theme,
         body: preferencesBody({ email, topics, status, message }),
       })
     })
@@ -103,7 +104,7 @@ export const preferenceRoutes = ({ theme }: PreferenceOptions) => {
         const own = new URL((yield* LinksConfig).appUrl).origin
         if (origin !== undefined && origin !== own && origin !== "null") {
           return pageResponse({
-            title: "Email preferences", status: 403, theme,
+            title: "Email preferences", status: 403, theme: (yield* accountLook(theme, account.id)).theme,
             body: html`<h1>Email preferences</h1>${notice("error", "Change your preferences on this page itself.")}`,
           })
         }

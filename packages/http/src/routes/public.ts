@@ -24,8 +24,9 @@ import { readBody } from "../body.js"
 import type { MailroomEnv } from "../env.js"
 import {
   confirmedPage, confirmPage, consentPageResponse, invalidLinkPage, newLinkPage, nothingToConfirmPage,
-  type PageContent, staleConfirmationPage, unsubscribedPage, unsubscribePage,
+  type Leaving, type PageContent, staleConfirmationPage, unsubscribedPage, unsubscribePage,
 } from "../pages/consent-pages.js"
+import { type BrandLook, tokenLook } from "../pages/brand-look.js"
 import type { PageTheme } from "../pages/layout.js"
 import { decodeInput, readJson } from "../validation.js"
 
@@ -92,7 +93,12 @@ export interface PublicRouteOptions {
 }
 
 export const publicRoutes = ({ theme }: PublicRouteOptions) => {
-  const pageResponse = (page: PageContent) => consentPageResponse(page, theme)
+  const pageResponse = (page: PageContent, look: PageTheme = theme) => consentPageResponse(page, look)
+  /** The page in the brand of the account the link's token names (the host's theme otherwise). */
+  const lookOf = (purpose: "unsubscribe" | "confirm", c: Context<MailroomEnv>) => tokenLook(theme, purpose, c.req.param("token") ?? "")
+  /** What an unsubscribe leaves, named by the brand when the account has one. */
+  const branded = (leaving: Leaving, look: BrandLook): Leaving =>
+    leaving.kind === "all" && look.brandName !== null ? { ...leaving, sender: look.brandName } : leaving
   return new Hono<MailroomEnv>()
     .post("/v1/unsubscribe", (c) =>
       c.get("run")(Effect.gen(function* () {
@@ -125,8 +131,9 @@ export const publicRoutes = ({ theme }: PublicRouteOptions) => {
       })))
     .get("/u/:token", (c) =>
       c.get("run")(Effect.gen(function* () {
+        const look = yield* lookOf("unsubscribe", c)
         const page = yield* (yield* LinkUnsubscribes).page(c.req.param("token"))
-        return pageResponse(unsubscribePage(page.email, page.leaving, page.preferencesUrl))
+        return pageResponse(unsubscribePage(page.email, branded(page.leaving, look), page.preferencesUrl, look.unsubscribeMessage), look.theme)
       }).pipe(
         Effect.catchTags({ InvalidToken: brokenLink("unsubscribe"), ListNotFound: brokenLink("unsubscribe"),
           ResourceNotFound: brokenLink("unsubscribe") }),
@@ -135,8 +142,9 @@ export const publicRoutes = ({ theme }: PublicRouteOptions) => {
     .post("/u/:token", (c) =>
       c.get("run")(Effect.gen(function* () {
         yield* readOneClickBody(c.req.raw)
+        const look = yield* lookOf("unsubscribe", c)
         const done = yield* (yield* LinkUnsubscribes).press(c.req.param("token"))
-        return pageResponse(unsubscribedPage(done.email, done.leaving, done.changed, done.preferencesUrl))
+        return pageResponse(unsubscribedPage(done.email, branded(done.leaving, look), done.changed, done.preferencesUrl), look.theme)
       }).pipe(
         Effect.catchTags({ InvalidToken: brokenLink("unsubscribe"), ListNotFound: brokenLink("unsubscribe"),
           ResourceNotFound: brokenLink("unsubscribe") }),
@@ -148,7 +156,7 @@ export const publicRoutes = ({ theme }: PublicRouteOptions) => {
         const state = yield* (yield* ConfirmationLinks).open(c.req.param("token"), c.req.raw)
         return state.kind === "confirmed" && state.redirectUrl !== null
           ? c.redirect(state.redirectUrl, 303)
-          : pageResponse(confirmationPage(state, c.req.param("token")))
+          : pageResponse(confirmationPage(state, c.req.param("token")), (yield* lookOf("confirm", c)).theme)
       })))
     .post("/c/:token", (c) =>
       c.get("run")(Effect.gen(function* () {
@@ -156,16 +164,17 @@ export const publicRoutes = ({ theme }: PublicRouteOptions) => {
         const state = yield* (yield* ConfirmationLinks).press(c.req.param("token"))
         return state.kind === "confirmed" && state.redirectUrl !== null
           ? c.redirect(state.redirectUrl, 303)
-          : pageResponse(confirmationPage(state, c.req.param("token")))
+          : pageResponse(confirmationPage(state, c.req.param("token")), (yield* lookOf("confirm", c)).theme)
       })))
     .post("/c/:token/resend", (c) =>
       c.get("run")(Effect.gen(function* () {
         yield* readOneClickBody(c.req.raw)
         // An expired link may ask for a new one: its signature still says who asked.
+        const look = yield* lookOf("confirm", c)
         const { email, outcome } = yield* (yield* ConfirmationLinks).renew(c.req.param("token"))
-        return outcome === "nothing" ? nothingToConfirmPage() : newLinkPage(email, outcome === "sent")
+        return pageResponse(outcome === "nothing" ? nothingToConfirmPage() : newLinkPage(email, outcome === "sent"), look.theme)
       }).pipe(
         Effect.catchTags({ InvalidToken: brokenLink("confirm") }),
-        Effect.map(pageResponse),
+        Effect.map((answer) => answer instanceof Response ? answer : pageResponse(answer)),
       )))
 }
