@@ -298,6 +298,15 @@ export {
 export { releaseCacheKey, renderModeOf, releaseTheme, subjectOverride, checkAllowedSender } from "./domain/design.js"
 export type { CompiledContent as CompiledDesignContent } from "./domain/design.js"
 export { defaultTheme } from "./domain/theme.js"
+export {
+  Block, BlockList, blockLimits, blockTypes, countBlocks, compileBlocks, blocksText, HeadingBlock, TextBlock, ButtonBlock,
+  ImageBlock, DividerBlock, SpacerBlock, ColumnsBlock, FooterBlock, LeafBlock,
+} from "./domain/blocks.js"
+export type { DesignSource } from "./domain/design.js"
+export { starters, findStarter, starterSample, starterMjml, starterCategories } from "./gallery/index.js"
+export type { Starter, StarterCategory } from "./gallery/index.js"
+export { CatalogFilters, InspectStarterInput, AdoptStarterInput, SyncInput } from "./domain/gallery-input.js"
+export { Gallery, catalogEntry, starterInput } from "./services/gallery.js"
 export type { Theme } from "./domain/theme.js"
 export { Designs, sampleValues } from "./services/designs.js"
 export type { DesignCaller, DesignPage } from "./services/designs.js"
