@@ -24,6 +24,7 @@ import { makeDomainRepository } from "./domains.js"
 import { makeCanaryRunRepository } from "./canary-runs.js"
 import { makeValidationJobRepository } from "./validation-jobs.js"
 import { makeDesignRepository } from "./designs.js"
+import { makeAssetRepository } from "./assets.js"
 import { makeTrackingRepository } from "./tracking.js"
 
 export const makeMemoryStore = Effect.gen(function* () {
@@ -62,6 +63,7 @@ export const makeMemoryStore = Effect.gen(function* () {
     canaryRuns: makeCanaryRunRepository(db),
     validationJobs: makeValidationJobRepository(db),
     designs: makeDesignRepository(db, messageTable),
+    assets: makeAssetRepository(db),
     tracking: makeTrackingRepository(db),
     transaction: db.transaction,
     ping: Effect.void,

@@ -13,6 +13,8 @@ import { adminRoutes } from "./routes/admin.js"
 import { outboxViewerRoutes } from "./routes/outbox-viewer.js"
 import { contactRoutes } from "./routes/contacts.js"
 import { designRoutes } from "./routes/designs.js"
+import { designGalleryRoutes } from "./routes/design-gallery.js"
+import { publicAssetRoutes } from "./routes/assets-public.js"
 import { domainRoutes } from "./routes/domains.js"
 import { emailRoutes } from "./routes/emails.js"
 import { exportRoutes } from "./routes/export.js"
@@ -42,6 +44,8 @@ import { type HttpRuntime, makeRunner } from "./run.js"
  *  bulk, export, import, lists), so the order of this list does not decide which route answers. */
 const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   contactRoutes,
+  // Before designRoutes: its /designs/{id} would take "catalog" and "assets" for ids.
+  designGalleryRoutes,
   designRoutes,
   domainRoutes,
   emailRoutes,
@@ -187,6 +191,8 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   // The open pixel and click redirect (CONTRACT.md "Tracking links"): no per-address limit, since a mailbox's image
   // proxy fetches the pixels of many people from a few addresses.
   app.route("/", trackingRoutes)
+  // Image assets (docs/templates.md): immutable, public, by content hash; mailbox image proxies fetch them like pixels.
+  app.route("/", publicAssetRoutes)
   // Public routes (hosted pages, form submissions): no API key. Registered before /v1's authentication, which they
   // answer ahead of.
   app.route("/", publicFormRoutes({ theme }))

@@ -28,6 +28,7 @@ import type { Domain, DomainId, DomainQuery } from "../domain/domain.js"
 import type { DomainAlreadyExists } from "../errors.js"
 import type { AddressVerdict, ValidationJob, ValidationJobId, ValidationJobProgress } from "../domain/address-validation.js"
 import type { DesignRepository } from "./design-repository.js"
+import type { AssetRepository } from "./asset-repository.js"
 import type { TrackingHit } from "../domain/tracking.js"
 
 export interface AccountRepository {
@@ -603,6 +604,7 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly domains: DomainRepository
   readonly validationJobs: ValidationJobRepository
   readonly designs: DesignRepository
+  readonly assets: AssetRepository
   readonly tracking: TrackingRepository
   /** Runs `effect` atomically: all of its writes and events commit, or none do (on failure, defect or interruption).
    *  Nested calls join the outer transaction. The outermost one runs the effects given to `afterCommit` once it
