@@ -4,6 +4,7 @@
  *  "Designs (template API)", "Limits" (Studio templates) and "Legacy templates" (sizes). */
 import { Either, Schema } from "effect"
 import { type AccountId, type Plan, planLimits } from "./account.js"
+import { defaultTheme } from "./theme.js"
 import { type Block, BlockList, blocksText, compileBlocks } from "./blocks.js"
 import { PlanUpgradeRequired, ValidationFailed } from "../errors.js"
 import { type PreparedTemplate, templateEngineTag } from "../ports/template-engine.js"
@@ -353,11 +354,13 @@ export const renderModeOf = (design: Pick<Design, "applicationKey">): "lenient" 
   isApplicationTemplate(design) ? "strict" : "lenient"
 
 /** The brand a release renders `{{theme.*}}` from. Application templates use the brand frozen into the release; account
- *  templates read their bound brand live, and until brand records exist there is nothing live to read (undefined). */
-export const releaseTheme = (release: Pick<DesignRelease, "brand">): Readonly<Record<string, unknown>> | undefined =>
+ *  templates read their bound brand live, and until brand records exist there is nothing live to read: without a
+ *  brand, `defaultTheme` applies (theme.ts), so that every template, the gallery's starters among them, reads the same
+ *  names. */
+export const releaseTheme = (release: Pick<DesignRelease, "brand">): Readonly<Record<string, unknown>> =>
   typeof release.brand === "object" && release.brand !== null && !Array.isArray(release.brand)
     ? release.brand as Readonly<Record<string, unknown>>
-    : undefined
+    : defaultTheme as unknown as Readonly<Record<string, unknown>>
 
 /** The subject a send by template uses: the release's, or for an account template (legacy templates among them) the
  *  request's `content.subject` when given. Spec: sending rule 5. An application template's subject is its release's

@@ -21,8 +21,13 @@ export const starterInput = (starter: Starter, asBlocks: boolean, name?: string)
 
 /** The parts of a draft a sync compares, by name. */
 const comparedFields = ["name", "subject", "html", "text", "category", "variables", "blocks"] as const
+/** JSON with object keys sorted, so that a draft read back from a store compares equal to the same draft built here. */
+const canonical = (value: unknown): string => JSON.stringify(value, (_key, inner: unknown) =>
+  typeof inner === "object" && inner !== null && !Array.isArray(inner)
+    ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    : inner)
 const differences = (current: DesignDraft, source: DesignDraft) =>
-  comparedFields.filter((field) => JSON.stringify(current[field] ?? null) !== JSON.stringify(source[field] ?? null))
+  comparedFields.filter((field) => canonical(current[field] ?? null) !== canonical(source[field] ?? null))
 
 /** A catalog entry as GET /designs/catalog lists it. */
 export const catalogEntry = (starter: Starter) => ({
