@@ -1,6 +1,6 @@
 /** Image assets in memory: records by account, one per image hash, and their bytes by hash, set once. */
 import type { Asset, AssetId, AssetRepository, StoredAssetContent } from "@mailroom/core"
-import { Effect, Option } from "effect"
+import { Option } from "effect"
 import type { MemoryDb } from "./db.js"
 
 const copy = <A>(value: A): A => structuredClone(value)
