@@ -25,6 +25,7 @@ import { makeCanaryRunRepository } from "./canary-runs.js"
 import { makeValidationJobRepository } from "./validation-jobs.js"
 import { makeBrandRepository } from "./brands.js"
 import { makeDesignRepository } from "./designs.js"
+import { makeAssetRepository } from "./assets.js"
 import { makeTrackingRepository } from "./tracking.js"
 
 export const makeMemoryStore = Effect.gen(function* () {
@@ -65,6 +66,7 @@ export const makeMemoryStore = Effect.gen(function* () {
     validationJobs: makeValidationJobRepository(db),
     designs,
     brands: makeBrandRepository(db, designs),
+    assets: makeAssetRepository(db),
     tracking: makeTrackingRepository(db),
     transaction: db.transaction,
     ping: Effect.void,

@@ -1,4 +1,5 @@
-import { designsSuite } from "@mailroom/testing"
+import { designsSuite, gallerySuite } from "@mailroom/testing"
 import { MemoryStore } from "../src/index.js"
 
 designsSuite("memory", MemoryStore.layer)
+gallerySuite("memory", MemoryStore.layer)

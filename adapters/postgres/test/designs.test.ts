@@ -1,4 +1,4 @@
-import { designsSuite, findTestPostgres } from "@mailroom/testing"
+import { designsSuite, gallerySuite, findTestPostgres } from "@mailroom/testing"
 import { describe } from "vitest"
 import { MailroomPostgres } from "../src/index.js"
 
@@ -6,4 +6,5 @@ const url = await findTestPostgres()
 
 describe.skipIf(url === undefined)("postgres", () => {
   designsSuite("postgres", MailroomPostgres.layer({ url: url! }))
+  gallerySuite("postgres", MailroomPostgres.layer({ url: url! }))
 })

@@ -1,5 +1,6 @@
-import { designsSuite } from "@mailroom/testing"
+import { designsSuite, gallerySuite } from "@mailroom/testing"
 import { MailroomSqlite } from "../src/index.js"
 import { tempDbFile } from "./temp-files.js"
 
 designsSuite("sqlite", MailroomSqlite.layer({ filename: tempDbFile() }))
+gallerySuite("sqlite", MailroomSqlite.layer({ filename: tempDbFile() }))

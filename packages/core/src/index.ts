@@ -298,6 +298,26 @@ export {
 export { releaseCacheKey, renderModeOf, releaseTheme, subjectOverride, checkAllowedSender } from "./domain/design.js"
 export type { CompiledContent as CompiledDesignContent } from "./domain/design.js"
 export { defaultTheme } from "./domain/theme.js"
+export {
+  Block, BlockList, blockLimits, blockTypes, countBlocks, compileBlocks, blocksText, HeadingBlock, TextBlock, ButtonBlock,
+  ImageBlock, DividerBlock, SpacerBlock, ColumnsBlock, FooterBlock, LeafBlock,
+} from "./domain/blocks.js"
+export type { DesignSource } from "./domain/design.js"
+export { starters, findStarter, starterSample, starterMjml, starterCategories } from "./gallery/index.js"
+export type { Starter, StarterCategory } from "./gallery/index.js"
+export { CatalogFilters, InspectStarterInput, AdoptStarterInput, SyncInput } from "./domain/gallery-input.js"
+export { Gallery, catalogEntry, starterInput } from "./services/gallery.js"
+export {
+  AssetId, assetLimits, uploadFormats, contentTypes as assetContentTypes, UploadAssetInput, decodeBase64, assetFileName,
+  assetUrl, parseAssetFileName, immutableCacheControl,
+} from "./domain/asset.js"
+export type { Asset, UploadFormat, StoredFormat } from "./domain/asset.js"
+export { ImageProcessor, ImageRejected } from "./ports/image-processor.js"
+export type { ImageProcessorService, ProcessedImage } from "./ports/image-processor.js"
+export { AssetStorage } from "./ports/asset-storage.js"
+export type { AssetStorageService, StoredContent as StoredAssetContent } from "./ports/asset-storage.js"
+export type { AssetRepository } from "./ports/asset-repository.js"
+export { Assets } from "./services/assets.js"
 export type { Theme } from "./domain/theme.js"
 export { Designs, sampleValues } from "./services/designs.js"
 export { Brands } from "./services/brands.js"

@@ -14,6 +14,8 @@ import { outboxViewerRoutes } from "./routes/outbox-viewer.js"
 import { contactRoutes } from "./routes/contacts.js"
 import { brandRoutes, legacyBrandThemeGroup, legacyBrandThemePaths, legacyBrandThemeRoutes } from "./routes/brands.js"
 import { designRoutes } from "./routes/designs.js"
+import { designGalleryRoutes } from "./routes/design-gallery.js"
+import { publicAssetRoutes } from "./routes/assets-public.js"
 import { domainRoutes } from "./routes/domains.js"
 import { emailRoutes } from "./routes/emails.js"
 import { exportRoutes } from "./routes/export.js"
@@ -44,6 +46,8 @@ import { type HttpRuntime, makeRunner } from "./run.js"
 const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   brandRoutes,
   contactRoutes,
+  // Before designRoutes: its /designs/{id} would take "catalog" and "assets" for ids.
+  designGalleryRoutes,
   designRoutes,
   domainRoutes,
   emailRoutes,
@@ -190,6 +194,8 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
   // The open pixel and click redirect (CONTRACT.md "Tracking links"): no per-address limit, since a mailbox's image
   // proxy fetches the pixels of many people from a few addresses.
   app.route("/", trackingRoutes)
+  // Image assets (docs/templates.md): immutable, public, by content hash; mailbox image proxies fetch them like pixels.
+  app.route("/", publicAssetRoutes)
   // Public routes (hosted pages, form submissions): no API key. Registered before /v1's authentication, which they
   // answer ahead of.
   app.route("/", publicFormRoutes({ theme }))

@@ -1,6 +1,6 @@
 /** The Hono environment every Mailroom route shares: the request's runner, its caller and its limits. */
 import type {
-  Account, ApiKey, Ids, Mailer, MailroomError, MailroomServices, Store, TemplateApplication, TemplateEngine,
+  Account, ApiKey, ImageProcessor, Ids, Mailer, MailroomError, MailroomServices, Store, TemplateApplication, TemplateEngine,
 } from "@mailroom/core"
 import type { Cause, Effect, Exit } from "effect"
 import type { ErrorShape } from "./errors.js"
@@ -8,7 +8,7 @@ import type { RateLimiters } from "./rate-limit.js"
 
 /** What the runtime behind the router provides: every service, the Store, Ids, the Mailer (SMTP or the dev
  *  outbox, as the host configured it) and the TemplateEngine. */
-export type HttpServices = MailroomServices | Store | Ids | Mailer | TemplateEngine
+export type HttpServices = MailroomServices | Store | Ids | Mailer | TemplateEngine | ImageProcessor
 
 export interface RunOptions {
   /** The body shape of error answers: the standard envelope (default) or `{ error }` (CSV import). */

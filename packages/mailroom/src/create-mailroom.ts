@@ -9,7 +9,7 @@ import {
   closeLingering, type FetchOptions, type HttpApp, type HttpServices, makeHttpApp, type RateLimitOptions, type TrustProxy,
 } from "@mailroom/http"
 import { NetSmtpProbe, NodeDns, parseDnsServers, TurnstileChallenge, type TurnstileOptions, UndiciTransport } from "@mailroom/net"
-import { templateEngineLayer } from "@mailroom/templates"
+import { imageProcessorLayer, templateEngineLayer } from "@mailroom/templates"
 import type { PageTheme } from "@mailroom/http"
 import type { IncomingMessage } from "node:http"
 import { Cause, Duration, Effect, Exit, Layer, ManagedRuntime, Scope } from "effect"
@@ -97,6 +97,7 @@ export const createMailroom = (config: MailroomConfig = {}): Mailroom => {
       backendLayer(database, { sqliteSynchronous: config.sqliteSynchronous, shutdownGrace }).pipe(Layer.provide(IdsLive)),
       IdsLive,
       templateEngineLayer(),
+      imageProcessorLayer,
       Layer.succeed(AccountsConfig, { secret: config.secret }),
       Layer.succeed(WebhooksConfig, {
         urlRules: config.unsafeAllowPrivateUrls === true ? { allowPrivate: true } : strictUrlRules,

@@ -3,7 +3,7 @@
  *  of design_releases). */
 import type { SqlClient } from "@effect/sql"
 import {
-  AccountId, type Design, DesignAlreadyExists, DesignId, type DesignRelease, type DesignRepository, DesignStatus,
+  AccountId, type Block, type Design, DesignAlreadyExists, DesignId, type DesignRelease, type DesignRepository, DesignStatus,
   engineTag, type MessageId, type StoreError, type VariablesSchema,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
@@ -21,7 +21,12 @@ const Draft = Schema.Struct({
   text: Schema.NullOr(Schema.String),
   category: Schema.NullOr(Schema.String),
   variables: StoredVariables,
+  /** Checked by core's BlockList when the draft was saved. */
+  blocks: Schema.optional(Schema.Array(Schema.Unknown) as unknown as Schema.Schema<ReadonlyArray<Block>>),
+  preheader: Schema.optional(Schema.String),
 })
+
+const Source = Schema.Struct({ starter: Schema.String, version: Schema.Number })
 
 const ReleaseContent = Schema.Struct({
   content: Draft,
@@ -49,6 +54,7 @@ const DesignRow = Schema.Struct({
   updated_at: EpochMillis,
   published_at: Schema.NullOr(EpochMillis),
   retired_at: Schema.NullOr(EpochMillis),
+  source: Schema.optionalWith(Schema.NullOr(JsonColumn(Source)), { default: () => null }),
 })
 type DesignRow = typeof DesignRow.Type
 export const decodeDesigns = Schema.decodeUnknown(Schema.Array(DesignRow))
@@ -84,6 +90,7 @@ export const fromRow = (row: DesignRow): Design => ({
   updatedAt: row.updated_at,
   publishedAt: row.published_at,
   retiredAt: row.retired_at,
+  source: row.source,
 })
 
 const releaseFromRow = (row: typeof ReleaseRow.Type): DesignRelease => ({
@@ -108,6 +115,8 @@ const draftJson = (draft: Design["draft"]) => toJson({
   text: draft.text,
   category: draft.category,
   variables: draft.variables,
+  ...(draft.blocks === undefined ? {} : { blocks: draft.blocks }),
+  ...(draft.preheader === undefined ? {} : { preheader: draft.preheader }),
 })
 
 /** The columns a change of the design writes. */
@@ -122,6 +131,7 @@ const changedColumns = (design: Design) => ({
   updated_at: toMillis(design.updatedAt),
   published_at: toMillisOrNull(design.publishedAt),
   retired_at: toMillisOrNull(design.retiredAt),
+  source: design.source === null ? null : toJson(design.source),
 })
 
 const keyConstraint: UniqueConstraint = {

@@ -28,6 +28,7 @@ import { makeTrackingRepository } from "./tracking.js"
 import { makeValidationJobRepository } from "./validation-jobs.js"
 import { makeBrandRepository } from "./brands.js"
 import { makeDesignRepository } from "./designs.js"
+import { makeAssetRepository } from "./assets.js"
 
 /** The Store over `sql`. A SQLite connection must have `PRAGMA foreign_keys = ON`: deleting a contact relies on
  *  ON DELETE CASCADE to remove its tags, custom fields and memberships. */
@@ -57,6 +58,7 @@ export const makeSqlStore = (sql: SqlClient.SqlClient): Store["Type"] => {
     validationJobs: makeValidationJobRepository(sql),
     designs: makeDesignRepository(sql),
     brands: makeBrandRepository(sql),
+    assets: makeAssetRepository(sql),
     // Nested calls become savepoints of the outer transaction. Only the client's own failures (BEGIN) turn into
     // StoreError; the effect's errors pass through unchanged.
     transaction: (effect) =>

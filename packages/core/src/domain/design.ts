@@ -4,6 +4,8 @@
  *  "Designs (template API)", "Limits" (Studio templates) and "Legacy templates" (sizes). */
 import { Either, Schema } from "effect"
 import { type AccountId, type Plan, planLimits } from "./account.js"
+import { defaultTheme } from "./theme.js"
+import { type Block, BlockList, blocksText, compileBlocks } from "./blocks.js"
 import { PlanUpgradeRequired, ValidationFailed } from "../errors.js"
 import { type PreparedTemplate, templateEngineTag } from "../ports/template-engine.js"
 import {
@@ -117,8 +119,16 @@ export const DraftInput = Schema.Struct({
   text: Schema.optional(Schema.NullOr(Schema.String)),
   category: Schema.optional(Schema.NullOr(bounded(designLimits.categoryLength, "category"))),
   variables: Schema.optional(VariablesSchema),
-}).pipe(Schema.filter((draft) => [draft.html, draft.text].some((body) => typeof body === "string" && body !== "") ||
-  "a draft needs html (or MJML) or text"))
+  /** The draft as blocks (docs/templates.md, "Blocks"): its MJML is compiled from them, so html is not given. */
+  blocks: Schema.optional(BlockList),
+  /** With blocks: the preview line inboxes show after the subject. */
+  preheader: Schema.optional(bounded(255, "preheader")),
+}).pipe(
+  Schema.filter((draft) => draft.blocks !== undefined ||
+    [draft.html, draft.text].some((body) => typeof body === "string" && body !== "") || "a draft needs html (or MJML), text or blocks"),
+  Schema.filter((draft) => draft.blocks === undefined || ((draft.html === undefined || draft.html === null) && draft.format !== "html") ||
+    "a draft with blocks takes no html and no html format: its MJML is compiled from the blocks"),
+)
 export type DraftInput = typeof DraftInput.Type
 
 /** The draft as stored: its source, as the team wrote it. */
@@ -131,6 +141,15 @@ export interface DesignDraft {
   readonly text: string | null
   readonly category: string | null
   readonly variables: VariablesSchema
+  /** Set when the draft is edited as blocks: the list its MJML (`html`) was compiled from. */
+  readonly blocks?: ReadonlyArray<Block> | undefined
+  readonly preheader?: string | undefined
+}
+
+/** Where an adopted design came from: the gallery starter and the version of it the draft last took. */
+export interface DesignSource {
+  readonly starter: string
+  readonly version: number
 }
 
 /** What the engine made of a release's source when it was published: MJML compiled to HTML, with the variables the
@@ -157,6 +176,8 @@ export interface Design {
   readonly updatedAt: Date
   readonly publishedAt: Date | null
   readonly retiredAt: Date | null
+  /** The gallery starter the design was adopted from, or null. */
+  readonly source: DesignSource | null
 }
 
 /** One publish (or rollback): a full snapshot of the draft and its compiled form, written once and never changed. */
@@ -194,15 +215,29 @@ export const oversizedBody = (draft: Pick<DraftInput, "html" | "text">): string 
     return typeof body === "string" && Buffer.byteLength(body, "utf8") > designLimits.bodyBytes
   })
 
-export const toDraft = (input: DraftInput): DesignDraft => ({
-  name: input.name,
-  subject: input.subject,
-  format: input.format ?? "html",
-  html: input.html ?? "",
-  text: input.text ?? null,
-  category: input.category ?? null,
-  variables: input.variables ?? {},
-})
+/** The stored draft of an input; a draft given as blocks gets its MJML (and, unless given, its text) compiled from
+ *  them, in the design's language. */
+export const toDraft = (input: DraftInput, locale = "en"): DesignDraft => input.blocks === undefined
+  ? {
+    name: input.name,
+    subject: input.subject,
+    format: input.format ?? "html",
+    html: input.html ?? "",
+    text: input.text ?? null,
+    category: input.category ?? null,
+    variables: input.variables ?? {},
+  }
+  : {
+    name: input.name,
+    subject: input.subject,
+    format: "mjml",
+    html: compileBlocks(input.blocks, { lang: locale, title: input.subject, preheader: input.preheader }),
+    text: input.text ?? blocksText(input.blocks),
+    category: input.category ?? null,
+    variables: input.variables ?? {},
+    blocks: input.blocks,
+    ...(input.preheader === undefined ? {} : { preheader: input.preheader }),
+  }
 
 export const newDesign = (fields: {
   readonly id: DesignId
@@ -213,6 +248,7 @@ export const newDesign = (fields: {
   readonly draft: DesignDraft
   readonly brandId: string | null
   readonly at: Date
+  readonly source?: DesignSource | null | undefined
 }): Design => ({
   id: fields.id,
   accountId: fields.accountId,
@@ -229,6 +265,7 @@ export const newDesign = (fields: {
   updatedAt: fields.at,
   publishedAt: null,
   retiredAt: null,
+  source: fields.source ?? null,
 })
 
 const checkRevision = (design: Design, expected: number): Either.Either<void, RevisionConflict> =>
@@ -317,11 +354,13 @@ export const renderModeOf = (design: Pick<Design, "applicationKey">): "lenient" 
   isApplicationTemplate(design) ? "strict" : "lenient"
 
 /** The brand a release renders `{{theme.*}}` from. Application templates use the brand frozen into the release; account
- *  templates read their bound brand live, and until brand records exist there is nothing live to read (undefined). */
-export const releaseTheme = (release: Pick<DesignRelease, "brand">): Readonly<Record<string, unknown>> | undefined =>
+ *  templates read their bound brand live, and until brand records exist there is nothing live to read: without a
+ *  brand, `defaultTheme` applies (theme.ts), so that every template, the gallery's starters among them, reads the same
+ *  names. */
+export const releaseTheme = (release: Pick<DesignRelease, "brand">): Readonly<Record<string, unknown>> =>
   typeof release.brand === "object" && release.brand !== null && !Array.isArray(release.brand)
     ? release.brand as Readonly<Record<string, unknown>>
-    : undefined
+    : defaultTheme as unknown as Readonly<Record<string, unknown>>
 
 /** The subject a send by template uses: the release's, or for an account template (legacy templates among them) the
  *  request's `content.subject` when given. Spec: sending rule 5. An application template's subject is its release's

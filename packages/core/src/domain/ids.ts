@@ -27,5 +27,6 @@ export const idPrefixes = {
   design: "tpl",
   brand: "brd",
   trackingHit: "hit",
+  asset: "img",
 } as const
 export type IdKind = keyof typeof idPrefixes

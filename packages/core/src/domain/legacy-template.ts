@@ -22,7 +22,7 @@ export const legacyTemplateHeaders = {
   Link: "</api/v1/designs>; rel=\"successor-version\"",
 } as const
 
-const draftFields = DraftInput.from.fields
+const draftFields = DraftInput.from.from.fields
 const ThemeId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128))
 const Body = Schema.NullOr(Schema.String)
 

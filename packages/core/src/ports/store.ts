@@ -29,6 +29,7 @@ import type { DomainAlreadyExists } from "../errors.js"
 import type { AddressVerdict, ValidationJob, ValidationJobId, ValidationJobProgress } from "../domain/address-validation.js"
 import type { BrandRepository } from "./brand-repository.js"
 import type { DesignRepository } from "./design-repository.js"
+import type { AssetRepository } from "./asset-repository.js"
 import type { TrackingHit } from "../domain/tracking.js"
 
 export interface AccountRepository {
@@ -605,6 +606,7 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly validationJobs: ValidationJobRepository
   readonly designs: DesignRepository
   readonly brands: BrandRepository
+  readonly assets: AssetRepository
   readonly tracking: TrackingRepository
   /** Runs `effect` atomically: all of its writes and events commit, or none do (on failure, defect or interruption).
    *  Nested calls join the outer transaction. The outermost one runs the effects given to `afterCommit` once it

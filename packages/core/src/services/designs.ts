@@ -6,7 +6,7 @@ import { Effect, Option } from "effect"
 import { type Account, planLimits } from "../domain/account.js"
 import {
   accountApplicationKey, changeLifecycle, designLimits, checkDesignRoom, checkStudioPlan, type CompiledContent, type Design,
-  type DesignDraft, type DesignId, type DesignQuery, type DesignRelease, isApplicationTemplate, newDesign,
+  type DesignDraft, type DesignId, type DesignSource, type DesignQuery, type DesignRelease, isApplicationTemplate, newDesign,
   oversizedBody, publishDraft, releaseCacheKey, renderModeOf, replaceDraft, rollbackTo, toDraft,
 } from "../domain/design.js"
 import type {
@@ -109,7 +109,7 @@ export class Designs extends Effect.Service<Designs>()("@mailroom/core/Designs",
     const create = method("Designs.create")(function* (
       caller: DesignCaller,
       input: CreateDesignInput,
-      options: { readonly id?: DesignId | undefined } = {},
+      options: { readonly id?: DesignId | undefined; readonly source?: DesignSource | undefined } = {},
     ) {
       yield* studio(caller)
       const applicationKey = input.applicationKey ?? caller.application?.key ?? accountApplicationKey
@@ -118,11 +118,12 @@ export class Designs extends Effect.Service<Designs>()("@mailroom/core/Designs",
           field: "applicationKey", detail: `this credential reaches only application ${caller.application.key}`,
         }))
       }
-      const draft = toDraft(input.draft)
+      const draft = toDraft(input.draft, input.locale)
       yield* prepare(draft)
       if (typeof input.brandId === "string") yield* bindable(caller, applicationKey, input.brandId)
       const at = yield* currentDate
       const design = newDesign({
+        source: options.source ?? null,
         id: options.id ?? ids.make("design", at) as DesignId,
         accountId: caller.account.id,
         applicationKey,
@@ -166,15 +167,21 @@ export class Designs extends Effect.Service<Designs>()("@mailroom/core/Designs",
     })
 
     /** PATCH: the draft is replaced whole; the live release is untouched until the next publish. */
-    const replace = method("Designs.replace")(function* (caller: DesignCaller, id: string, input: ReplaceDraftInput) {
+    /** `options.source`: the starter version the new draft takes (POST /designs/{id}/sync). */
+    const replace = method("Designs.replace")(function* (
+      caller: DesignCaller,
+      id: string,
+      input: ReplaceDraftInput,
+      options: { readonly source?: DesignSource | undefined } = {},
+    ) {
       yield* studio(caller)
-      const draft = toDraft(input.draft)
+      const draft = toDraft(input.draft, (yield* find(caller, id)).locale)
       yield* prepare(draft)
       const at = yield* currentDate
       return yield* store.transaction(Effect.gen(function* () {
         const design = yield* find(caller, id)
         const next = yield* replaceDraft(design, draft, input.expectedRevision, at)
-        return yield* save(design, next)
+        return yield* save(design, options.source === undefined ? next : { ...next, source: options.source })
       }))
     })
 

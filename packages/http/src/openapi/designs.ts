@@ -2,7 +2,7 @@
  *  decode with. Every design route but /capabilities first checks the plan has Studio templates
  *  (PLAN_UPGRADE_REQUIRED); another account's design answers TEMPLATE_NOT_FOUND. */
 import {
-  BindBrandInput, CreateDesignInput, type DesignDraft, type Designs, DesignSendInput, DesignStatus, LifecycleInput, PreviewInput,
+  BindBrandInput, Block, CreateDesignInput, type DesignDraft, type Designs, DesignSendInput, DesignStatus, LifecycleInput, PreviewInput,
   PublishInput, ReplaceDraftInput, RollbackInput, SendResult,
 } from "@mailroom/core"
 import { type Effect, Schema } from "effect"
@@ -21,7 +21,7 @@ const same = <T extends true>(): T | undefined => undefined
 
 /** A draft as stored (DesignDraft): its source as the team wrote it. `variables` is the declaration of each variable
  *  the template reads (docs/templates.md); its shape is left open here. */
-const DraftResponse = Schema.Struct({
+export const DraftResponse = Schema.Struct({
   name: Schema.String,
   subject: Schema.String,
   format: Schema.Literal("html", "mjml"),
@@ -29,6 +29,8 @@ const DraftResponse = Schema.Struct({
   text: Schema.NullOr(Schema.String),
   category: Schema.NullOr(Schema.String),
   variables: AnyObject,
+  blocks: Schema.optional(Schema.Array(Block)),
+  preheader: Schema.optional(Schema.String),
 })
 same<Same<keyof typeof DraftResponse.Type, keyof DesignDraft>>()
 same<DesignDraft extends Omit<typeof DraftResponse.Type, "variables"> ? true : false>()
@@ -59,6 +61,7 @@ export const DesignResponse = Schema.Struct({
   updatedAt: DateString,
   publishedAt: NullableDate,
   retiredAt: NullableDate,
+  source: Schema.NullOr(Schema.Struct({ starter: Schema.String, version: Schema.Number })),
 })
 
 /** routes/designs.ts, releaseBody without the snapshot. */

@@ -7,6 +7,7 @@ import { docsBaseUrl, fixActionByCode, importStatusByReason, statusByCode } from
 import { type Access, allErrorCodes, ErrorEnvelope, PlainError, type RouteDescription, type Success } from "./describe.js"
 import { brandRoutes } from "./brands.js"
 import { designRoutes } from "./designs.js"
+import { designGalleryRoutes } from "./design-gallery.js"
 import { legacyTemplateRoutes } from "./legacy-templates.js"
 import { audienceRoutes } from "./routes-audience.js"
 import { platformRoutes } from "./routes-platform.js"
@@ -15,7 +16,7 @@ import { validationRoutes } from "./validation.js"
 
 /** Every /v1 route, as the document describes it. */
 export const routeDescriptions: ReadonlyArray<RouteDescription> = [
-  ...audienceRoutes, ...platformRoutes, ...validationRoutes, ...designRoutes, ...brandRoutes, ...legacyTemplateRoutes, ...referenceRoutes,
+  ...audienceRoutes, ...platformRoutes, ...validationRoutes, ...designGalleryRoutes, ...designRoutes, ...brandRoutes, ...legacyTemplateRoutes, ...referenceRoutes,
 ]
 
 type Json = Record<string, unknown>

@@ -54,6 +54,7 @@ export const designBody = (design: Design) => ({
   updatedAt: design.updatedAt.toISOString(),
   publishedAt: iso(design.publishedAt),
   retiredAt: iso(design.retiredAt),
+  source: design.source,
 })
 
 /** A release in the history; `full` adds the snapshot (source and compiled form). */

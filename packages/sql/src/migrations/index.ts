@@ -19,6 +19,7 @@ import { validationJobs } from "./0017_validation_jobs.js"
 import { canaryRuns } from "./0018_canary_runs.js"
 import { trackingHits } from "./0019_tracking_hits.js"
 import { brands } from "./0020_brands.js"
+import { designAssets } from "./0021_design_assets.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -42,6 +43,7 @@ export const migrations: ReadonlyArray<Migration> = [
   canaryRuns,
   trackingHits,
   brands,
+  designAssets,
 ]
 
 export type { Migration } from "./migration.js"
