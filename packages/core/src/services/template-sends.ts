@@ -42,7 +42,7 @@ export const liveTheme = (store: Store["Type"], accountId: AccountId, brandId: s
  *  live for account templates. Spec: the account/application table, Brand row. */
 export const themeForRelease = (store: Store["Type"], design: Design, release: Pick<DesignRelease, "brand">) =>
   isApplicationTemplate(design)
-    ? Effect.succeed((releaseTheme(release) as Theme | undefined) ?? defaultTheme)
+    ? Effect.succeed(releaseTheme(release) as unknown as Theme)
     : liveTheme(store, design.accountId, design.brandId)
 
 /** Releases read recently, by account and release: a release never changes once written, so a kept copy is never
