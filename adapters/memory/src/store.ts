@@ -25,6 +25,8 @@ import { makeCanaryRunRepository } from "./canary-runs.js"
 import { makeValidationJobRepository } from "./validation-jobs.js"
 import { makeDesignRepository } from "./designs.js"
 import { makeTrackingRepository } from "./tracking.js"
+import { makeCampaignRepository } from "./campaigns.js"
+import type { TrackingHit } from "@mailroom/core"
 
 export const makeMemoryStore = Effect.gen(function* () {
   const db = yield* makeMemoryDb
@@ -34,6 +36,7 @@ export const makeMemoryStore = Effect.gen(function* () {
   const topicTable = makeTopicTable(db)
   const suppressions = makeSuppressionStore(db, contactTable, topicTable)
   const messageTable = makeMessageTable(db)
+  const hits = db.table<string, TrackingHit>()
   return Store.of({
     accounts: makeAccountRepository(db),
     apiKeys: makeApiKeyRepository(db),
@@ -62,7 +65,11 @@ export const makeMemoryStore = Effect.gen(function* () {
     canaryRuns: makeCanaryRunRepository(db),
     validationJobs: makeValidationJobRepository(db),
     designs: makeDesignRepository(db, messageTable),
-    tracking: makeTrackingRepository(db),
+    tracking: makeTrackingRepository(db, hits),
+    campaigns: makeCampaignRepository(db, {
+      contacts: contactTable, memberships: membershipTable, suppressions: suppressions.table, topics: topicTable,
+      messages: messageTable, hits,
+    }),
     transaction: db.transaction,
     ping: Effect.void,
   })

@@ -27,6 +27,7 @@ import { makeCanaryRunRepository } from "./canary-runs.js"
 import { makeTrackingRepository } from "./tracking.js"
 import { makeValidationJobRepository } from "./validation-jobs.js"
 import { makeDesignRepository } from "./designs.js"
+import { makeCampaignRepository } from "./campaigns.js"
 
 /** The Store over `sql`. A SQLite connection must have `PRAGMA foreign_keys = ON`: deleting a contact relies on
  *  ON DELETE CASCADE to remove its tags, custom fields and memberships. */
@@ -55,6 +56,7 @@ export const makeSqlStore = (sql: SqlClient.SqlClient): Store["Type"] => {
     tracking: makeTrackingRepository(sql),
     validationJobs: makeValidationJobRepository(sql),
     designs: makeDesignRepository(sql),
+    campaigns: makeCampaignRepository(sql),
     // Nested calls become savepoints of the outer transaction. Only the client's own failures (BEGIN) turn into
     // StoreError; the effect's errors pass through unchanged.
     transaction: (effect) =>

@@ -26,5 +26,6 @@ export const idPrefixes = {
   validationJob: "vjob",
   design: "tpl",
   trackingHit: "hit",
+  campaign: "cmp",
 } as const
 export type IdKind = keyof typeof idPrefixes
