@@ -33,6 +33,7 @@ import { subscriptionRoutes } from "./routes/subscriptions.js"
 import { suppressionRoutes } from "./routes/suppressions.js"
 import { legacyTemplateGroup, legacyTemplatePaths, legacyTemplateRoutes } from "./routes/templates.js"
 import { topicRoutes } from "./routes/topics.js"
+import { campaignRoutes } from "./routes/campaigns.js"
 import { validationRoutes } from "./routes/validation.js"
 import { webhookRoutes } from "./routes/webhooks.js"
 import { logRequest } from "./request-log.js"
@@ -41,6 +42,7 @@ import { type HttpRuntime, makeRunner } from "./run.js"
 /** Route files under /v1: registering one is one line. `/contacts/{id}` refuses the fixed paths beside it (tags,
  *  bulk, export, import, lists), so the order of this list does not decide which route answers. */
 const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
+  campaignRoutes,
   contactRoutes,
   designRoutes,
   domainRoutes,

@@ -47,6 +47,19 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
       Effect.asVoid(Effect.flatMap(now, (at) => runChunk(payload.accountId as AccountId, payload.campaignId, at))).pipe(
         Effect.provideService(Quota, quota), Effect.provideService(Ids, ids)), { concurrency: 2 })
 
+    // Unsubscribes through a campaign's links count in its figures: contact.unsubscribed carries the campaignId.
+    yield* background.consume({
+      name: "campaign-unsubscribes",
+      types: ["contact.unsubscribed"],
+      handle: (events) => Effect.forEach(events, (event) => {
+        const campaignId = event.details["campaignId"]
+        const email = event.details["contactEmail"]
+        return typeof campaignId === "string" && typeof email === "string"
+          ? store.campaigns.recordUnsubscribe(event.accountId, campaignId, email, event.occurredAt)
+          : Effect.void
+      }, { discard: true }),
+    })
+
     const load = (accountId: AccountId, id: string, forUpdate = false) =>
       Effect.flatMap(store.campaigns.findById(accountId, id, { forUpdate }), Option.match({
         onNone: () => Effect.fail(new ResourceNotFound({ resource: "campaign", id })),

@@ -6,6 +6,7 @@ import { JSONSchema, type Schema } from "effect"
 import { docsBaseUrl, fixActionByCode, importStatusByReason, statusByCode } from "../errors.js"
 import { type Access, allErrorCodes, ErrorEnvelope, PlainError, type RouteDescription, type Success } from "./describe.js"
 import { designRoutes } from "./designs.js"
+import { campaignRoutes } from "./campaigns.js"
 import { legacyTemplateRoutes } from "./legacy-templates.js"
 import { audienceRoutes } from "./routes-audience.js"
 import { platformRoutes } from "./routes-platform.js"
@@ -14,7 +15,7 @@ import { validationRoutes } from "./validation.js"
 
 /** Every /v1 route, as the document describes it. */
 export const routeDescriptions: ReadonlyArray<RouteDescription> = [
-  ...audienceRoutes, ...platformRoutes, ...validationRoutes, ...designRoutes, ...legacyTemplateRoutes, ...referenceRoutes,
+  ...audienceRoutes, ...platformRoutes, ...validationRoutes, ...designRoutes, ...campaignRoutes, ...legacyTemplateRoutes, ...referenceRoutes,
 ]
 
 type Json = Record<string, unknown>
