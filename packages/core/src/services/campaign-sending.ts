@@ -3,7 +3,8 @@
  *  its email.queued event (delivery takes it from there, as for API mail) and moves the campaign's cursor, all in one
  *  transaction; then it enqueues the next chunk, paced by the account's messages-per-second setting. A chunk whose
  *  run dies rolls back whole and runs again; the per-recipient key makes a repeat add nobody twice. docs/campaigns.md. */
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Option, Schema } from "effect"
+import type { DomainEvent } from "../domain/event.js"
 import type { Account, AccountId } from "../domain/account.js"
 import {
   type Campaign, campaignLimits, campaignMessagePrefix, campaignTracked, contactValues, type QueuedRecipient, resolveAudience,
@@ -17,6 +18,25 @@ import { Ids } from "../ports/ids.js"
 import { defineJob, JobQueue } from "../ports/job-queue.js"
 import { Store } from "../ports/store.js"
 import { Quota } from "./quota.js"
+
+/** Settings of campaign sending. */
+export class CampaignConfig extends Context.Reference<CampaignConfig>()("@mailroom/core/CampaignConfig", {
+  defaultValue: () => ({
+    /** Audience members resolved and queued by one chunk (one INSERT … SELECT). */
+    chunkSize: campaignLimits.chunkSize as number,
+  }),
+}) {}
+
+/** The outbox consumer that counts unsubscribes through a campaign's links: contact.unsubscribed carries the
+ *  campaignId; its recipient row is marked once. */
+export const recordCampaignUnsubscribes = (events: ReadonlyArray<DomainEvent>) =>
+  Effect.flatMap(Store, (store) => Effect.forEach(events, (event) => {
+    const campaignId = event.details["campaignId"]
+    const email = event.details["contactEmail"]
+    return event.type === "contact.unsubscribed" && typeof campaignId === "string" && typeof email === "string"
+      ? store.campaigns.recordUnsubscribe(event.accountId, campaignId, email, event.occurredAt)
+      : Effect.void
+  }, { discard: true }))
 
 /** One chunk of a campaign. Retried on failure (a crash included: the run is retried once its timeout passed). */
 export const campaignChunkJob = defineJob(
@@ -78,6 +98,7 @@ export const runChunk = (accountId: AccountId, campaignId: string, at: Date) =>
     const ids = yield* Ids
     const quota = yield* Quota
     const queue = yield* Effect.serviceOption(JobQueue)
+    const { chunkSize } = yield* CampaignConfig
     const attempt = yield* Effect.either(store.transaction(Effect.gen(function* () {
       const found = yield* store.campaigns.findById(accountId, campaignId, { forUpdate: true })
       if (Option.isNone(found)) return "idle" as ChunkOutcome
@@ -89,7 +110,7 @@ export const runChunk = (accountId: AccountId, campaignId: string, at: Date) =>
       const lists = yield* store.lists.findByIds(accountId, campaign.listIds)
       const audience = resolveAudience(campaign.topicId, lists)
       const chunk = yield* store.campaigns.queueChunk({
-        accountId, campaignId: campaign.id, audience, after: campaign.cursor, limit: campaignLimits.chunkSize,
+        accountId, campaignId: campaign.id, audience, after: campaign.cursor, limit: chunkSize,
         messagePrefix: campaignMessagePrefix(campaign.id), at,
       })
       const eligible = chunk.recipients.filter((r) => r.reason === null)
@@ -116,7 +137,7 @@ export const runChunk = (accountId: AccountId, campaignId: string, at: Date) =>
         yield* store.events.append(events.map((e) => e.outbox))
         yield* store.messages.appendEvents(events.map((e) => e.log))
       }
-      const finished = chunk.recipients.length < campaignLimits.chunkSize
+      const finished = chunk.recipients.length < chunkSize
       yield* store.campaigns.save({
         ...campaign,
         cursor: chunk.last ?? campaign.cursor,

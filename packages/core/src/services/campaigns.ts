@@ -14,7 +14,7 @@ import { Store } from "../ports/store.js"
 import { decodeInput } from "../validation.js"
 import { quotaPeriod, quotaResetsAt } from "../domain/quota.js"
 import { Background } from "./background.js"
-import { campaignChunkJob, campaignRate, rateSettingKey, runChunk } from "./campaign-sending.js"
+import { campaignChunkJob, campaignRate, rateSettingKey, recordCampaignUnsubscribes, runChunk } from "./campaign-sending.js"
 import { checkSender } from "./domains.js"
 import { Quota } from "./quota.js"
 import { Sending } from "./sending.js"
@@ -47,17 +47,11 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
       Effect.asVoid(Effect.flatMap(now, (at) => runChunk(payload.accountId as AccountId, payload.campaignId, at))).pipe(
         Effect.provideService(Quota, quota), Effect.provideService(Ids, ids)), { concurrency: 2 })
 
-    // Unsubscribes through a campaign's links count in its figures: contact.unsubscribed carries the campaignId.
+    // Unsubscribes through a campaign's links count in its figures.
     yield* background.consume({
       name: "campaign-unsubscribes",
       types: ["contact.unsubscribed"],
-      handle: (events) => Effect.forEach(events, (event) => {
-        const campaignId = event.details["campaignId"]
-        const email = event.details["contactEmail"]
-        return typeof campaignId === "string" && typeof email === "string"
-          ? store.campaigns.recordUnsubscribe(event.accountId, campaignId, email, event.occurredAt)
-          : Effect.void
-      }, { discard: true }),
+      handle: (events) => Effect.provideService(recordCampaignUnsubscribes(events), Store, store),
     })
 
     const load = (accountId: AccountId, id: string, forUpdate = false) =>
