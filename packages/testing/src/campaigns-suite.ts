@@ -36,9 +36,9 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
     const newAccount = (plan: "free" | "micro" | "pro" = "pro") =>
       Effect.map(Effect.flatMap(Accounts, (accounts) => accounts.create({ name: "campaigns", plan })), ({ account }) => account)
     const contact = (account: Account, fields: Record<string, unknown> = {}) =>
-      Effect.flatMap(Contacts, (contacts) => contacts.create(account, { email: fresh("c"), ...fields } as never))
+      Effect.flatMap(Contacts, (contacts) => contacts.create(account, { email: fresh("c"), ...fields }))
     const staticList = (account: Account, fields: Record<string, unknown> = {}) =>
-      Effect.map(Effect.flatMap(Lists, (lists) => lists.create(account, { name: "Readers", ...fields } as never)), (made) => made.list)
+      Effect.map(Effect.flatMap(Lists, (lists) => lists.create(account, { name: "Readers", ...fields })), (made) => made.list)
     const addMembers = (account: Account, listId: string, contactIds: ReadonlyArray<string>) =>
       Effect.flatMap(Lists, (lists) => lists.addMembers(account, listId, { contactIds: [...contactIds] }))
     const draft = (account: Account, listIds: ReadonlyArray<string>, fields: Record<string, unknown> = {}) =>
@@ -80,8 +80,8 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
       it.effect("the audience filter, row by row: PENDING and removed members are not in the audience; every marketing row drops with its reason", () =>
         Effect.gen(function* () {
           const account = yield* newAccount()
-          const tag = (yield* (yield* Topics).create(account, { name: "Tagged" } as never)).topic
-          const own = (yield* (yield* Topics).create(account, { name: "Own" } as never)).topic
+          const tag = (yield* (yield* Topics).create(account, { name: "Tagged" })).topic
+          const own = (yield* (yield* Topics).create(account, { name: "Own" })).topic
           const list = yield* staticList(account, { suppressionGroupId: tag.id })
           const people: Record<string, string> = {}
           const make = function* (key: string, fields: Record<string, unknown> = {}) {
@@ -108,7 +108,7 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
           // Opted out of the list's topic tag and of the campaign's topic (the topic member routes leave lists alone).
           yield* (yield* Topics).addMember(account, tag.id, tagOut.email)
           yield* (yield* Topics).addMember(account, own.id, ownOut.email)
-          yield* (yield* Lists).removeMembers(account, list.id, { contactIds: [removed.id] } as never)
+          yield* (yield* Lists).removeMembers(account, list.id, { contactIds: [removed.id] })
           const campaign = yield* draft(account, [list.id], { topicId: own.id })
           yield* (yield* Campaigns).send(account, campaign.id, {})
           expect(yield* drain(account, campaign.id)).toEqual(["finished"])

@@ -5,15 +5,13 @@
  *  run dies rolls back whole and runs again; the per-recipient key makes a repeat add nobody twice. docs/campaigns.md. */
 import { Context, Effect, Option, Schema } from "effect"
 import type { DomainEvent } from "../domain/event.js"
-import type { Account, AccountId } from "../domain/account.js"
+import type { AccountId } from "../domain/account.js"
 import {
   type Campaign, campaignLimits, campaignMessagePrefix, campaignTracked, contactValues, type QueuedRecipient, resolveAudience,
 } from "../domain/campaign.js"
 import { emailEvent } from "../domain/email-event.js"
-import type { EmailAddress } from "../domain/email.js"
 import type { MessageId } from "../domain/message.js"
 import type { MessageEvent, StoredMessage } from "../domain/message-record.js"
-import type { StoreError } from "../errors.js"
 import { Ids } from "../ports/ids.js"
 import { defineJob, JobQueue } from "../ports/job-queue.js"
 import { Store } from "../ports/store.js"
@@ -21,9 +19,9 @@ import { Quota } from "./quota.js"
 
 /** Settings of campaign sending. */
 export class CampaignConfig extends Context.Reference<CampaignConfig>()("@mailroom/core/CampaignConfig", {
-  defaultValue: () => ({
+  defaultValue: (): { readonly chunkSize: number } => ({
     /** Audience members resolved and queued by one chunk (one INSERT … SELECT). */
-    chunkSize: campaignLimits.chunkSize as number,
+    chunkSize: campaignLimits.chunkSize,
   }),
 }) {}
 
@@ -101,11 +99,11 @@ export const runChunk = (accountId: AccountId, campaignId: string, at: Date) =>
     const { chunkSize } = yield* CampaignConfig
     const attempt = yield* Effect.either(store.transaction(Effect.gen(function* () {
       const found = yield* store.campaigns.findById(accountId, campaignId, { forUpdate: true })
-      if (Option.isNone(found)) return "idle" as ChunkOutcome
+      if (Option.isNone(found)) return "idle"
       // A scheduled campaign starts when its first chunk job runs at the scheduled time.
       const due = found.value.status === "scheduled" && found.value.scheduledAt !== null && found.value.scheduledAt <= at
       const campaign: Campaign = due ? { ...found.value, status: "running", startedAt: at } : found.value
-      if (campaign.status !== "running") return "idle" as ChunkOutcome
+      if (campaign.status !== "running") return "idle"
       const account = yield* store.accounts.findById(accountId)
       const lists = yield* store.lists.findByIds(accountId, campaign.listIds)
       const audience = resolveAudience(campaign.topicId, lists)
@@ -114,7 +112,7 @@ export const runChunk = (accountId: AccountId, campaignId: string, at: Date) =>
         messagePrefix: campaignMessagePrefix(campaign.id), at,
       })
       const eligible = chunk.recipients.filter((r) => r.reason === null)
-      if (Option.isSome(account)) yield* quota.reserve(account.value as Account, eligible.length)
+      if (Option.isSome(account)) yield* quota.reserve(account.value, eligible.length)
       const tracked = campaignTracked(lists)
       // A design renders from its live release at the time of the chunk (the delivery reads that release).
       const design = campaign.templateId === null ? Option.none() : yield* store.designs.findById(accountId, campaign.templateId)
@@ -129,7 +127,7 @@ export const runChunk = (accountId: AccountId, campaignId: string, at: Date) =>
             sender: campaign.from.email, subject: campaign.subject, occurredAt: at, metadata: null, campaignId: campaign.id,
           })
           const log: MessageEvent = {
-            id: ids.make("messageEvent", at), accountId, messageId: m.id, recipient: recipient as EmailAddress, type: "email.queued",
+            id: ids.make("messageEvent", at), accountId, messageId: m.id, recipient: recipient, type: "email.queued",
             occurredAt: at, smtpResponse: null, bounceType: null, bounceCode: null, bounceReason: null,
           }
           return { outbox, log }
@@ -151,10 +149,10 @@ export const runChunk = (accountId: AccountId, campaignId: string, at: Date) =>
         const runAt = new Date(at.getTime() + Math.ceil((eligible.length / rate) * 1000))
         yield* queue.value.enqueue(campaignChunkJob, { accountId, campaignId }, { runAt })
       }
-      return (finished ? "finished" : "queued") as ChunkOutcome
+      return (finished ? "finished" : "queued")
     })))
     if (attempt._tag === "Left") {
-      if (attempt.left._tag !== "QuotaExceeded") return yield* Effect.fail(attempt.left as StoreError)
+      if (attempt.left._tag !== "QuotaExceeded") return yield* Effect.fail(attempt.left)
       // The quota ran out mid-way (other mail used it since the campaign started): nothing of this chunk was written;
       // the campaign pauses with the reason, and resumes from here when resumed.
       yield* store.transaction(Effect.gen(function* () {
@@ -163,7 +161,7 @@ export const runChunk = (accountId: AccountId, campaignId: string, at: Date) =>
           yield* store.campaigns.save({ ...found.value, status: "paused", stopReason: "QUOTA_EXCEEDED", updatedAt: at })
         }
       }))
-      return "quota" as ChunkOutcome
+      return "quota"
     }
     return attempt.right
   })

@@ -218,7 +218,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
         ...(campaign.replyTo === null ? {} : { replyTo: campaign.replyTo }),
         ...(campaign.topicId === null ? {} : { suppressionGroupId: campaign.topicId }),
       }
-      return yield* sending.send(account, body as never)
+      return yield* sending.send(account, body)
     })
 
     const setRate = Effect.fn("Campaigns.setRate")(function* (account: Account, fields: unknown) {
