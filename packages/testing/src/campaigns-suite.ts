@@ -4,7 +4,7 @@
  *  List-Unsubscribe headers and an unsubscribe link recording the campaignId. docs/campaigns.md. */
 import { describe, expect, it } from "@effect/vitest"
 import {
-  type Account, Accounts, type AccountId, CampaignConfig, campaignMessagePrefix, Campaigns, type ChunkOutcome, Contacts,
+  type Account, Accounts, type AccountId, Designs, CampaignConfig, campaignMessagePrefix, Campaigns, type ChunkOutcome, Contacts,
   deliverMessage, type EmailAddress, enqueueEach, IdsLive, JobQueue, type JobQueueService, Lists, LinkUnsubscribes,
   type MailroomError, type MessageId, Quota, recordCampaignUnsubscribes, runChunk, servicesLayer, Store, Suppressions, TemplateEngine, Topics,
 } from "@mailroom/core"
@@ -283,6 +283,31 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
           yield* recordCampaignUnsubscribes([unsubscribed!])
           const figures = yield* progress(account, campaign.id)
           expect(figures).toMatchObject({ sent: 1, delivered: 1, unsubscribed: 1, queued: 0 })
+        }))
+
+      it.effect("a campaign with a design renders its live release for each recipient, with {{contact.*}}; the design's usage lists it", () =>
+        Effect.gen(function* () {
+          const account = yield* newAccount()
+          const caller = { account, application: null }
+          const designs = yield* Designs
+          const design = yield* designs.create(caller, {
+            key: `news-${counter++}`, locale: "en",
+            draft: { name: "News", subject: "Letter", html: "<p>Dear {{contact.firstName}} ({{edition}})</p><a href=\"{{unsubscribe_url}}\">x</a>" } as never,
+          })
+          yield* designs.publish(caller, design.id, 1)
+          const list = yield* staticList(account)
+          const reader = yield* contact(account, { firstName: "Ada" })
+          yield* addMembers(account, list.id, [reader.id])
+          const campaign = yield* draft(account, [list.id], { templateId: design.id, html: null, variables: { edition: "No. 7" } })
+          expect((yield* designs.usage(caller, design.id)).campaigns.map((c) => c.id)).toEqual([campaign.id])
+          yield* (yield* Campaigns).send(account, campaign.id, {})
+          yield* drain(account, campaign.id)
+          const message = Option.getOrThrow(yield* messageOf(account.id, campaign.id, reader.id))
+          yield* deliver(account.id, message.id)
+          const [mail] = mailer.sentTo(reader.email)
+          expect(mail?.html).toContain("Dear Ada (No. 7)")
+          expect(mail?.subject).toBe("News for Ada")
+          expect((yield* progress(account, campaign.id)).delivered).toBe(1)
         }))
 
       it.effect("a test send goes to the given addresses as marketing mail and counts against the quota", () =>
