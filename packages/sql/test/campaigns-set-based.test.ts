@@ -2,7 +2,7 @@
  *  filtering table and the per-recipient key in one statement) and two reads of the chunk's contact fields, whatever
  *  the chunk's size; never a query per recipient. */
 import { expect, layer } from "@effect/vitest"
-import { type CampaignId, type ContactId, type ListId, resolveAudience, Store, type SuppressionId } from "@mailroom/core"
+import { type CampaignId, type ListId, resolveAudience, Store, type SuppressionId } from "@mailroom/core"
 import { makeAccount, makeContact, makeMembers, uniqueText } from "@mailroom/testing"
 import { Effect } from "effect"
 import { backends, recordStatements, touching } from "./support.js"
@@ -22,7 +22,7 @@ const setUp = (count: number) => Effect.gen(function* () {
     id: listId, accountId: account.id, name: "Readers", description: null, type: "STATIC", segmentRules: null,
     suppressionGroupId: null, trackingEnabled: true, isArchived: false, createdAt: at, updatedAt: at, lastSyncedAt: null,
   })
-  yield* store.members.addCurrent(account.id, listId, makeMembers(contacts.map((c) => c.id as ContactId)), at)
+  yield* store.members.addCurrent(account.id, listId, makeMembers(contacts.map((c) => c.id)), at)
   yield* store.suppressions.putMany(contacts.filter((_, i) => i % 10 === 0).map((c) => ({
     id: uniqueText("sup") as SuppressionId, accountId: account.id, email: c.email, reason: "Manual" as const, details: null,
     createdAt: at, updatedAt: at,

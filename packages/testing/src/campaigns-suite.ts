@@ -292,7 +292,7 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
           const designs = yield* Designs
           const design = yield* designs.create(caller, {
             key: `news-${counter++}`, locale: "en",
-            draft: { name: "News", subject: "Letter", html: "<p>Dear {{contact.firstName}} ({{edition}})</p><a href=\"{{unsubscribe_url}}\">x</a>" } as never,
+            draft: { name: "News", subject: "Letter", html: "<p>Dear {{contact.firstName}} ({{edition}})</p><a href=\"{{unsubscribe_url}}\">x</a>" },
           })
           yield* designs.publish(caller, design.id, 1)
           const list = yield* staticList(account)

@@ -43,6 +43,10 @@ export const campaignChunkJob = defineJob(
   { retry: { delays: ["5 seconds", "30 seconds", "2 minutes", "10 minutes", "1 hour"] }, timeout: "2 minutes" },
 )
 
+/** The dedupe key of the chunk job that starts after `cursor`: a resume while that job is pending enqueues nothing
+ *  new, so that a campaign never has two chains of chunk jobs (which would double its rate). */
+export const chunkKey = (campaignId: string, cursor: string | null) => `${campaignId}:${cursor ?? "start"}`
+
 /** The setting key of an account's campaign rate (messages per second). */
 export const rateSettingKey = (accountId: string) => `campaign-rate:${accountId}`
 
@@ -147,7 +151,7 @@ export const runChunk = (accountId: AccountId, campaignId: string, at: Date) =>
       if (!finished && Option.isSome(queue)) {
         const rate = yield* campaignRate(accountId)
         const runAt = new Date(at.getTime() + Math.ceil((eligible.length / rate) * 1000))
-        yield* queue.value.enqueue(campaignChunkJob, { accountId, campaignId }, { runAt })
+        yield* queue.value.enqueue(campaignChunkJob, { accountId, campaignId }, { runAt, dedupeKey: chunkKey(campaignId, chunk.last) })
       }
       return (finished ? "finished" : "queued")
     })))

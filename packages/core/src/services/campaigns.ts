@@ -14,7 +14,7 @@ import { Store } from "../ports/store.js"
 import { decodeInput } from "../validation.js"
 import { quotaPeriod, quotaResetsAt } from "../domain/quota.js"
 import { Background } from "./background.js"
-import { campaignChunkJob, campaignRate, rateSettingKey, recordCampaignUnsubscribes, runChunk } from "./campaign-sending.js"
+import { campaignChunkJob, campaignRate, chunkKey, rateSettingKey, recordCampaignUnsubscribes, runChunk } from "./campaign-sending.js"
 import { checkSender } from "./domains.js"
 import { Quota } from "./quota.js"
 import { Sending } from "./sending.js"
@@ -156,7 +156,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
         updatedAt: at,
       }
       yield* store.campaigns.save(next)
-      yield* enqueueChunk(account.id, id, scheduledAt ?? at)
+      yield* enqueueChunk(account.id, id, scheduledAt ?? at, null)
       return next
     }, store.transaction)
 
@@ -170,10 +170,12 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
       }
     })
 
-    const enqueueChunk = (accountId: AccountId, campaignId: string, runAt: Date) =>
+    const enqueueChunk = (accountId: AccountId, campaignId: string, runAt: Date, cursor: string | null) =>
       Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({
         onNone: () => Effect.void,
-        onSome: (queue) => Effect.asVoid(queue.enqueue(campaignChunkJob, { accountId, campaignId }, { runAt })),
+        onSome: (queue) => Effect.asVoid(queue.enqueue(campaignChunkJob, { accountId, campaignId }, {
+          runAt, dedupeKey: chunkKey(campaignId, cursor),
+        })),
       }))
 
     const control = (action: "pause" | "resume" | "cancel") =>
@@ -192,7 +194,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
         }
         if (action === "resume" && status === "running") yield* checkPlan(account)
         yield* store.campaigns.save(next)
-        if (action === "resume") yield* enqueueChunk(account.id, id, status === "scheduled" ? current.scheduledAt! : at)
+        if (action === "resume") yield* enqueueChunk(account.id, id, status === "scheduled" ? current.scheduledAt! : at, current.cursor)
         return next
       }, store.transaction)
 
