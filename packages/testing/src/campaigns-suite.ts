@@ -4,7 +4,7 @@
  *  List-Unsubscribe headers and an unsubscribe link recording the campaignId. docs/campaigns.md. */
 import { describe, expect, it } from "@effect/vitest"
 import {
-  type Account, Accounts, type AccountId, Designs, CampaignConfig, campaignMessagePrefix, Campaigns, type ChunkOutcome, Contacts,
+  type Account, Accounts, type AccountId, campaignIneligibility, Designs, resolveAudience, CampaignConfig, campaignMessagePrefix, Campaigns, type ChunkOutcome, Contacts,
   deliverMessage, type EmailAddress, enqueueEach, IdsLive, JobQueue, type JobQueueService, Lists, LinkUnsubscribes,
   type MailroomError, type MessageId, Quota, recordCampaignUnsubscribes, runChunk, servicesLayer, Store, Suppressions, TemplateEngine, Topics,
 } from "@mailroom/core"
@@ -124,6 +124,42 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
           expect(Option.isSome(yield* messageOf(account.id, campaign.id, ok.id))).toBe(true)
           for (const c of suppressed) expect(Option.isNone(yield* messageOf(account.id, campaign.id, c.id))).toBe(true)
           expect(Option.isNone(yield* messageOf(account.id, campaign.id, people["pending"]!))).toBe(true)
+        }))
+
+      it.effect("the backend drops exactly whom core's table drops, for every combination of status, suppression and opt-out", () =>
+        Effect.gen(function* () {
+          const account = yield* newAccount()
+          const topics = yield* Topics
+          const tag = (yield* topics.create(account, { name: "Tag" } as never)).topic
+          const own = (yield* topics.create(account, { name: "Own" } as never)).topic
+          const list = yield* staticList(account, { suppressionGroupId: tag.id })
+          const statuses = ["ACTIVE", "UNSUBSCRIBED", "BOUNCED", "COMPLAINED", "CLEANED"] as const
+          const reasons = [null, "Bounce", "Complaint", "Manual", "Unsubscribe"] as const
+          const optOuts = [null, "own", "tag"] as const
+          const expected = new Map<string, string | null>()
+          const ids: Array<string> = []
+          for (const status of statuses) for (const reason of reasons) for (const optOut of optOuts) {
+            const c = yield* contact(account, { status })
+            if (reason !== null) yield* (yield* Suppressions).add(account, { email: c.email, reason })
+            if (optOut !== null) yield* topics.addMember(account, optOut === "own" ? own.id : tag.id, c.email)
+            // Core's rule, from the contact as it now stands (a suppression may have moved its status).
+            const stored = Option.getOrThrow(yield* (yield* Store).contacts.findById(account.id, c.id))
+            expected.set(c.id, campaignIneligibility(resolveAudience(own.id, [list]), {
+              contactStatus: stored.status, suppression: reason, optedOutOfAny: optOut !== null,
+            }) ?? null)
+            ids.push(c.id)
+          }
+          yield* addMembers(account, list.id, ids)
+          const campaign = yield* draft(account, [list.id], { topicId: own.id })
+          yield* (yield* Campaigns).send(account, campaign.id, {})
+          yield* drain(account, campaign.id)
+          for (const id of ids) {
+            const message = yield* messageOf(account.id, campaign.id, id)
+            expect([id, Option.isSome(message)]).toEqual([id, expected.get(id) === null])
+          }
+          const dropped: Record<string, number> = {}
+          for (const reason of expected.values()) if (reason !== null) dropped[reason] = (dropped[reason] ?? 0) + 1
+          expect((yield* progress(account, campaign.id)).dropped).toEqual(dropped)
         }))
 
       it.effect("members of several lists, static and dynamic, get the campaign once", () =>
