@@ -101,3 +101,42 @@ describe.each(backends)("campaigns over HTTP to an SMTP sink (%s)", (_backend, d
     }
   }, 60_000)
 })
+
+describe("campaign routes refuse bad requests in the envelope, and change nothing", () => {
+  it("answers the plan, validation, not-found and status errors", async () => {
+    const mailroom = createMailroom({ database: "memory:" })
+    try {
+      const free = await mailroom.accounts.create({ name: "free", plan: "free" })
+      const { apiKey } = await mailroom.accounts.create({ name: "pro", plan: "pro" })
+      const other = await mailroom.accounts.create({ name: "other", plan: "pro" })
+      const list = (await call(mailroom, apiKey, "POST", "/contacts/lists", { name: "Readers" })).json.data.id as string
+      const body = { name: "N", listIds: [list], subject: "S", from: { email: "news@example.com" }, text: "Hi" }
+
+      const plan = await call(mailroom, free.apiKey, "POST", "/campaigns", body)
+      expect([plan.status, plan.json.error?.code]).toEqual([403, "PLAN_UPGRADE_REQUIRED"])
+      const missing = await call(mailroom, apiKey, "POST", "/campaigns", { ...body, listIds: [] })
+      expect([missing.status, missing.json.error?.code]).toEqual([400, "VALIDATION_ERROR"])
+      const both = await call(mailroom, apiKey, "POST", "/campaigns", { ...body, html: "<p>x</p>", templateId: "tpl_x" })
+      expect([both.status, both.json.error?.code]).toEqual([400, "VALIDATION_ERROR"])
+      const foreignList = await call(mailroom, other.apiKey, "POST", "/campaigns", body)
+      expect([foreignList.status, foreignList.json.error?.code]).toEqual([404, "LIST_NOT_FOUND"])
+      expect((await call(mailroom, apiKey, "GET", "/campaigns")).json.data).toEqual([])
+
+      const id = (await call(mailroom, apiKey, "POST", "/campaigns", body)).json.data.id as string
+      const foreign = await call(mailroom, other.apiKey, "GET", `/campaigns/${id}`)
+      expect([foreign.status, foreign.json.error?.code]).toEqual([404, "RESOURCE_NOT_FOUND"])
+      const late = await call(mailroom, apiKey, "POST", `/campaigns/${id}/send`, { scheduledAt: "2099-01-01T00:00:00Z" })
+      expect([late.status, late.json.error?.code]).toEqual([400, "VALIDATION_ERROR"])
+      expect((await call(mailroom, apiKey, "GET", `/campaigns/${id}`)).json.data.status).toBe("draft")
+      const sent = await call(mailroom, apiKey, "POST", `/campaigns/${id}/send`)
+      expect(sent.status).toBe(200)
+      const edit = await call(mailroom, apiKey, "PATCH", `/campaigns/${id}`, { subject: "Late" })
+      expect([edit.status, edit.json.error?.code]).toEqual([400, "VALIDATION_ERROR"])
+      const remove = await call(mailroom, apiKey, "DELETE", `/campaigns/${id}`)
+      expect([remove.status, remove.json.error?.code]).toEqual([400, "VALIDATION_ERROR"])
+      expect((await call(mailroom, apiKey, "GET", `/campaigns/${id}`)).json.data.subject).toBe("S")
+    } finally {
+      await mailroom.close()
+    }
+  })
+})
