@@ -130,8 +130,8 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
         Effect.gen(function* () {
           const account = yield* newAccount()
           const topics = yield* Topics
-          const tag = (yield* topics.create(account, { name: "Tag" } as never)).topic
-          const own = (yield* topics.create(account, { name: "Own" } as never)).topic
+          const tag = (yield* topics.create(account, { name: "Tag" })).topic
+          const own = (yield* topics.create(account, { name: "Own" })).topic
           const list = yield* staticList(account, { suppressionGroupId: tag.id })
           const statuses = ["ACTIVE", "UNSUBSCRIBED", "BOUNCED", "COMPLAINED", "CLEANED"] as const
           const reasons = [null, "Bounce", "Complaint", "Manual", "Unsubscribe"] as const
