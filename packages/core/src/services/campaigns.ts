@@ -129,7 +129,8 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
     }, store.transaction)
 
     /** POST /campaigns/{id}/send. The whole eligible audience must fit the quota left, or nothing starts (QUOTA_EXCEEDED,
-     *  refused before starting). Scheduled campaigns are checked again when their time comes. */
+     *  refused before starting). A scheduled campaign reserves chunk by chunk when it runs, and pauses with
+     *  QUOTA_EXCEEDED when the quota runs out (campaign-sending.ts). */
     const send = Effect.fn("Campaigns.send")(function* (account: Account, id: string, fields: unknown) {
       yield* checkPlan(account)
       const input = yield* decodeInput(SendCampaignInput, fields ?? {})
