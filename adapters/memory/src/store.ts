@@ -27,6 +27,8 @@ import { makeBrandRepository } from "./brands.js"
 import { makeDesignRepository } from "./designs.js"
 import { makeAssetRepository } from "./assets.js"
 import { makeTrackingRepository } from "./tracking.js"
+import { makeCampaignRepository } from "./campaigns.js"
+import type { TrackingHit } from "@mailroom/core"
 
 export const makeMemoryStore = Effect.gen(function* () {
   const db = yield* makeMemoryDb
@@ -37,6 +39,7 @@ export const makeMemoryStore = Effect.gen(function* () {
   const suppressions = makeSuppressionStore(db, contactTable, topicTable)
   const messageTable = makeMessageTable(db)
   const designs = makeDesignRepository(db, messageTable)
+  const hits = db.table<string, TrackingHit>()
   return Store.of({
     accounts: makeAccountRepository(db),
     apiKeys: makeApiKeyRepository(db),
@@ -67,7 +70,11 @@ export const makeMemoryStore = Effect.gen(function* () {
     designs,
     brands: makeBrandRepository(db, designs),
     assets: makeAssetRepository(db),
-    tracking: makeTrackingRepository(db),
+    tracking: makeTrackingRepository(db, hits),
+    campaigns: makeCampaignRepository(db, {
+      contacts: contactTable, memberships: membershipTable, suppressions: suppressions.table, topics: topicTable,
+      messages: messageTable, hits,
+    }),
     transaction: db.transaction,
     ping: Effect.void,
   })

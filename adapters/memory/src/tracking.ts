@@ -4,8 +4,7 @@ import type { MemoryDb } from "./db.js"
 
 const keyOf = (key: OpenKey) => `${key.accountId}\u0000${key.messageId}\u0000${key.recipient}`
 
-export const makeTrackingRepository = (db: MemoryDb): TrackingRepository => {
-  const hits = db.table<string, TrackingHit>()
+export const makeTrackingRepository = (db: MemoryDb, hits = db.table<string, TrackingHit>()): TrackingRepository => {
   const opened = db.table<string, Date>()
   return {
     insertHits: (rows) => db.atomic(() => {

@@ -291,6 +291,15 @@ export {
 } from "./domain/design.js"
 export type { Design, DesignDraft, DesignRelease, DesignQuery, VariableSpec } from "./domain/design.js"
 export type { DesignRepository } from "./ports/design-repository.js"
+export type { CampaignRepository } from "./ports/campaign-repository.js"
+export { Campaigns, CampaignSettingsInput } from "./services/campaigns.js"
+export { campaignChunkJob, CampaignConfig, recordCampaignUnsubscribes, runChunk, campaignRate, rateSettingKey, campaignMessage, type ChunkOutcome } from "./services/campaign-sending.js"
+export {
+  CampaignId, CampaignStatus, campaignStatuses, campaignLimits, type Campaign, CreateCampaignInput, UpdateCampaignInput,
+  SendCampaignInput, TestCampaignInput, checkContent, campaignMoves, canMove, type CampaignAction, type CampaignAudience,
+  resolveAudience, campaignTracked, campaignScope, audienceExcludes, campaignIneligibility, campaignChecks,
+  campaignMessagePrefix, type QueuedRecipient, type CampaignChunk, type CampaignProgress, contactValues, CampaignListFilters,
+} from "./domain/campaign.js"
 export {
   CreateDesignInput, ReplaceDraftInput, PublishInput, RollbackInput, LifecycleInput, BindBrandInput, PreviewInput,
   DesignListFilters,

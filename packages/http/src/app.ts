@@ -36,6 +36,7 @@ import { subscriptionRoutes } from "./routes/subscriptions.js"
 import { suppressionRoutes } from "./routes/suppressions.js"
 import { legacyTemplateGroup, legacyTemplatePaths, legacyTemplateRoutes } from "./routes/templates.js"
 import { topicRoutes } from "./routes/topics.js"
+import { campaignRoutes } from "./routes/campaigns.js"
 import { validationRoutes } from "./routes/validation.js"
 import { webhookRoutes } from "./routes/webhooks.js"
 import { logRequest } from "./request-log.js"
@@ -45,6 +46,7 @@ import { type HttpRuntime, makeRunner } from "./run.js"
  *  bulk, export, import, lists), so the order of this list does not decide which route answers. */
 const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   brandRoutes,
+  campaignRoutes,
   contactRoutes,
   // Before designRoutes: its /designs/{id} would take "catalog" and "assets" for ids.
   designGalleryRoutes,

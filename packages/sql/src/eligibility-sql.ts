@@ -4,10 +4,12 @@
  *  (a CASE in the table's order). Values are bound parameters; only fixed column names are spliced in. */
 import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
-import { type AccountId, applicableChecks, type EligibilityFact, type EmailAddress, type SendScope } from "@mailroom/core"
+import {
+  type AccountId, applicableChecks, type CampaignAudience, campaignChecks, type EligibilityFact, type EmailAddress, type SendScope,
+} from "@mailroom/core"
 
 /** The condition of one fact over candidates `x`, suppressions `s`, contacts `c` and opt-outs `o`. */
-const factSql = (sql: SqlClient.SqlClient, fact: EligibilityFact): Fragment =>
+export const factSql = (sql: SqlClient.SqlClient, fact: EligibilityFact): Fragment =>
   fact.kind === "suppression" ? sql`s.reason = ${fact.reason}`
   : fact.kind === "status" ? sql`c.status = ${fact.status}`
   : sql`o.email IS NOT NULL`
@@ -43,4 +45,20 @@ export const droppedRecipientsSql = (
     FROM (${candidatesSql(sql, addresses)}) x
     ${sql.join(" ", false)(joins)}
     WHERE ${blocked}`
+}
+
+/** The reason a campaign drops an audience member (a CASE over contacts `c`, suppressions `s` and opt-outs `o`, in the
+ *  table's order; NULL when it receives the campaign), and the joins it reads. The campaign's opt-out row holds when
+ *  the address opted out of any of the audience's topics. */
+export const campaignReasonSql = (sql: SqlClient.SqlClient, accountId: AccountId, audience: CampaignAudience) => {
+  const checks = campaignChecks(audience)
+  const joins: Array<Fragment> = [sql`LEFT JOIN suppressions s ON s.account_id = c.account_id AND s.email = c.email`]
+  if (checks.some((check) => check.fact.kind === "topicOptOut")) {
+    joins.push(sql`LEFT JOIN (SELECT DISTINCT email FROM topic_opt_outs
+      WHERE account_id = ${accountId} AND topic_id IN ${sql.in(audience.topicIds)}) o ON o.email = c.email`)
+  }
+  return {
+    reason: sql`CASE ${sql.join(" ", false)(checks.map((check) => sql`WHEN ${factSql(sql, check.fact)} THEN ${check.reason}`))} END`,
+    joins: sql.join(" ", false)(joins),
+  }
 }

@@ -29,6 +29,7 @@ import { makeValidationJobRepository } from "./validation-jobs.js"
 import { makeBrandRepository } from "./brands.js"
 import { makeDesignRepository } from "./designs.js"
 import { makeAssetRepository } from "./assets.js"
+import { makeCampaignRepository } from "./campaigns.js"
 
 /** The Store over `sql`. A SQLite connection must have `PRAGMA foreign_keys = ON`: deleting a contact relies on
  *  ON DELETE CASCADE to remove its tags, custom fields and memberships. */
@@ -59,6 +60,7 @@ export const makeSqlStore = (sql: SqlClient.SqlClient): Store["Type"] => {
     designs: makeDesignRepository(sql),
     brands: makeBrandRepository(sql),
     assets: makeAssetRepository(sql),
+    campaigns: makeCampaignRepository(sql),
     // Nested calls become savepoints of the outer transaction. Only the client's own failures (BEGIN) turn into
     // StoreError; the effect's errors pass through unchanged.
     transaction: (effect) =>

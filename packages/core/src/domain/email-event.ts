@@ -23,6 +23,8 @@ export interface EmailEventInput {
   readonly metadata: Readonly<Record<string, unknown>> | null
   /** The template and release version of a message sent by template: `details.template` of every email.* event. */
   readonly template?: { readonly id: string; readonly version: number } | undefined
+  /** Campaign mail: the campaign (audience "Events": messages carry the campaignId). */
+  readonly campaignId?: string | undefined
 }
 
 /** The template a stored message names, as its events carry it: id and version only. */
@@ -61,5 +63,6 @@ export const emailEvent = (input: EmailEventInput): DomainEvent => ({
     ...(input.reason === undefined ? {} : { reason: input.reason }),
     ...(input.metadata === null ? {} : { metadata: input.metadata }),
     ...(input.template === undefined ? {} : { template: input.template }),
+    ...(input.campaignId === undefined ? {} : { campaignId: input.campaignId }),
   },
 })

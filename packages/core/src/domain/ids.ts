@@ -28,5 +28,6 @@ export const idPrefixes = {
   brand: "brd",
   trackingHit: "hit",
   asset: "img",
+  campaign: "cmp",
 } as const
 export type IdKind = keyof typeof idPrefixes

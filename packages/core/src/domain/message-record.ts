@@ -46,6 +46,10 @@ export const StoredContent = Schema.Struct({
     subject: Schema.optional(Schema.String),
     variables: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   })),
+  /** Campaign mail: the campaign, whose id its links and events carry. */
+  campaignId: Schema.optional(Schema.String),
+  /** Campaign mail: the recipient's contact fields, rendered as {{contact.*}}. */
+  contact: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
 })
 export type StoredContent = typeof StoredContent.Type
 
@@ -152,7 +156,7 @@ export const toStoredMessage = (input: {
 
 /** The accepted message back from its stored form, for the delivery job. */
 export const toAcceptedMessage = (stored: StoredMessage): AcceptedMessage => {
-  const { duplicates, ...content } = stored.content
+  const { duplicates, campaignId: _campaign, contact: _contact, ...content } = stored.content
   return {
     ...content,
     replyTo: content.replyTo,

@@ -1,4 +1,5 @@
 /** The Store port: repositories scoped by account, plus `transaction`. Every backend passes @mailroom/testing's storeSuite. */
+import type { CampaignRepository } from "./campaign-repository.js"
 import { Context, Effect, FiberRef, type Option } from "effect"
 import type { Account, AccountId, ApiKey, ApiKeyId, AppCredential } from "../domain/account.js"
 import type { Contact, ContactFilter, ContactId, ContactQuery, ContactStatus, ContactTag, CustomField } from "../domain/contact.js"
@@ -608,6 +609,7 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly brands: BrandRepository
   readonly assets: AssetRepository
   readonly tracking: TrackingRepository
+  readonly campaigns: CampaignRepository
   /** Runs `effect` atomically: all of its writes and events commit, or none do (on failure, defect or interruption).
    *  Nested calls join the outer transaction. The outermost one runs the effects given to `afterCommit` once it
    *  committed (withCommitHooks). */

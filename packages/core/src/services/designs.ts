@@ -315,7 +315,11 @@ export class Designs extends Effect.Service<Designs>()("@mailroom/core/Designs",
     const usage = method("Designs.usage")(function* (caller: DesignCaller, id: string) {
       yield* studio(caller)
       const design = yield* find(caller, id)
-      return { sends: yield* store.designs.countSends(caller.account.id, design.id), campaigns: [] as ReadonlyArray<never> }
+      const campaigns = yield* store.campaigns.usingDesign(caller.account.id, design.id)
+      return {
+        sends: yield* store.designs.countSends(caller.account.id, design.id),
+        campaigns: campaigns.map((c) => ({ id: c.id, name: c.name, status: c.status, createdAt: c.createdAt.toISOString() })),
+      }
     })
 
     /** GET /designs/{id}/deliveries: the messages sent through the template, newest first, each with its status,

@@ -18,7 +18,7 @@ import {
   type MessageEvent, type MessageRecipient, type RecipientUpdate, type StoredMessage, toAcceptedMessage,
 } from "../domain/message-record.js"
 import { buildOutgoing, pipelineValues, type UnsubscribeLinks } from "../domain/outgoing.js"
-import { compileContent, type RenderedContent } from "../domain/render.js"
+import { compileContent, type RenderedContent, renderContent } from "../domain/render.js"
 import { TemplateEngine } from "../ports/template-engine.js"
 import { renderRelease, undeliverableReason } from "./template-sends.js"
 import type { SendScope } from "../domain/suppression.js"
@@ -164,6 +164,7 @@ const eventsOf = (
       reason: extra.reason,
       metadata: message.content.metadata,
       template: eventTemplate(message.content.template),
+      campaignId: message.content.campaignId,
     }),
     record: {
       id: ids.make("messageEvent", at),
@@ -343,11 +344,14 @@ export const deliverMessage = (
       const template = use === undefined ? undefined : yield* undeliverableReason(store, accountId, use)
       const compiled = use === undefined ? compileContent(accepted, "content.", { checked: true }) : undefined
       const dkim = yield* keyFor(domainOf(from))
+      const personal = message.content.contact === undefined ? {} : { contact: message.content.contact }
       return recipients.map((recipient) => Effect.gen(function* () {
         const base = { recipient, before: recipient.status, subject: message.content.subject }
         let unsubscribe: UnsubscribeLinks | undefined
         if (accepted.stream === "marketing") {
-          const subject = { accountId, recipient: recipient.email, topicId: accepted.topicId ?? undefined }
+          const subject = {
+            accountId, recipient: recipient.email, topicId: accepted.topicId ?? undefined, campaignId: message.content.campaignId,
+          }
           unsubscribe = {
             unsubscribeUrl: yield* tokens.unsubscribeUrl(subject),
             preferencesUrl: yield* tokens.preferencesUrl(subject),
@@ -355,6 +359,15 @@ export const deliverMessage = (
           }
         }
         let rendered: RenderedContent | undefined
+        if (use === undefined && personal.contact !== undefined && compiled?._tag === "Right") {
+          // Campaign mail renders {{contact.*}} beside the variables: an object value, which Handlebars reads by path.
+          const values = { ...accepted.variables, ...personal, ...pipelineValues(unsubscribe) } as unknown as Record<string, string>
+          const output = renderContent(compiled.right, values)
+          if (output._tag === "Left") {
+            return { ...base, result: { kind: "dropped", detail: `not sent: ${output.left.message}`, reason: "RENDER_FAILED" } } satisfies Outcome
+          }
+          rendered = output.right
+        }
         if (use !== undefined && template !== undefined) {
           if ("reason" in template) {
             const detail = `not sent: template ${use.id} is ${template.reason === "TEMPLATE_RETIRED" ? "retired" : "deleted"}`
@@ -362,7 +375,7 @@ export const deliverMessage = (
           }
           if (Option.isNone(engine)) return yield* Effect.dieMessage("a message sent by template needs the TemplateEngine")
           const output = yield* Effect.either(renderRelease(template, {
-            variables: use.variables ?? message.content.variables,
+            variables: { ...(use.variables ?? message.content.variables), ...personal },
             pipeline: pipelineValues(unsubscribe),
             subject: use.subject,
             checked: true,
@@ -387,6 +400,7 @@ export const deliverMessage = (
         }
         const tracked = yield* trackOutgoing(built.right, {
           tracked: accepted.track, accountId, messageId: message.id, recipient: recipient.email,
+          campaignId: message.content.campaignId,
         })
         const outgoing: OutgoingMessage = dkim === undefined ? tracked : { ...tracked, dkim }
         const sent = yield* Effect.either(mailer.value.send(outgoing))

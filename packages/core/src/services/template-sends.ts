@@ -136,8 +136,11 @@ export const renderRelease = (template: SendableTemplate, values: TemplateValues
       { mode: renderModeOf(design), declared: release.content.variables },
     )
     if (values.subject === undefined) return rendered
+    // Strings, and records of strings (campaign mail's {{contact.*}}), which Handlebars reads by path.
+    const flat = (value: unknown) => typeof value === "string"
+      || (typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === "string"))
     const strings = Object.fromEntries(Object.entries({ ...values.variables, ...values.pipeline })
-      .flatMap(([name, value]) => typeof value === "string" ? [[name, value]] : []))
+      .flatMap(([name, value]) => flat(value) ? [[name, value as string]] : []))
     const subject = yield* Either.flatMap(
       compileContent({ subject: values.subject, text: "" }, "content.", { checked: values.checked === true }),
       (compiled) => renderContent(compiled, strings),

@@ -202,12 +202,14 @@ export const designRoutes: ReadonlyArray<RouteDescription> = [
     errors: found,
   },
   {
-    method: "get", path: "/v1/designs/{id}/usage", tag: "Designs", summary: "Count the messages a template sent",
+    method: "get", path: "/v1/designs/{id}/usage", tag: "Designs", summary: "Count the messages a template sent and list the campaigns using it",
     access: read, params: byId,
     success: {
       status: 200, description: "Its sends and campaigns",
-      // No campaigns yet: the list is always empty.
-      schema: Ok(Schema.Struct({ sends: Schema.Number, campaigns: Schema.Tuple() })),
+      schema: Ok(Schema.Struct({
+        sends: Schema.Number,
+        campaigns: Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, status: Schema.String, createdAt: DateString })),
+      })),
     },
     errors: found,
   },

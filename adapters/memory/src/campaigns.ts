@@ -1,0 +1,145 @@
+/** Campaigns in memory: the campaigns, their resolved recipients keyed by campaign and contact, and their figures
+ *  read from the message and tracking tables. The audience filter is core's table (campaignIneligibility), the same
+ *  rule the SQL backends compile. */
+import {
+  type AccountId, type Campaign, type CampaignRepository, campaignIneligibility, audienceExcludes,
+  type IneligibleReason, matchesSegment, type TrackingHit,
+} from "@mailroom/core"
+import { Option } from "effect"
+import type { ContactTable } from "./contact-table.js"
+import type { MemoryDb, MemoryTable } from "./db.js"
+import { currentMemberships, type MembershipTable } from "./members.js"
+import type { MessageTable } from "./messages.js"
+import type { SuppressionTable } from "./suppressions.js"
+import type { TopicTable } from "./topics.js"
+
+interface RecipientRow {
+  readonly contactId: string
+  readonly accountId: AccountId
+  readonly email: string
+  readonly messageId: string | null
+  readonly reason: IneligibleReason | null
+  readonly unsubscribedAt: Date | null
+}
+
+const copy = (c: Campaign): Campaign => structuredClone(c)
+
+export const makeCampaignRepository = (
+  db: MemoryDb,
+  tables: {
+    readonly contacts: ContactTable
+    readonly memberships: MembershipTable
+    readonly suppressions: SuppressionTable
+    readonly topics: TopicTable
+    readonly messages: MessageTable
+    readonly hits: MemoryTable<string, TrackingHit>
+  },
+): CampaignRepository => {
+  const campaigns = db.table<string, Campaign>()
+  const recipients = db.table<string, MemoryTable<string, RecipientRow>>()
+  const owned = (accountId: AccountId, id: string) => {
+    const found = campaigns.get(id)
+    return found !== undefined && found.accountId === accountId ? found : undefined
+  }
+
+  /** The audience's contacts in id order, each with the reason it is dropped (or null). */
+  const audienceOf = (accountId: AccountId, audience: Parameters<CampaignRepository["audienceCounts"]>[1], at: Date) => {
+    const ids = new Set<string>()
+    for (const listId of audience.staticListIds) for (const m of currentMemberships(tables.memberships, listId)) ids.add(m.contactId)
+    return tables.contacts.rowsOf(accountId)
+      .filter((c) => c.status !== audienceExcludes && (ids.has(c.id) || audience.segments.some((rules) => matchesSegment(c, rules, at))))
+      .sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+      .map((contact) => ({
+        contact,
+        reason: campaignIneligibility(audience, {
+          contactStatus: contact.status,
+          suppression: tables.suppressions.find(accountId, contact.email)?.reason ?? null,
+          optedOutOfAny: audience.topicIds.some((t) => tables.topics.isOptedOut(accountId, t, contact.email)),
+        }) ?? null,
+      }))
+  }
+
+  const rowsOf = (id: string) => [...(recipients.get(id)?.values() ?? [])]
+
+  return {
+    save: (campaign) => db.atomic(() => { campaigns.set(campaign.id, copy(campaign)) }),
+    findById: (accountId, id) => db.atomic(() => Option.map(Option.fromNullable(owned(accountId, id)), copy)),
+    page: (accountId, query) => db.atomic(() => {
+      const all = [...campaigns.values()]
+        .filter((c) => c.accountId === accountId && (query.status === undefined || c.status === query.status))
+        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      return { campaigns: all.slice(query.offset, query.offset + query.limit).map(copy), total: all.length }
+    }),
+    delete: (accountId, id) => db.atomic(() => {
+      if (owned(accountId, id) === undefined) return false
+      campaigns.delete(id)
+      recipients.delete(id)
+      return true
+    }),
+    audienceCounts: (accountId, audience, at) => db.atomic(() => {
+      const members = audienceOf(accountId, audience, at)
+      return { total: members.length, eligible: members.filter((m) => m.reason === null).length }
+    }),
+    queueChunk: (input) => db.atomic(() => {
+      let rows = recipients.get(input.campaignId)
+      if (rows === undefined) {
+        rows = db.table<string, RecipientRow>()
+        recipients.set(input.campaignId, rows)
+      }
+      const chunk = audienceOf(input.accountId, input.audience, input.at)
+        .filter((m) => input.after === null || m.contact.id > input.after)
+        .slice(0, input.limit)
+        .filter((m) => !rows.has(m.contact.id))
+      const written = chunk.map(({ contact, reason }) => {
+        const row: RecipientRow = {
+          contactId: contact.id, accountId: input.accountId, email: contact.email,
+          messageId: reason === null ? `${input.messagePrefix}${contact.id}` : null, reason, unsubscribedAt: null,
+        }
+        rows.set(contact.id, row)
+        return {
+          contactId: contact.id, email: contact.email, messageId: row.messageId ?? "", reason,
+          firstName: reason === null ? contact.firstName : null, lastName: reason === null ? contact.lastName : null,
+          customFields: reason === null ? Object.fromEntries(contact.customFields.map((f) => [f.key, f.value])) : {},
+        }
+      })
+      return { recipients: written, last: written.at(-1)?.contactId ?? null }
+    }),
+    progress: (accountId, id) => db.atomic(() => {
+      const rows = rowsOf(id).filter((r) => r.accountId === accountId)
+      const dropped: Record<string, number> = {}
+      const statuses: Record<string, number> = {}
+      for (const r of rows) {
+        if (r.reason !== null) dropped[r.reason] = (dropped[r.reason] ?? 0) + 1
+        if (r.messageId === null) continue
+        for (const mr of tables.messages.get(r.messageId)?.recipients ?? []) statuses[mr.status] = (statuses[mr.status] ?? 0) + 1
+      }
+      const engaged = (kind: string) => new Set([...tables.hits.values()]
+        .filter((h) => h.accountId === accountId && h.campaignId === id && h.kind === kind && h.classification === "human")
+        .map((h) => h.recipient)).size
+      const status = (name: string) => statuses[name] ?? 0
+      return {
+        resolved: rows.length,
+        dropped,
+        queued: status("queued") + status("deferred"),
+        sent: status("delivered") + status("bounced") + status("held"),
+        delivered: status("delivered"),
+        bounced: status("bounced"),
+        opened: engaged("open"),
+        clicked: engaged("click"),
+        unsubscribed: rows.filter((r) => r.unsubscribedAt !== null).length,
+      }
+    }),
+    recordUnsubscribe: (accountId, id, email, at) => db.atomic(() => {
+      const rows = recipients.get(id)
+      for (const r of rows?.values() ?? []) {
+        if (r.accountId === accountId && r.email === email && r.unsubscribedAt === null) rows!.set(r.contactId, { ...r, unsubscribedAt: at })
+      }
+    }),
+    usingDesign: (accountId, designId) => db.atomic(() =>
+      [...campaigns.values()]
+        .filter((c) => c.accountId === accountId && c.templateId === designId)
+        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+        .map(copy)),
+  }
+}
+

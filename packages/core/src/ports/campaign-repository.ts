@@ -1,0 +1,44 @@
+/** The campaign repository of the Store: campaigns, their resolved recipients (one row per campaign and contact, the
+ *  key that keeps a recipient from getting a campaign twice) and their figures. */
+import type { Effect, Option } from "effect"
+import type { AccountId } from "../domain/account.js"
+import type {
+  Campaign, CampaignAudience, CampaignChunk, CampaignId, CampaignProgress, CampaignStatus,
+} from "../domain/campaign.js"
+import type { StoreError } from "../errors.js"
+
+export interface CampaignRepository {
+  /** Inserts, or replaces the campaign with the same id. */
+  readonly save: (campaign: Campaign) => Effect.Effect<void, StoreError>
+  /** The account's campaign, if any. `forUpdate` locks its row until the transaction ends (Postgres). */
+  readonly findById: (accountId: AccountId, id: string, options?: { readonly forUpdate?: boolean }) => Effect.Effect<Option.Option<Campaign>, StoreError>
+  /** A page of the account's campaigns, newest first, and how many match. */
+  readonly page: (accountId: AccountId, query: { readonly status?: CampaignStatus | undefined; readonly limit: number; readonly offset: number }) =>
+    Effect.Effect<{ readonly campaigns: ReadonlyArray<Campaign>; readonly total: number }, StoreError>
+  /** Deletes the account's campaign; false when there was none. */
+  readonly delete: (accountId: AccountId, id: string) => Effect.Effect<boolean, StoreError>
+  /** The audience's size (contacts that are not PENDING, each once however many lists hold it) and how many of them
+   *  the filtering table keeps. One query. */
+  readonly audienceCounts: (accountId: AccountId, audience: CampaignAudience, at: Date) =>
+    Effect.Effect<{ readonly total: number; readonly eligible: number }, StoreError>
+  /** Resolves the next `limit` contacts of the audience after `after` (contact id order) into the campaign's
+   *  recipients, with one INSERT … SELECT: each with its message id (`messagePrefix` + contact id) or the reason the
+   *  filtering table drops it. A contact already resolved for the campaign is skipped (the per-recipient key), and is
+   *  not answered. Answers the recipients written, with the contact fields personalisation uses. */
+  readonly queueChunk: (input: {
+    readonly accountId: AccountId
+    readonly campaignId: CampaignId
+    readonly audience: CampaignAudience
+    readonly after: string | null
+    readonly limit: number
+    readonly messagePrefix: string
+    readonly at: Date
+  }) => Effect.Effect<CampaignChunk, StoreError>
+  /** The campaign's figures: recipients resolved and dropped (by reason), their messages' statuses, human opens and
+   *  clicks (distinct recipients), unsubscribes recorded with the campaign. */
+  readonly progress: (accountId: AccountId, id: CampaignId) => Effect.Effect<Omit<CampaignProgress, "audienceSize">, StoreError>
+  /** Records an unsubscribe that came through a link of the campaign (once per recipient). */
+  readonly recordUnsubscribe: (accountId: AccountId, id: string, email: string, at: Date) => Effect.Effect<void, StoreError>
+  /** The account's campaigns that use the design, newest first. */
+  readonly usingDesign: (accountId: AccountId, designId: string) => Effect.Effect<ReadonlyArray<Campaign>, StoreError>
+}
