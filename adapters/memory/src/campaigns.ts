@@ -135,9 +135,9 @@ export const makeCampaignRepository = (
         if (r.accountId === accountId && r.email === email && r.unsubscribedAt === null) rows!.set(r.contactId, { ...r, unsubscribedAt: at })
       }
     }),
-    usingDesign: (accountId, designId) => db.atomic(() =>
+    using: (accountId, ref) => db.atomic(() =>
       [...campaigns.values()]
-        .filter((c) => c.accountId === accountId && c.templateId === designId)
+        .filter((c) => c.accountId === accountId && (ref.kind === "design" ? c.templateId : c.brandId) === ref.id)
         .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
         .map(copy)),
   }

@@ -27,12 +27,17 @@ export class BrandRevisionConflict extends Schema.TaggedError<BrandRevisionConfl
 export class BrandInUse extends Schema.TaggedError<BrandInUse>()("BrandInUse", {
   id: Schema.String,
   templates: Schema.Number,
+  campaigns: Schema.Number,
   isDefault: Schema.Boolean,
 }) {
   readonly code = "BRAND_IN_USE"
   override get message() {
-    return this.templates > 0
-      ? `brand ${this.id} is used by ${this.templates} ${this.templates === 1 ? "template" : "templates"} (GET /designs/brands/${this.id}/usage); bind them to another brand first`
+    const users = [
+      ...(this.templates > 0 ? [`${this.templates} ${this.templates === 1 ? "template" : "templates"}`] : []),
+      ...(this.campaigns > 0 ? [`${this.campaigns} ${this.campaigns === 1 ? "campaign" : "campaigns"}`] : []),
+    ]
+    return users.length > 0
+      ? `brand ${this.id} is used by ${users.join(" and ")} (GET /designs/brands/${this.id}/usage); move them to another brand first`
       : `brand ${this.id} is the account's default brand; make another brand the default first`
   }
 }

@@ -291,7 +291,7 @@ export {
 } from "./domain/design.js"
 export type { Design, DesignDraft, DesignRelease, DesignQuery, VariableSpec } from "./domain/design.js"
 export type { DesignRepository } from "./ports/design-repository.js"
-export type { CampaignRepository } from "./ports/campaign-repository.js"
+export type { CampaignRef, CampaignRepository } from "./ports/campaign-repository.js"
 export { Campaigns, CampaignSettingsInput } from "./services/campaigns.js"
 export { campaignChunkJob, CampaignConfig, recordCampaignUnsubscribes, runChunk, campaignRate, rateSettingKey, campaignMessage, type ChunkOutcome } from "./services/campaign-sending.js"
 export {

@@ -102,7 +102,7 @@ const everyError = {
   INTERNAL_ERROR: [],
   ORIGIN_NOT_ALLOWED: [new OriginNotAllowed({ origin: "https://elsewhere.example" }), new OriginNotAllowed({ origin: null })],
   BRAND_NOT_FOUND: [new BrandNotFound({ id: "brd_1" })],
-  BRAND_IN_USE: [new BrandInUse({ id: "brd_1", templates: 2, isDefault: false }), new BrandInUse({ id: "brd_1", templates: 0, isDefault: true })],
+  BRAND_IN_USE: [new BrandInUse({ id: "brd_1", templates: 2, campaigns: 1, isDefault: false }), new BrandInUse({ id: "brd_1", templates: 0, campaigns: 0, isDefault: true })],
 } satisfies Record<ErrorCode, ReadonlyArray<MailroomError>>
 
 /** The context fields a fix_action tells the caller to read (`error.context.<name>`). */

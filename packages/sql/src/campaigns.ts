@@ -217,8 +217,9 @@ export const makeCampaignRepository = (sql: SqlClient.SqlClient): CampaignReposi
       WHERE campaign_id = ${id} AND account_id = ${accountId} AND email = ${email} AND unsubscribed_at IS NULL`.pipe(
       Effect.asVoid, orStoreError("campaigns.recordUnsubscribe")),
 
-  usingDesign: (accountId, designId) =>
-    sql`SELECT ${sql.literal(columns)} FROM campaigns WHERE account_id = ${accountId} AND template_id = ${designId}
+  using: (accountId, ref) =>
+    sql`SELECT ${sql.literal(columns)} FROM campaigns WHERE account_id = ${accountId}
+      AND ${sql.literal(ref.kind === "design" ? "template_id" : "brand_id")} = ${ref.id}
       ORDER BY created_at DESC, id DESC`.pipe(
-      Effect.flatMap(decodeCampaigns), Effect.map((rows) => rows.map(toCampaign)), orStoreError("campaigns.usingDesign")),
+      Effect.flatMap(decodeCampaigns), Effect.map((rows) => rows.map(toCampaign)), orStoreError("campaigns.using")),
 })

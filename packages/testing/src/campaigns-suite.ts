@@ -4,7 +4,7 @@
  *  List-Unsubscribe headers and an unsubscribe link recording the campaignId. docs/campaigns.md. */
 import { describe, expect, it } from "@effect/vitest"
 import {
-  type Account, Accounts, type AccountId, campaignIneligibility, Designs, resolveAudience, CampaignConfig, campaignMessagePrefix, Campaigns, type ChunkOutcome, Contacts,
+  type Account, Accounts, type AccountId, Brands, campaignIneligibility, Designs, resolveAudience, CampaignConfig, campaignMessagePrefix, Campaigns, type ChunkOutcome, Contacts,
   deliverMessage, type EmailAddress, enqueueEach, IdsLive, JobQueue, type JobQueueService, Lists, LinkUnsubscribes,
   type MailroomError, type MessageId, Quota, recordCampaignUnsubscribes, runChunk, servicesLayer, Store, Suppressions, TemplateEngine, Topics,
 } from "@mailroom/core"
@@ -344,6 +344,40 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
           expect(mail?.html).toContain("Dear Ada (No. 7)")
           expect(mail?.subject).toBe("News for Ada")
           expect((yield* progress(account, campaign.id)).delivered).toBe(1)
+        }))
+
+      it.effect("a campaign's brand: an unknown one is not found; a design campaign renders the campaign's brand; the brand lists the campaign and is not deleted while it does", () =>
+        Effect.gen(function* () {
+          const account = yield* newAccount()
+          const caller = { account, application: null }
+          const brands = yield* Brands
+          const bound = (yield* brands.create(caller, { name: "Bound", colors: { primary: "#123456" } })).brand
+          const chosen = (yield* brands.create(caller, { name: "Chosen", colors: { primary: "#654321" } })).brand
+          const designs = yield* Designs
+          const design = yield* designs.create(caller, {
+            key: `branded-${counter++}`, locale: "en", brandId: bound.id,
+            draft: { name: "News", subject: "Letter", html: "<p style=\"color: {{theme.colors.primary}}\">{{theme.name}}</p><a href=\"{{unsubscribe_url}}\">x</a>" },
+          })
+          yield* designs.publish(caller, design.id, 1)
+          const list = yield* staticList(account)
+          const reader = yield* contact(account, { firstName: "Ada" })
+          yield* addMembers(account, list.id, [reader.id])
+          const fields = { templateId: design.id, html: null }
+          expect(yield* codeOf(draft(account, [list.id], { ...fields, brandId: "brd_missing" }))).toBe("BRAND_NOT_FOUND")
+          const campaign = yield* draft(account, [list.id], { ...fields, brandId: chosen.id })
+          expect((yield* brands.usage(caller, chosen.id)).campaigns.map((c) => c.id)).toEqual([campaign.id])
+          expect((yield* brands.usage(caller, bound.id)).campaigns).toEqual([])
+          const refused = yield* Effect.flip(brands.remove(caller, chosen.id))
+          expect(refused.code).toBe("BRAND_IN_USE")
+          expect(refused.message).toContain("1 campaign")
+          yield* (yield* Campaigns).send(account, campaign.id, {})
+          yield* drain(account, campaign.id)
+          const message = Option.getOrThrow(yield* messageOf(account.id, campaign.id, reader.id))
+          yield* deliver(account.id, message.id)
+          const [mail] = mailer.sentTo(reader.email)
+          expect(mail?.html).toContain("Chosen")
+          expect(mail?.html).toContain("#654321")
+          expect(mail?.html).not.toContain("#123456")
         }))
 
       it.effect("a test send goes to the given addresses as marketing mail and counts against the quota", () =>

@@ -45,6 +45,8 @@ export const StoredContent = Schema.Struct({
     version: Schema.Number,
     subject: Schema.optional(Schema.String),
     variables: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+    /** Campaign mail: the campaign's brand, which an account template reads in place of its own. */
+    brandId: Schema.optional(Schema.String),
   })),
   /** Campaign mail: the campaign, whose id its links and events carry. */
   campaignId: Schema.optional(Schema.String),

@@ -39,6 +39,12 @@ export interface CampaignRepository {
   readonly progress: (accountId: AccountId, id: CampaignId) => Effect.Effect<Omit<CampaignProgress, "audienceSize">, StoreError>
   /** Records an unsubscribe that came through a link of the campaign (once per recipient). */
   readonly recordUnsubscribe: (accountId: AccountId, id: string, email: string, at: Date) => Effect.Effect<void, StoreError>
-  /** The account's campaigns that use the design, newest first. */
-  readonly usingDesign: (accountId: AccountId, designId: string) => Effect.Effect<ReadonlyArray<Campaign>, StoreError>
+  /** The account's campaigns that use the design (`templateId`) or the brand (`brandId`), newest first. */
+  readonly using: (accountId: AccountId, ref: CampaignRef) => Effect.Effect<ReadonlyArray<Campaign>, StoreError>
+}
+
+/** What a campaign may use: a design or a brand. */
+export interface CampaignRef {
+  readonly kind: "design" | "brand"
+  readonly id: string
 }

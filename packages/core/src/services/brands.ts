@@ -8,6 +8,7 @@ import {
   type BrandId, type BrandQuery, type BrandRecord, canBeDefault, checkBrandRoom, contrastWarnings, type ContrastWarning,
   type CreateBrandInput, isCurrent, newBrand, updateBrand, type UpdateBrandInput,
 } from "../domain/brand.js"
+import type { Campaign } from "../domain/campaign.js"
 import { accountApplicationKey, checkStudioPlan, type Design } from "../domain/design.js"
 import { ValidationFailed } from "../errors.js"
 import { currentDate } from "../internal/time.js"
@@ -31,8 +32,8 @@ export interface BrandUsage {
   readonly brandId: BrandId
   readonly isDefault: boolean
   readonly templates: ReadonlyArray<Design>
-  /** Campaigns using the brand: none until campaigns exist. */
-  readonly campaigns: ReadonlyArray<never>
+  /** Campaigns using the brand (their `brandId`), newest first. */
+  readonly campaigns: ReadonlyArray<Campaign>
 }
 
 const saved = (brand: BrandRecord): SavedBrand => ({ brand, warnings: contrastWarnings(brand.colors) })
@@ -122,18 +123,21 @@ export class Brands extends Effect.Service<Brands>()("@mailroom/core/Brands", {
     })
 
     const usageOf = (caller: DesignCaller, brand: BrandRecord) =>
-      Effect.map(store.brands.usage(caller.account.id, brand.id), (templates) => ({
-        brandId: brand.id, isDefault: brand.isDefault, templates, campaigns: [],
-      }) satisfies BrandUsage)
+      Effect.map(
+        Effect.all([store.brands.usage(caller.account.id, brand.id), store.campaigns.using(caller.account.id, { kind: "brand", id: brand.id })]),
+        ([templates, campaigns]) => ({ brandId: brand.id, isDefault: brand.isDefault, templates, campaigns }) satisfies BrandUsage,
+      )
 
-    /** DELETE: only a brand no template is bound to, and not the account's default. */
+    /** DELETE: only a brand no template is bound to and no campaign uses, and not the account's default. */
     const remove = method("Brands.remove")(function* (caller: DesignCaller, id: string) {
       yield* studio(caller)
       return yield* store.transaction(Effect.gen(function* () {
         const brand = yield* find(caller, id)
         const usage = yield* usageOf(caller, brand)
-        if (usage.templates.length > 0 || brand.isDefault) {
-          return yield* Effect.fail(new BrandInUse({ id: brand.id, templates: usage.templates.length, isDefault: brand.isDefault }))
+        if (usage.templates.length > 0 || usage.campaigns.length > 0 || brand.isDefault) {
+          return yield* Effect.fail(new BrandInUse({
+            id: brand.id, templates: usage.templates.length, campaigns: usage.campaigns.length, isDefault: brand.isDefault,
+          }))
         }
         yield* store.brands.delete(caller.account.id, brand.id)
         return { id: brand.id, deleted: true as const }

@@ -80,7 +80,10 @@ export const campaignMessage = (
     track: tracked,
     variables: campaign.variables,
     duplicates: [],
-    template: campaign.templateId === null ? undefined : { id: campaign.templateId, version, subject: campaign.subject, variables: campaign.variables },
+    template: campaign.templateId === null ? undefined : {
+      id: campaign.templateId, version, subject: campaign.subject, variables: campaign.variables,
+      ...(campaign.brandId === null ? {} : { brandId: campaign.brandId }),
+    },
     campaignId: campaign.id,
     contact: contactValues(recipient),
   },

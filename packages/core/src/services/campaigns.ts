@@ -8,6 +8,7 @@ import {
   type CampaignProgress, type CampaignStatus, resolveAudience, SendCampaignInput, TestCampaignInput, UpdateCampaignInput,
 } from "../domain/campaign.js"
 import { ListNotFound, PlanUpgradeRequired, QuotaExceeded, ResourceNotFound, TopicNotFound, ValidationFailed } from "../errors.js"
+import { BrandNotFound } from "../brand-errors.js"
 import { Ids } from "../ports/ids.js"
 import { JobQueue } from "../ports/job-queue.js"
 import { Store } from "../ports/store.js"
@@ -70,6 +71,9 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
       }
       if (c.templateId !== null && Option.isNone(yield* store.designs.findById(account.id, c.templateId))) {
         return yield* Effect.fail(new ValidationFailed({ field: "templateId", detail: `no design ${c.templateId} exists in this account` }))
+      }
+      if (c.brandId !== null && Option.isNone(yield* store.brands.findById(account.id, c.brandId))) {
+        return yield* Effect.fail(new BrandNotFound({ id: c.brandId }))
       }
       yield* checkContent(c)
       return lists
@@ -234,7 +238,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
       Effect.provideService(Store, store))
 
     /** Campaigns that use the design (GET /designs/{id}/usage). */
-    const usingDesign = (account: Account, designId: string) => store.campaigns.usingDesign(account.id, designId)
+    const usingDesign = (account: Account, designId: string) => store.campaigns.using(account.id, { kind: "design", id: designId })
 
     return {
       create, update, get, list, remove, send, progress, test, setRate, settings, usingDesign,

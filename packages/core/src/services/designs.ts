@@ -315,7 +315,7 @@ export class Designs extends Effect.Service<Designs>()("@mailroom/core/Designs",
     const usage = method("Designs.usage")(function* (caller: DesignCaller, id: string) {
       yield* studio(caller)
       const design = yield* find(caller, id)
-      const campaigns = yield* store.campaigns.usingDesign(caller.account.id, design.id)
+      const campaigns = yield* store.campaigns.using(caller.account.id, { kind: "design", id: design.id })
       return {
         sends: yield* store.designs.countSends(caller.account.id, design.id),
         campaigns: campaigns.map((c) => ({ id: c.id, name: c.name, status: c.status, createdAt: c.createdAt.toISOString() })),

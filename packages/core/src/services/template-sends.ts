@@ -40,10 +40,15 @@ export const liveTheme = (store: Store["Type"], accountId: AccountId, brandId: s
 
 /** The theme a release renders with: frozen for application templates (defaultTheme when the release froze none),
  *  live for account templates. Spec: the account/application table, Brand row. */
-export const themeForRelease = (store: Store["Type"], design: Design, release: Pick<DesignRelease, "brand">) =>
+export const themeForRelease = (
+  store: Store["Type"],
+  design: Design,
+  release: Pick<DesignRelease, "brand">,
+  brandId: string | null = design.brandId,
+) =>
   isApplicationTemplate(design)
     ? Effect.succeed(releaseTheme(release) as unknown as Theme)
-    : liveTheme(store, design.accountId, design.brandId)
+    : liveTheme(store, design.accountId, brandId)
 
 /** Releases read recently, by account and release: a release never changes once written, so a kept copy is never
  *  stale. It is only looked up after the design itself was read (status and live version always come from the Store),
@@ -98,7 +103,7 @@ export const resolveSendable = (
 export const undeliverableReason = (
   store: Store["Type"],
   accountId: AccountId,
-  use: { readonly id: string; readonly version: number },
+  use: { readonly id: string; readonly version: number; readonly brandId?: string | undefined },
 ): Effect.Effect<{ readonly reason: string } | SendableTemplate, StoreError> =>
   Effect.gen(function* () {
     const found = yield* store.designs.findById(accountId, use.id)
@@ -106,7 +111,8 @@ export const undeliverableReason = (
     if (found.value.status === "retired") return { reason: "TEMPLATE_RETIRED" }
     const release = yield* store.designs.findRelease(accountId, use.id, use.version)
     if (Option.isNone(release)) return { reason: "TEMPLATE_NOT_FOUND" }
-    return { design: found.value, release: release.value, theme: yield* themeForRelease(store, found.value, release.value) }
+    const theme = yield* themeForRelease(store, found.value, release.value, use.brandId ?? found.value.brandId)
+    return { design: found.value, release: release.value, theme }
   })
 
 export interface TemplateValues {

@@ -4,7 +4,7 @@
 import { colorNames, CreateBrandInput, legacyTemplateHeaders, UpdateBrandInput } from "@mailroom/core"
 import { Schema } from "effect"
 import { BrandListParams, type brandBody, LegacyBrandThemeInput } from "../routes/brands.js"
-import { DesignResponse } from "./designs.js"
+import { CampaignUse, DesignResponse } from "./designs.js"
 import { Id, Ok, type RouteDescription } from "./describe.js"
 import { DateString, Deleted } from "./response-schemas.js"
 
@@ -59,7 +59,7 @@ const Usage = Schema.Struct({
   brandId: Schema.String,
   isDefault: Schema.Boolean,
   templates: Schema.Array(DesignResponse),
-  campaigns: Schema.Tuple(),
+  campaigns: Schema.Array(CampaignUse),
 })
 
 const example = {

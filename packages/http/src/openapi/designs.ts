@@ -10,6 +10,9 @@ import { DeliveriesParams, DeliveryResponse, ListParams, VersionParam } from "..
 import { Id, Ok, type RouteDescription } from "./describe.js"
 import { AnyObject, DateString, Deleted } from "./response-schemas.js"
 
+/** A campaign that uses a design or a brand, as the usage routes list it. */
+export const CampaignUse = Schema.Struct({ id: Schema.String, name: Schema.String, status: Schema.String, createdAt: DateString })
+
 const read = { apiKey: "templates:read" } as const
 const write = { apiKey: "templates:write" } as const
 const byId = { id: Id }
@@ -208,7 +211,7 @@ export const designRoutes: ReadonlyArray<RouteDescription> = [
       status: 200, description: "Its sends and campaigns",
       schema: Ok(Schema.Struct({
         sends: Schema.Number,
-        campaigns: Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, status: Schema.String, createdAt: DateString })),
+        campaigns: Schema.Array(CampaignUse),
       })),
     },
     errors: found,

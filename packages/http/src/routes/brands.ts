@@ -85,7 +85,13 @@ export const brandRoutes = new Hono<MailroomEnv>()
   .get("/designs/brands/:id/usage", read, (c) =>
     c.get("run")(Effect.gen(function* () {
       const usage = yield* (yield* Brands).usage(callerOf(c), c.req.param("id"))
-      return c.json(ok({ ...usage, templates: usage.templates.map(designBody) }))
+      return c.json(ok({
+        ...usage,
+        templates: usage.templates.map(designBody),
+        campaigns: usage.campaigns.map((campaign) => ({
+          id: campaign.id, name: campaign.name, status: campaign.status, createdAt: campaign.createdAt.toISOString(),
+        })),
+      }))
     })))
   .post("/designs/brands/:id/default", write, (c) =>
     c.get("run")(Effect.gen(function* () {
