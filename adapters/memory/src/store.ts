@@ -25,6 +25,7 @@ import { makeCanaryRunRepository } from "./canary-runs.js"
 import { makeValidationJobRepository } from "./validation-jobs.js"
 import { makeDesignRepository } from "./designs.js"
 import { makeTrackingRepository } from "./tracking.js"
+import { makeAnalyticsRepository } from "./analytics.js"
 
 export const makeMemoryStore = Effect.gen(function* () {
   const db = yield* makeMemoryDb
@@ -63,6 +64,7 @@ export const makeMemoryStore = Effect.gen(function* () {
     validationJobs: makeValidationJobRepository(db),
     designs: makeDesignRepository(db, messageTable),
     tracking: makeTrackingRepository(db),
+    analytics: makeAnalyticsRepository(db, messageTable),
     transaction: db.transaction,
     ping: Effect.void,
   })

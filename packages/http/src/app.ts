@@ -13,6 +13,7 @@ import { adminRoutes } from "./routes/admin.js"
 import { outboxViewerRoutes } from "./routes/outbox-viewer.js"
 import { contactRoutes } from "./routes/contacts.js"
 import { designRoutes } from "./routes/designs.js"
+import { analyticsRoutes } from "./routes/analytics.js"
 import { domainRoutes } from "./routes/domains.js"
 import { emailRoutes } from "./routes/emails.js"
 import { exportRoutes } from "./routes/export.js"
@@ -41,6 +42,7 @@ import { type HttpRuntime, makeRunner } from "./run.js"
 /** Route files under /v1: registering one is one line. `/contacts/{id}` refuses the fixed paths beside it (tags,
  *  bulk, export, import, lists), so the order of this list does not decide which route answers. */
 const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
+  analyticsRoutes,
   contactRoutes,
   designRoutes,
   domainRoutes,

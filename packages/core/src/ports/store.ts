@@ -29,6 +29,7 @@ import type { DomainAlreadyExists } from "../errors.js"
 import type { AddressVerdict, ValidationJob, ValidationJobId, ValidationJobProgress } from "../domain/address-validation.js"
 import type { DesignRepository } from "./design-repository.js"
 import type { TrackingHit } from "../domain/tracking.js"
+import type { AnalyticsRepository } from "./analytics-repository.js"
 
 export interface AccountRepository {
   readonly insert: (account: Account) => Effect.Effect<void, StoreError>
@@ -604,6 +605,7 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly validationJobs: ValidationJobRepository
   readonly designs: DesignRepository
   readonly tracking: TrackingRepository
+  readonly analytics: AnalyticsRepository
   /** Runs `effect` atomically: all of its writes and events commit, or none do (on failure, defect or interruption).
    *  Nested calls join the outer transaction. The outermost one runs the effects given to `afterCommit` once it
    *  committed (withCommitHooks). */

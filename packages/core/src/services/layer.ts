@@ -28,13 +28,14 @@ import { AddressValidation } from "./address-validation.js"
 import { Designs } from "./designs.js"
 import { LegacyTemplates } from "./legacy-templates.js"
 import { Tracking } from "./tracking.js"
+import { Analytics } from "./analytics.js"
 
 // Webhooks and Tokens read the platform secret through Accounts, so they are built over the same Accounts instance.
 // MessageDelivery renders with Tokens' links, so it is built over them.
 // Subscriptions hands confirmation links to ConfirmationLinks and signup forms' calls to FormSignups; LinkUnsubscribes
 // unsubscribes through Subscriptions.
 // LegacyTemplates adapts the /templates API to Designs and sends its test mail through Sending.
-export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubscribes.Default, LegacyTemplates.Default, Tracking.Default).pipe(Layer.provideMerge(Layer.mergeAll(
+export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubscribes.Default, LegacyTemplates.Default, Tracking.Default, Analytics.Default).pipe(Layer.provideMerge(Layer.mergeAll(
   Webhooks.Default, Subscriptions.DefaultWithoutDependencies, Sending.Default,
   Domains.Default, Canary.Default, AddressValidation.Default, Designs.Default,
 ).pipe(
@@ -49,4 +50,4 @@ export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubsc
 export type MailroomServices =
   | Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens | Webhooks | Background | Quota | Idempotency
   | Messages | Subscriptions | SendingPause | Sending | MessageDelivery | Feedback | Forms | ConfirmationLinks | FormSignups
-  | LinkUnsubscribes | Domains | Canary | AddressValidation | Designs | LegacyTemplates | Tracking
+  | LinkUnsubscribes | Domains | Canary | AddressValidation | Designs | LegacyTemplates | Tracking | Analytics

@@ -1,0 +1,146 @@
+/** The analytics tables behind `Store.analytics` (migration 22): raw entries, hourly rollups and first marks. The
+ *  rollup rows a batch adds are core's `rollupRowsOf` over the entries that were new, upserted in one statement. */
+import type { SqlClient } from "@effect/sql"
+import {
+  type AnalyticsEntry, analyticsMetrics, type AnalyticsRepository, type FirstKey, firstKeyOf,
+  type RollupDimension, type RollupRow, rollupRowsOf,
+} from "@mailroom/core"
+import { Effect, Schema } from "effect"
+import { atomically, chunksOf, insertColumns, maxInList } from "./internal/batch.js"
+import { IntegerColumn } from "./internal/columns.js"
+import { orStoreError } from "./internal/errors.js"
+
+const Metric = Schema.Literal(...analyticsMetrics)
+const EntryRow = Schema.Struct({
+  id: Schema.String,
+  account_id: Schema.String,
+  message_id: Schema.NullOr(Schema.String),
+  recipient: Schema.String,
+  metric: Metric,
+  occurred_at: IntegerColumn,
+  categories: Schema.String,
+  country: Schema.NullOr(Schema.String),
+})
+const decodeEntries = Schema.decodeUnknown(Schema.Array(EntryRow))
+const SumRow = Schema.Struct({
+  metric: Metric,
+  hour: Schema.optional(IntegerColumn),
+  category: Schema.optional(Schema.String),
+  domain: Schema.optional(Schema.String),
+  country: Schema.optional(Schema.String),
+  total: IntegerColumn,
+})
+const decodeSums = Schema.decodeUnknown(Schema.Array(SumRow))
+const decodeIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
+const decodeFirsts = Schema.decodeUnknown(Schema.Array(Schema.Struct({
+  account_id: Schema.String, message_id: Schema.String, recipient: Schema.String, kind: Schema.Literal("open", "click"),
+})))
+const CategoriesRow = Schema.Struct({ id: Schema.String, categories: Schema.NullOr(Schema.String) })
+const decodeCategories = Schema.decodeUnknown(Schema.Array(CategoriesRow))
+
+/** Columns a sum may group by, as SQL names them (a fixed list: never user text). */
+const dimensionColumns: Record<RollupDimension, string> = { hour: "hour", category: "category", domain: "domain", country: "country" }
+
+export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepository => {
+  const insertEntries = insertColumns(sql, "analytics_entries", [
+    ["id", "text"], ["account_id", "text"], ["message_id", "text"], ["recipient", "text"], ["metric", "text"],
+    ["occurred_at", "bigint"], ["categories", "text"], ["country", "text"],
+  ], "ON CONFLICT (id) DO NOTHING RETURNING id")
+  const upsertRollups = insertColumns(sql, "analytics_rollups", [
+    ["account_id", "text"], ["category", "text"], ["hour", "bigint"], ["metric", "text"], ["domain", "text"],
+    ["country", "text"], ["count", "bigint"],
+  ], "ON CONFLICT (account_id, category, hour, metric, domain, country) DO UPDATE SET count = analytics_rollups.count + excluded.count")
+  const insertFirsts = insertColumns(sql, "analytics_firsts", [
+    ["account_id", "text"], ["message_id", "text"], ["recipient", "text"], ["kind", "text"], ["at", "bigint"],
+  ], "ON CONFLICT (account_id, message_id, recipient, kind) DO NOTHING RETURNING account_id, message_id, recipient, kind")
+
+  const addRollups = (rows: ReadonlyArray<RollupRow>) =>
+    upsertRollups(rows.map((r) => [r.accountId, r.category, r.hour, r.metric, r.domain, r.country, r.count]))
+
+  return {
+    categoriesOf: (messageIds) =>
+      Effect.gen(function* () {
+        const found = new Map<string, ReadonlyArray<string>>()
+        for (const chunk of chunksOf(messageIds, maxInList)) {
+          const column = sql.onDialectOrElse({
+            pg: () => "(content -> 'categories')::text",
+            orElse: () => "json_extract(content, '$.categories')",
+          })
+          const rows = yield* decodeCategories(yield* sql`SELECT id, ${sql.literal(column)} AS categories FROM messages WHERE id IN ${sql.in(chunk)}`)
+          for (const row of rows) {
+            const parsed: unknown = row.categories === null ? [] : JSON.parse(row.categories)
+            found.set(row.id, Array.isArray(parsed) ? parsed.filter((c): c is string => typeof c === "string") : [])
+          }
+        }
+        return found
+      }).pipe(orStoreError("analytics.categoriesOf")),
+
+    markFirsts: (keys) =>
+      Effect.gen(function* () {
+        const distinct = [...new Map(keys.map((key) => [firstKeyOf(key), key])).values()]
+        if (distinct.length === 0) return []
+        const rows = yield* decodeFirsts(yield* insertFirsts(distinct.map((k) => [k.accountId, k.messageId, k.recipient, k.kind, k.at.getTime()])))
+        const inserted = new Set(rows.map((r) => firstKeyOf({ accountId: r.account_id, messageId: r.message_id, recipient: r.recipient, kind: r.kind })))
+        return distinct.filter((key) => inserted.has(firstKeyOf(key))).map((k): FirstKey => ({
+          accountId: k.accountId, messageId: k.messageId, recipient: k.recipient, kind: k.kind,
+        }))
+      }).pipe(orStoreError("analytics.markFirsts")),
+
+    record: (entries) =>
+      atomically(sql, Effect.gen(function* () {
+        if (entries.length === 0) return 0
+        const inserted = new Set((yield* decodeIds(yield* insertEntries(entries.map((e) => [
+          e.id, e.accountId, e.messageId, e.recipient, e.metric, e.occurredAt.getTime(), JSON.stringify(e.categories), e.country,
+        ])))).map((row) => row.id))
+        const fresh = entries.filter((e) => inserted.has(e.id))
+        if (fresh.length > 0) yield* addRollups(rollupRowsOf(fresh))
+        return fresh.length
+      })).pipe(orStoreError("analytics.record")),
+
+    addRollups: (rows) => Effect.asVoid(addRollups(rows)).pipe(orStoreError("analytics.addRollups")),
+
+    sums: (accountId, query) => {
+      const groups = query.groupBy.map((d) => dimensionColumns[d])
+      const select = ["metric", ...groups].join(", ")
+      const categories = query.categories ?? [""]
+      return sql`SELECT ${sql.literal(select)}, SUM(count) AS total FROM analytics_rollups
+        WHERE account_id = ${accountId} AND category IN ${sql.in(categories)}
+          AND hour >= ${query.from.getTime()} AND hour < ${query.to.getTime()}
+          ${query.metrics === undefined ? sql.literal("") : sql`AND metric IN ${sql.in(query.metrics)}`}
+          ${query.country === undefined ? sql.literal("") : sql`AND country = ${query.country}`}
+          ${query.knownCountry === true ? sql.literal("AND country <> ''") : sql.literal("")}
+        GROUP BY ${sql.literal(select)}`.pipe(
+        Effect.flatMap(decodeSums),
+        Effect.map((rows) => rows.map((row) => ({
+          metric: row.metric,
+          ...(row.hour === undefined ? {} : { hour: row.hour }),
+          ...(row.category === undefined ? {} : { category: row.category }),
+          ...(row.domain === undefined ? {} : { domain: row.domain }),
+          ...(row.country === undefined ? {} : { country: row.country }),
+          count: row.total,
+        }))),
+        orStoreError("analytics.sums"),
+      )
+    },
+
+    entries: (accountId, from, to) =>
+      sql`SELECT * FROM analytics_entries WHERE account_id = ${accountId} AND occurred_at >= ${from.getTime()}
+        AND occurred_at < ${to.getTime()} ORDER BY occurred_at, id`.pipe(
+        Effect.flatMap(decodeEntries),
+        Effect.map((rows) => rows.map((row): AnalyticsEntry => ({
+          id: row.id, accountId: row.account_id, messageId: row.message_id, recipient: row.recipient, metric: row.metric,
+          occurredAt: new Date(row.occurred_at), categories: JSON.parse(row.categories) as Array<string>, country: row.country,
+        }))),
+        orStoreError("analytics.entries"),
+      ),
+
+    prune: (raw, rollups) =>
+      atomically(sql, Effect.gen(function* () {
+        const entries = yield* sql`DELETE FROM analytics_entries WHERE occurred_at < ${raw.getTime()} RETURNING id`
+        yield* sql`DELETE FROM analytics_firsts WHERE at < ${raw.getTime()}`
+        yield* sql`DELETE FROM tracking_hits WHERE occurred_at < ${raw.getTime()}`
+        const hours = yield* sql`DELETE FROM analytics_rollups WHERE hour < ${rollups.getTime()} RETURNING hour`
+        return { entries: entries.length, rollups: hours.length }
+      })).pipe(orStoreError("analytics.prune")),
+  }
+}
