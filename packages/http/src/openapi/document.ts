@@ -5,6 +5,7 @@ import type { ErrorCode } from "@mailroom/core"
 import { JSONSchema, type Schema } from "effect"
 import { docsBaseUrl, fixActionByCode, importStatusByReason, statusByCode } from "../errors.js"
 import { type Access, allErrorCodes, ErrorEnvelope, PlainError, type RouteDescription, type Success } from "./describe.js"
+import { analyticsRoutes } from "./analytics.js"
 import { designRoutes } from "./designs.js"
 import { legacyTemplateRoutes } from "./legacy-templates.js"
 import { audienceRoutes } from "./routes-audience.js"
@@ -15,6 +16,7 @@ import { validationRoutes } from "./validation.js"
 /** Every /v1 route, as the document describes it. */
 export const routeDescriptions: ReadonlyArray<RouteDescription> = [
   ...audienceRoutes, ...platformRoutes, ...validationRoutes, ...designRoutes, ...legacyTemplateRoutes, ...referenceRoutes,
+  ...analyticsRoutes,
 ]
 
 type Json = Record<string, unknown>
