@@ -1,14 +1,19 @@
 /** The analytics tables behind `Store.analytics` (migration 22): raw entries, hourly rollups and first marks. The
- *  rollup rows a batch adds are core's `rollupRowsOf` over the entries that were new, upserted in one statement. */
+ *  rollup rows a batch adds are core's `rollupRowsOf` over the entries that were new, upserted with their two
+ *  projections (per hour without domain and country; per day with them) in the same transaction. A sum reads the
+ *  smallest table that answers it exactly: the hourly projection when it needs neither domain nor country, else the
+ *  daily projection for the whole days of the range and the full rollups for the hours at its edges. */
 import type { SqlClient } from "@effect/sql"
 import {
   type AnalyticsEntry, analyticsMetrics, type AnalyticsRepository, type FirstKey, firstKeyOf,
-  type RollupDimension, type RollupRow, rollupRowsOf,
+  type RollupDimension, type RollupQuery, type RollupRow, rollupRowsOf, type RollupSum,
 } from "@mailroom/core"
 import { Effect, Schema } from "effect"
 import { atomically, chunksOf, insertColumns, maxInList } from "./internal/batch.js"
 import { IntegerColumn } from "./internal/columns.js"
 import { orStoreError } from "./internal/errors.js"
+
+const dayMs = 86_400_000
 
 const Metric = Schema.Literal(...analyticsMetrics)
 const EntryRow = Schema.Struct({
@@ -54,8 +59,49 @@ export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepo
     ["account_id", "text"], ["message_id", "text"], ["recipient", "text"], ["kind", "text"], ["at", "bigint"],
   ], "ON CONFLICT (account_id, message_id, recipient, kind) DO NOTHING RETURNING account_id, message_id, recipient, kind")
 
-  const addRollups = (rows: ReadonlyArray<RollupRow>) =>
-    upsertRollups(rows.map((r) => [r.accountId, r.category, r.hour, r.metric, r.domain, r.country, r.count]))
+  const upsertHourly = insertColumns(sql, "analytics_hourly", [
+    ["account_id", "text"], ["category", "text"], ["hour", "bigint"], ["metric", "text"], ["count", "bigint"],
+  ], "ON CONFLICT (account_id, category, hour, metric) DO UPDATE SET count = analytics_hourly.count + excluded.count")
+  const upsertDaily = insertColumns(sql, "analytics_daily", [
+    ["account_id", "text"], ["category", "text"], ["day", "bigint"], ["metric", "text"], ["domain", "text"],
+    ["country", "text"], ["count", "bigint"],
+  ], "ON CONFLICT (account_id, category, day, metric, domain, country) DO UPDATE SET count = analytics_daily.count + excluded.count")
+
+  /** The rows, and their two projections: per hour without domain and country, per day with them. */
+  const addRollups = (rows: ReadonlyArray<RollupRow>) => {
+    const hourly = new Map<string, Array<string | number>>()
+    const daily = new Map<string, Array<string | number>>()
+    for (const r of rows) {
+      const hourKey = `${r.accountId}\u0000${r.category}\u0000${r.hour}\u0000${r.metric}`
+      const found = hourly.get(hourKey)
+      if (found === undefined) hourly.set(hourKey, [r.accountId, r.category, r.hour, r.metric, r.count])
+      else found[4] = (found[4] as number) + r.count
+      const day = Math.floor(r.hour / dayMs) * dayMs
+      const dayKey = `${r.accountId}\u0000${r.category}\u0000${day}\u0000${r.metric}\u0000${r.domain}\u0000${r.country}`
+      const kept = daily.get(dayKey)
+      if (kept === undefined) daily.set(dayKey, [r.accountId, r.category, day, r.metric, r.domain, r.country, r.count])
+      else kept[6] = (kept[6] as number) + r.count
+    }
+    return Effect.all([
+      upsertRollups(rows.map((r) => [r.accountId, r.category, r.hour, r.metric, r.domain, r.country, r.count])),
+      upsertHourly([...hourly.values()]),
+      upsertDaily([...daily.values()]),
+    ], { discard: true })
+  }
+
+  /** Sums of `table` over the time ranges given (`time` is its hour or day column). */
+  const sumsOf = (accountId: string, query: RollupQuery, table: string, time: string, ranges: ReadonlyArray<readonly [number, number]>) => {
+    const groups = query.groupBy.map((d) => d === "hour" ? `${time} AS hour` : dimensionColumns[d])
+    const grouped = query.groupBy.map((d) => d === "hour" ? time : dimensionColumns[d])
+    const categories = query.categories ?? [""]
+    const within = sql.join(" OR ", false)(ranges.map(([from, to]) => sql`(${sql.literal(time)} >= ${from} AND ${sql.literal(time)} < ${to})`))
+    return sql`SELECT ${sql.literal(["metric", ...groups].join(", "))}, SUM(count) AS total FROM ${sql.literal(table)}
+      WHERE account_id = ${accountId} AND category IN ${sql.in(categories)} AND (${within})
+        ${query.metrics === undefined ? sql.literal("") : sql`AND metric IN ${sql.in(query.metrics)}`}
+        ${query.country === undefined ? sql.literal("") : sql`AND country = ${query.country}`}
+        ${query.knownCountry === true ? sql.literal("AND country <> ''") : sql.literal("")}
+      GROUP BY ${sql.literal(["metric", ...grouped].join(", "))}`.pipe(Effect.flatMap(decodeSums))
+  }
 
   return {
     categoriesOf: (messageIds) =>
@@ -97,31 +143,45 @@ export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepo
         return fresh.length
       })).pipe(orStoreError("analytics.record")),
 
-    addRollups: (rows) => Effect.asVoid(addRollups(rows)).pipe(orStoreError("analytics.addRollups")),
+    addRollups: (rows) => atomically(sql, addRollups(rows)).pipe(orStoreError("analytics.addRollups")),
 
-    sums: (accountId, query) => {
-      const groups = query.groupBy.map((d) => dimensionColumns[d])
-      const select = ["metric", ...groups].join(", ")
-      const categories = query.categories ?? [""]
-      return sql`SELECT ${sql.literal(select)}, SUM(count) AS total FROM analytics_rollups
-        WHERE account_id = ${accountId} AND category IN ${sql.in(categories)}
-          AND hour >= ${query.from.getTime()} AND hour < ${query.to.getTime()}
-          ${query.metrics === undefined ? sql.literal("") : sql`AND metric IN ${sql.in(query.metrics)}`}
-          ${query.country === undefined ? sql.literal("") : sql`AND country = ${query.country}`}
-          ${query.knownCountry === true ? sql.literal("AND country <> ''") : sql.literal("")}
-        GROUP BY ${sql.literal(select)}`.pipe(
-        Effect.flatMap(decodeSums),
-        Effect.map((rows) => rows.map((row) => ({
-          metric: row.metric,
-          ...(row.hour === undefined ? {} : { hour: row.hour }),
-          ...(row.category === undefined ? {} : { category: row.category }),
-          ...(row.domain === undefined ? {} : { domain: row.domain }),
-          ...(row.country === undefined ? {} : { country: row.country }),
-          count: row.total,
-        }))),
-        orStoreError("analytics.sums"),
-      )
-    },
+    sums: (accountId, query) =>
+      Effect.gen(function* () {
+        const from = query.from.getTime()
+        const to = query.to.getTime()
+        const byDimension = query.groupBy.includes("domain") || query.groupBy.includes("country") || query.country !== undefined || query.knownCountry === true
+        const parts: Array<ReadonlyArray<typeof SumRow.Type>> = []
+        if (!byDimension) {
+          parts.push(yield* sumsOf(accountId, query, "analytics_hourly", "hour", [[from, to]]))
+        } else {
+          // Whole days from the daily projection, the hours at either edge from the hourly rollups.
+          const firstDay = Math.ceil(from / dayMs) * dayMs
+          const lastDay = Math.floor(to / dayMs) * dayMs
+          if (query.groupBy.includes("hour") || firstDay >= lastDay) {
+            parts.push(yield* sumsOf(accountId, query, "analytics_rollups", "hour", [[from, to]]))
+          } else {
+            parts.push(yield* sumsOf(accountId, query, "analytics_daily", "day", [[firstDay, lastDay]]))
+            const edges = ([[from, firstDay], [lastDay, to]] as const).filter(([a, b]) => a < b)
+            if (edges.length > 0) parts.push(yield* sumsOf(accountId, query, "analytics_rollups", "hour", edges))
+          }
+        }
+        const merged = new Map<string, { -readonly [K in keyof RollupSum]: RollupSum[K] }>()
+        for (const row of parts.flat()) {
+          const sum = {
+            metric: row.metric,
+            ...(row.hour === undefined ? {} : { hour: row.hour }),
+            ...(row.category === undefined ? {} : { category: row.category }),
+            ...(row.domain === undefined ? {} : { domain: row.domain }),
+            ...(row.country === undefined ? {} : { country: row.country }),
+            count: row.total,
+          }
+          const key = JSON.stringify([sum.metric, sum.hour, sum.category, sum.domain, sum.country])
+          const found = merged.get(key)
+          if (found === undefined) merged.set(key, sum)
+          else found.count += sum.count
+        }
+        return [...merged.values()]
+      }).pipe(orStoreError("analytics.sums")),
 
     entries: (accountId, from, to) =>
       sql`SELECT * FROM analytics_entries WHERE account_id = ${accountId} AND occurred_at >= ${from.getTime()}
@@ -140,6 +200,8 @@ export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepo
         yield* sql`DELETE FROM analytics_firsts WHERE at < ${raw.getTime()}`
         yield* sql`DELETE FROM tracking_hits WHERE occurred_at < ${raw.getTime()}`
         const hours = yield* sql`DELETE FROM analytics_rollups WHERE hour < ${rollups.getTime()} RETURNING hour`
+        yield* sql`DELETE FROM analytics_hourly WHERE hour < ${rollups.getTime()}`
+        yield* sql`DELETE FROM analytics_daily WHERE day < ${rollups.getTime()}`
         return { entries: entries.length, rollups: hours.length }
       })).pipe(orStoreError("analytics.prune")),
   }

@@ -98,6 +98,23 @@ export const analyticsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
               accountId: account.id, hour: s.hour!, metric: s.metric, category: s.category!, domain: s.domain!, country: s.country!, count: s.count,
             }))
             expect(sortRows(fromRollups, rollupKey)).toEqual(sortRows(fromRaw, rollupKey))
+            // Over a range that starts and ends inside a day, by domain and country, and by category alone.
+            const from = new Date(5 * 3_600_000)
+            const to = new Date(2 * day + 7 * 3_600_000)
+            const inRange = raw.filter((e) => e.occurredAt >= from && e.occurredAt < to)
+            const fold = (rows: ReadonlyArray<{ readonly metric: string; readonly category?: string | undefined; readonly domain?: string | undefined; readonly country?: string | undefined; readonly count: number }>) => {
+              const folded = new Map<string, number>()
+              for (const r of rows) {
+                const key = JSON.stringify([r.metric, r.category ?? "", r.domain ?? "", r.country ?? ""])
+                folded.set(key, (folded.get(key) ?? 0) + r.count)
+              }
+              return [...folded.entries()].sort()
+            }
+            const byDimension = yield* store.analytics.sums(account.id, { from, to, categories: ["", "news"], groupBy: ["category", "domain", "country"] })
+            expect(fold(byDimension)).toEqual(fold(rollupRowsOf(inRange).filter((r) => r.category === "" || r.category === "news")))
+            const byCategory = yield* store.analytics.sums(account.id, { from, to, categories: ["billing", "alerts"], groupBy: ["category"] })
+            expect(fold(byCategory)).toEqual(fold(rollupRowsOf(inRange).filter((r) => r.category === "billing" || r.category === "alerts")
+              .map((r) => ({ metric: r.metric, category: r.category, count: r.count }))))
             // And each metric's total over all mail is the number of raw entries of that metric.
             const totals = yield* store.analytics.sums(account.id, { from: new Date(0), to: new Date(3 * day), groupBy: [] })
             for (const metric of analyticsMetrics) {

@@ -84,8 +84,20 @@ const weekdays: Record<string, number> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3, Thu: 
 /** Folds hourly counts into the heatmap's cells (day 0 = Sunday to 6, hour 0-23) in `timezone`: each UTC hour counts
  *  where its start falls there (a zone with a half-hour offset places the hour by its start). All 168 cells, in
  *  order of day then hour. */
+/** Formatters by timezone: making one costs far more than using it. */
+const formatters = new Map<string, Intl.DateTimeFormat>()
+const formatterOf = (timezone: string) => {
+  let format = formatters.get(timezone)
+  if (format === undefined) {
+    if (formatters.size >= 512) formatters.clear()
+    format = new Intl.DateTimeFormat("en-US", { timeZone: timezone, weekday: "short", hour: "numeric", hourCycle: "h23" })
+    formatters.set(timezone, format)
+  }
+  return format
+}
+
 export const heatmapOf = (counts: ReadonlyArray<{ readonly hour: number; readonly count: number }>, timezone: string) => {
-  const format = new Intl.DateTimeFormat("en-US", { timeZone: timezone, weekday: "short", hour: "numeric", hourCycle: "h23" })
+  const format = formatterOf(timezone)
   const cells = Array.from({ length: 7 * 24 }, () => 0)
   for (const { hour, count } of counts) {
     let day = 0

@@ -27,6 +27,8 @@ export interface RangeParams {
 const providerCacheSize = 50_000
 /** How long a domain's MX answer is trusted, in milliseconds. */
 const providerCacheMs = 24 * 3_600_000
+/** How long a failed MX lookup stands before the domain is looked up again. */
+const failedLookupMs = 5 * 60_000
 
 const zeroTotals = (): Record<AnalyticsMetric, number> =>
   Object.fromEntries(analyticsMetrics.map((m) => [m, 0])) as Record<AnalyticsMetric, number>
@@ -37,7 +39,7 @@ export class Analytics extends Effect.Service<Analytics>()("@mailroom/core/Analy
     const quota = yield* Quota
     const background = yield* Background
     const method = yield* serviceMethod
-    const providers = makeRecentCache<string, { provider: string; at: number }>(providerCacheSize)
+    const providers = makeRecentCache<string, { provider: string; at: number; ttl: number }>(providerCacheSize)
 
     yield* background.consume({ name: "analytics", handle: recordEventAnalytics, types: analyticsEventTypes })
     yield* background.every("analytics.prune", "1 hour", Effect.asVoid(Effect.provideService(pruneAnalytics, Store, store)))
@@ -109,20 +111,21 @@ export class Analytics extends Effect.Service<Analytics>()("@mailroom/core/Analy
     })
 
     /** The provider of a recipient domain: the consumer list, else the domain's MX hosts (looked up once a day per
-     *  domain; a failed lookup is not remembered). */
+     *  domain; a failed lookup answers Unknown and is tried again after 5 minutes). */
     const providerOf = (domain: string) => Effect.gen(function* () {
       const consumer = consumerProvider(domain)
       if (consumer !== undefined) return consumer
       const now = yield* Clock.currentTimeMillis
-      const kept = providers.get(domain, () => ({ provider: "", at: 0 }))
-      if (kept.provider !== "" && now - kept.at < providerCacheMs) return kept.provider
+      const kept = providers.get(domain, () => ({ provider: "", at: 0, ttl: 0 }))
+      if (kept.provider !== "" && now - kept.at < kept.ttl) return kept.provider
       const dns = yield* Dns
       const looked = yield* Effect.either(recordsOrNone(dns.resolveMx(domain)).pipe(Effect.timeout("3 seconds")))
-      if (Either.isLeft(looked)) return "Unknown"
-      const hosts = [...looked.right].sort((a, b) => a.priority - b.priority).map((mx) => mx.exchange)
-      const provider = providerOfMx(hosts)
+      const provider = Either.isLeft(looked)
+        ? "Unknown"
+        : providerOfMx([...looked.right].sort((a, b) => a.priority - b.priority).map((mx) => mx.exchange))
       kept.provider = provider
       kept.at = now
+      kept.ttl = Either.isLeft(looked) ? failedLookupMs : providerCacheMs
       return provider
     })
 

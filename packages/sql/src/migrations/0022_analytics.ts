@@ -1,9 +1,11 @@
-/** Analytics: raw entries per message and recipient (kept 90 days), the hourly rollups the routes read (account ×
- *  category × hour × metric × recipient domain × country, kept 13 months), and the marks of each message and
- *  recipient's first open and click by a person (the unique counts). docs/analytics.md. */
+/** Analytics: raw entries per message and recipient (kept 90 days), the hourly rollups (account × category × hour ×
+ *  metric × recipient domain × country, kept 13 months) with two projections of them that the routes read (per hour
+ *  without domain and country; per day with them), and the marks of each message and recipient's first open and click
+ *  by a person (the unique counts). SQLite keeps the rollups WITHOUT ROWID: a range of the key is then read in key
+ *  order with its counts, without a lookup per row. docs/analytics.md. */
 import type { Migration } from "./migration.js"
 
-const tables = (text: string) => [
+const tables = (text: string, clustered: string) => [
   `CREATE TABLE analytics_entries (
     id TEXT ${text} PRIMARY KEY,
     account_id TEXT ${text} NOT NULL,
@@ -25,8 +27,28 @@ const tables = (text: string) => [
     country TEXT ${text} NOT NULL,
     count BIGINT NOT NULL,
     PRIMARY KEY (account_id, category, hour, metric, domain, country)
-  )`,
+  )${clustered}`,
   `CREATE INDEX analytics_rollups_hour ON analytics_rollups (hour)`,
+  `CREATE TABLE analytics_hourly (
+    account_id TEXT ${text} NOT NULL,
+    category TEXT ${text} NOT NULL,
+    hour BIGINT NOT NULL,
+    metric TEXT ${text} NOT NULL,
+    count BIGINT NOT NULL,
+    PRIMARY KEY (account_id, category, hour, metric)
+  )${clustered}`,
+  `CREATE INDEX analytics_hourly_hour ON analytics_hourly (hour)`,
+  `CREATE TABLE analytics_daily (
+    account_id TEXT ${text} NOT NULL,
+    category TEXT ${text} NOT NULL,
+    day BIGINT NOT NULL,
+    metric TEXT ${text} NOT NULL,
+    domain TEXT ${text} NOT NULL,
+    country TEXT ${text} NOT NULL,
+    count BIGINT NOT NULL,
+    PRIMARY KEY (account_id, category, day, metric, domain, country)
+  )${clustered}`,
+  `CREATE INDEX analytics_daily_day ON analytics_daily (day)`,
   `CREATE TABLE analytics_firsts (
     account_id TEXT ${text} NOT NULL,
     message_id TEXT ${text} NOT NULL,
@@ -41,6 +63,6 @@ const tables = (text: string) => [
 export const analytics: Migration = {
   id: 22,
   name: "analytics",
-  sqlite: tables(""),
-  pg: tables(`COLLATE "C"`),
+  sqlite: tables("", " WITHOUT ROWID"),
+  pg: tables(`COLLATE "C"`, ""),
 }
