@@ -1,8 +1,9 @@
 /** The analytics tables behind `Store.analytics` (migration 22): raw entries, hourly rollups and first marks. The
- *  rollup rows a batch adds are core's `rollupRowsOf` over the entries that were new, upserted with their two
- *  projections (per hour without domain and country; per day with them) in the same transaction. A sum reads the
- *  smallest table that answers it exactly: the hourly projection when it needs neither domain nor country, else the
- *  daily projection for the whole days of the range and the full rollups for the hours at its edges. */
+ *  rollup rows a batch adds are core's `rollupRowsOf` over the entries that were new, upserted with their three
+ *  projections (per hour without domain and country; per day by domain; per day by country) in the same transaction.
+ *  A sum reads the smallest table that answers it exactly: the hourly projection when it needs neither domain nor
+ *  country; the day's projection of the one it needs for the whole days of the range, with the full rollups for the
+ *  hours at its edges; the full rollups when it needs both, or hours. */
 import type { SqlClient } from "@effect/sql"
 import {
   type AnalyticsEntry, analyticsMetrics, type AnalyticsRepository, type FirstKey, firstKeyOf,
@@ -62,30 +63,35 @@ export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepo
   const upsertHourly = insertColumns(sql, "analytics_hourly", [
     ["account_id", "text"], ["category", "text"], ["hour", "bigint"], ["metric", "text"], ["count", "bigint"],
   ], "ON CONFLICT (account_id, category, hour, metric) DO UPDATE SET count = analytics_hourly.count + excluded.count")
-  const upsertDaily = insertColumns(sql, "analytics_daily", [
-    ["account_id", "text"], ["category", "text"], ["day", "bigint"], ["metric", "text"], ["domain", "text"],
-    ["country", "text"], ["count", "bigint"],
-  ], "ON CONFLICT (account_id, category, day, metric, domain, country) DO UPDATE SET count = analytics_daily.count + excluded.count")
+  const upsertDomains = insertColumns(sql, "analytics_daily_domains", [
+    ["account_id", "text"], ["category", "text"], ["day", "bigint"], ["metric", "text"], ["domain", "text"], ["count", "bigint"],
+  ], "ON CONFLICT (account_id, category, day, metric, domain) DO UPDATE SET count = analytics_daily_domains.count + excluded.count")
+  const upsertCountries = insertColumns(sql, "analytics_daily_countries", [
+    ["account_id", "text"], ["category", "text"], ["day", "bigint"], ["metric", "text"], ["country", "text"], ["count", "bigint"],
+  ], "ON CONFLICT (account_id, category, day, metric, country) DO UPDATE SET count = analytics_daily_countries.count + excluded.count")
 
-  /** The rows, and their two projections: per hour without domain and country, per day with them. */
+  /** The rows, and their projections: per hour without domain and country, per day by domain, per day by country. */
   const addRollups = (rows: ReadonlyArray<RollupRow>) => {
     const hourly = new Map<string, Array<string | number>>()
-    const daily = new Map<string, Array<string | number>>()
+    const domains = new Map<string, Array<string | number>>()
+    const countries = new Map<string, Array<string | number>>()
+    const add = (into: Map<string, Array<string | number>>, key: ReadonlyArray<string | number>, count: number) => {
+      const id = key.join("\u0000")
+      const found = into.get(id)
+      if (found === undefined) into.set(id, [...key, count])
+      else found[key.length] = (found[key.length] as number) + count
+    }
     for (const r of rows) {
-      const hourKey = `${r.accountId}\u0000${r.category}\u0000${r.hour}\u0000${r.metric}`
-      const found = hourly.get(hourKey)
-      if (found === undefined) hourly.set(hourKey, [r.accountId, r.category, r.hour, r.metric, r.count])
-      else found[4] = (found[4] as number) + r.count
       const day = Math.floor(r.hour / dayMs) * dayMs
-      const dayKey = `${r.accountId}\u0000${r.category}\u0000${day}\u0000${r.metric}\u0000${r.domain}\u0000${r.country}`
-      const kept = daily.get(dayKey)
-      if (kept === undefined) daily.set(dayKey, [r.accountId, r.category, day, r.metric, r.domain, r.country, r.count])
-      else kept[6] = (kept[6] as number) + r.count
+      add(hourly, [r.accountId, r.category, r.hour, r.metric], r.count)
+      add(domains, [r.accountId, r.category, day, r.metric, r.domain], r.count)
+      add(countries, [r.accountId, r.category, day, r.metric, r.country], r.count)
     }
     return Effect.all([
       upsertRollups(rows.map((r) => [r.accountId, r.category, r.hour, r.metric, r.domain, r.country, r.count])),
       upsertHourly([...hourly.values()]),
-      upsertDaily([...daily.values()]),
+      upsertDomains([...domains.values()]),
+      upsertCountries([...countries.values()]),
     ], { discard: true })
   }
 
@@ -149,21 +155,20 @@ export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepo
       Effect.gen(function* () {
         const from = query.from.getTime()
         const to = query.to.getTime()
-        const byDimension = query.groupBy.includes("domain") || query.groupBy.includes("country") || query.country !== undefined || query.knownCountry === true
+        const byDomain = query.groupBy.includes("domain")
+        const byCountry = query.groupBy.includes("country") || query.country !== undefined || query.knownCountry === true
         const parts: Array<ReadonlyArray<typeof SumRow.Type>> = []
-        if (!byDimension) {
+        const firstDay = Math.ceil(from / dayMs) * dayMs
+        const lastDay = Math.floor(to / dayMs) * dayMs
+        if (!byDomain && !byCountry) {
           parts.push(yield* sumsOf(accountId, query, "analytics_hourly", "hour", [[from, to]]))
+        } else if ((byDomain && byCountry) || query.groupBy.includes("hour") || firstDay >= lastDay) {
+          parts.push(yield* sumsOf(accountId, query, "analytics_rollups", "hour", [[from, to]]))
         } else {
-          // Whole days from the daily projection, the hours at either edge from the hourly rollups.
-          const firstDay = Math.ceil(from / dayMs) * dayMs
-          const lastDay = Math.floor(to / dayMs) * dayMs
-          if (query.groupBy.includes("hour") || firstDay >= lastDay) {
-            parts.push(yield* sumsOf(accountId, query, "analytics_rollups", "hour", [[from, to]]))
-          } else {
-            parts.push(yield* sumsOf(accountId, query, "analytics_daily", "day", [[firstDay, lastDay]]))
-            const edges = ([[from, firstDay], [lastDay, to]] as const).filter(([a, b]) => a < b)
-            if (edges.length > 0) parts.push(yield* sumsOf(accountId, query, "analytics_rollups", "hour", edges))
-          }
+          // Whole days from the day's projection, the hours at either edge from the hourly rollups.
+          parts.push(yield* sumsOf(accountId, query, byDomain ? "analytics_daily_domains" : "analytics_daily_countries", "day", [[firstDay, lastDay]]))
+          const edges = ([[from, firstDay], [lastDay, to]] as const).filter(([a, b]) => a < b)
+          if (edges.length > 0) parts.push(yield* sumsOf(accountId, query, "analytics_rollups", "hour", edges))
         }
         const merged = new Map<string, { -readonly [K in keyof RollupSum]: RollupSum[K] }>()
         for (const row of parts.flat()) {
@@ -201,7 +206,8 @@ export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepo
         yield* sql`DELETE FROM tracking_hits WHERE occurred_at < ${raw.getTime()}`
         const hours = yield* sql`DELETE FROM analytics_rollups WHERE hour < ${rollups.getTime()} RETURNING hour`
         yield* sql`DELETE FROM analytics_hourly WHERE hour < ${rollups.getTime()}`
-        yield* sql`DELETE FROM analytics_daily WHERE day < ${rollups.getTime()}`
+        yield* sql`DELETE FROM analytics_daily_domains WHERE day < ${rollups.getTime()}`
+        yield* sql`DELETE FROM analytics_daily_countries WHERE day < ${rollups.getTime()}`
         return { entries: entries.length, rollups: hours.length }
       })).pipe(orStoreError("analytics.prune")),
   }

@@ -112,6 +112,14 @@ export const analyticsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
             }
             const byDimension = yield* store.analytics.sums(account.id, { from, to, categories: ["", "news"], groupBy: ["category", "domain", "country"] })
             expect(fold(byDimension)).toEqual(fold(rollupRowsOf(inRange).filter((r) => r.category === "" || r.category === "news")))
+            const byDomain = yield* store.analytics.sums(account.id, { from, to, groupBy: ["domain"] })
+            expect(fold(byDomain)).toEqual(fold(rollupRowsOf(inRange).filter((r) => r.category === "").map((r) => ({ metric: r.metric, domain: r.domain, count: r.count }))))
+            const byCountry = yield* store.analytics.sums(account.id, { from, to, metrics: ["opened", "clicked"], knownCountry: true, groupBy: ["country"] })
+            expect(fold(byCountry)).toEqual(fold(rollupRowsOf(inRange)
+              .filter((r) => r.category === "" && r.country !== "" && (r.metric === "opened" || r.metric === "clicked"))
+              .map((r) => ({ metric: r.metric, country: r.country, count: r.count }))))
+            const oneCountry = yield* store.analytics.sums(account.id, { from, to, country: "DE", groupBy: [] })
+            expect(fold(oneCountry)).toEqual(fold(rollupRowsOf(inRange).filter((r) => r.category === "" && r.country === "DE").map((r) => ({ metric: r.metric, count: r.count }))))
             const byCategory = yield* store.analytics.sums(account.id, { from, to, categories: ["billing", "alerts"], groupBy: ["category"] })
             expect(fold(byCategory)).toEqual(fold(rollupRowsOf(inRange).filter((r) => r.category === "billing" || r.category === "alerts")
               .map((r) => ({ metric: r.metric, category: r.category, count: r.count }))))
@@ -212,6 +220,13 @@ export const analyticsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
           expect(cell((yield* analytics.heatmap(account, { ...range, metric: "opens", timezone: "Europe/Paris" })).data)).toEqual([{ day: 1, hour: 0, value: 2 }])
           expect(cell((yield* analytics.heatmap(account, { ...range, metric: "deliveries", timezone: "America/Los_Angeles" })).data)).toEqual([{ day: 0, hour: 15, value: 1 }])
           expect(cell((yield* analytics.heatmap(account, { ...range, metric: "clicks", timezone: "UTC" })).data)).toEqual([])
+          // Summer time in Paris starts at 01:00 UTC on Sunday 29 March 2026: 00:30 UTC is 01:30 there, 01:30 UTC is 03:30.
+          yield* store.analytics.record(["2026-03-29T00:30:00Z", "2026-03-29T01:30:00Z"].map((time, i): AnalyticsEntry => ({
+            id: `${account.id}_dst${i}`, accountId: account.id, messageId: "msg_h", recipient: "dst@gmail.com",
+            metric: "clicked", occurredAt: new Date(time), categories: [], country: null,
+          })))
+          expect(cell((yield* analytics.heatmap(account, { from: "2026-03-28", to: "2026-03-30", metric: "clicks", timezone: "Europe/Paris" })).data))
+            .toEqual([{ day: 0, hour: 1, value: 1 }, { day: 0, hour: 3, value: 1 }])
           const refused = yield* Effect.flip(analytics.heatmap(account, { ...range, metric: "opens", timezone: "Mars/Olympus" }))
           expect(refused).toMatchObject({ code: "VALIDATION_ERROR", field: "timezone" })
         }))

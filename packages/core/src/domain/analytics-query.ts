@@ -79,34 +79,51 @@ export const isTimezone = (timezone: string) => {
   }
 }
 
-const weekdays: Record<string, number> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6 }
-
-/** Folds hourly counts into the heatmap's cells (day 0 = Sunday to 6, hour 0-23) in `timezone`: each UTC hour counts
- *  where its start falls there (a zone with a half-hour offset places the hour by its start). All 168 cells, in
- *  order of day then hour. */
 /** Formatters by timezone: making one costs far more than using it. */
 const formatters = new Map<string, Intl.DateTimeFormat>()
 const formatterOf = (timezone: string) => {
   let format = formatters.get(timezone)
   if (format === undefined) {
     if (formatters.size >= 512) formatters.clear()
-    format = new Intl.DateTimeFormat("en-US", { timeZone: timezone, weekday: "short", hour: "numeric", hourCycle: "h23" })
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone: timezone, year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric",
+      second: "numeric", hourCycle: "h23",
+    })
     formatters.set(timezone, format)
   }
   return format
 }
 
+/** The timezone's offset from UTC at `ms`, in milliseconds. */
+const offsetAt = (format: Intl.DateTimeFormat, ms: number) => {
+  const parts: Record<string, number> = {}
+  for (const part of format.formatToParts(new Date(ms))) if (part.type !== "literal") parts[part.type] = Number(part.value)
+  const local = Date.UTC(parts["year"]!, parts["month"]! - 1, parts["day"], parts["hour"]! % 24, parts["minute"], parts["second"])
+  return local - Math.floor(ms / 1000) * 1000
+}
+
+/** Folds hourly counts into the heatmap's cells (day 0 = Sunday to 6, hour 0-23) in `timezone`: each UTC hour counts
+ *  where its start falls there (a zone with a half-hour offset places the hour by its start). All 168 cells, in
+ *  order of day then hour. The offset is read from Intl once at each end of a UTC day, and hour by hour only on a
+ *  day whose two ends differ (a change of offset). */
 export const heatmapOf = (counts: ReadonlyArray<{ readonly hour: number; readonly count: number }>, timezone: string) => {
   const format = formatterOf(timezone)
+  const dayEnds = new Map<number, number>()
+  const offsetOfDay = (start: number) => {
+    let offset = dayEnds.get(start)
+    if (offset === undefined) {
+      offset = offsetAt(format, start)
+      dayEnds.set(start, offset)
+    }
+    return offset
+  }
   const cells = Array.from({ length: 7 * 24 }, () => 0)
   for (const { hour, count } of counts) {
-    let day = 0
-    let local = 0
-    for (const part of format.formatToParts(new Date(hour))) {
-      if (part.type === "weekday") day = weekdays[part.value] ?? 0
-      if (part.type === "hour") local = Number(part.value) % 24
-    }
-    cells[day * 24 + local]! += count
+    const start = Math.floor(hour / dayMs) * dayMs
+    const first = offsetOfDay(start)
+    const offset = first === offsetOfDay(start + dayMs) ? first : offsetAt(format, hour)
+    const local = new Date(hour + offset)
+    cells[local.getUTCDay() * 24 + local.getUTCHours()]! += count
   }
   return cells.map((value, i) => ({ day: Math.floor(i / 24), hour: i % 24, value }))
 }
