@@ -75,8 +75,8 @@ const rollupsOf = (accountId, now) => {
 const columns = ["account_id", "category", "hour", "metric", "domain", "country", "count"]
 const values = (row) => [row.accountId, row.category, row.hour, row.metric, row.domain, row.country, row.count]
 
-/** The projections Mailroom keeps beside the rollups (per hour without domain and country; per day by domain; per day
- *  by country), derived here from the loaded rollups. */
+/** The projections Mailroom keeps beside the rollups (per hour without domain and country; per day and per hour by
+ *  domain; per day and per hour by country), derived here from the loaded rollups. */
 const projections = [
   `INSERT INTO analytics_hourly (account_id, category, hour, metric, count)
     SELECT account_id, category, hour, metric, SUM(count) FROM analytics_rollups GROUP BY account_id, category, hour, metric`,
@@ -86,18 +86,22 @@ const projections = [
   `INSERT INTO analytics_daily_countries (account_id, category, day, metric, country, count)
     SELECT account_id, category, (hour / 86400000) * 86400000, metric, country, SUM(count) FROM analytics_rollups
     GROUP BY account_id, category, (hour / 86400000) * 86400000, metric, country`,
+  `INSERT INTO analytics_hourly_domains (account_id, category, hour, metric, domain, count)
+    SELECT account_id, category, hour, metric, domain, SUM(count) FROM analytics_rollups GROUP BY account_id, category, hour, metric, domain`,
+  `INSERT INTO analytics_hourly_countries (account_id, category, hour, metric, country, count)
+    SELECT account_id, category, hour, metric, country, SUM(count) FROM analytics_rollups GROUP BY account_id, category, hour, metric, country`,
 ]
 
 const providerMetrics = "('sent', 'delivered', 'bounced', 'opened', 'clicked', 'complained', 'unique_opened', 'unique_clicked')"
 /** The bare aggregates of the three routes over the same tables: summary and heatmap over the hourly projection;
- *  providers over the per-day projection by domain for whole days and the rollups for the edge hours ($4, $5: the first and last
- *  whole day). */
+ *  providers over the per-day projection by domain for whole days and the per-hour one for the edge hours ($4, $5:
+ *  the first and last whole day). */
 const floorQueries = {
   summary: [`SELECT metric, SUM(count) AS total FROM analytics_hourly WHERE account_id = $1 AND category IN ('') AND hour >= $2 AND hour < $3 GROUP BY metric`],
   heatmap: [`SELECT metric, hour, SUM(count) AS total FROM analytics_hourly WHERE account_id = $1 AND category IN ('') AND hour >= $2 AND hour < $3 AND metric IN ('opened') GROUP BY metric, hour`],
   providers: [
     `SELECT metric, domain, SUM(count) AS total FROM analytics_daily_domains WHERE account_id = $1 AND category IN ('') AND day >= $4 AND day < $5 AND metric IN ${providerMetrics} GROUP BY metric, domain`,
-    `SELECT metric, domain, SUM(count) AS total FROM analytics_rollups WHERE account_id = $1 AND category IN ('') AND ((hour >= $2 AND hour < $4) OR (hour >= $5 AND hour < $3)) AND metric IN ${providerMetrics} GROUP BY metric, domain`,
+    `SELECT metric, domain, SUM(count) AS total FROM analytics_hourly_domains WHERE account_id = $1 AND category IN ('') AND ((hour >= $2 AND hour < $4) OR (hour >= $5 AND hour < $3)) AND metric IN ${providerMetrics} GROUP BY metric, domain`,
   ],
 }
 
@@ -135,7 +139,7 @@ const openPostgres = async (url) => {
         columns.map((_, c) => slice.map((row) => values(row)[c])))
       }
       for (const text of projections) await client.query(text)
-      for (const table of ["analytics_rollups", "analytics_hourly", "analytics_daily_domains", "analytics_daily_countries"]) await client.query(`VACUUM ANALYZE ${table}`)
+      for (const table of ["analytics_rollups", "analytics_hourly", "analytics_daily_domains", "analytics_daily_countries", "analytics_hourly_domains", "analytics_hourly_countries"]) await client.query(`VACUUM ANALYZE ${table}`)
     },
     query: async (name, params) => {
       const rows = []

@@ -1,9 +1,9 @@
 /** The analytics tables behind `Store.analytics` (migration 22): raw entries, hourly rollups and first marks. The
- *  rollup rows a batch adds are core's `rollupRowsOf` over the entries that were new, upserted with their three
- *  projections (per hour without domain and country; per day by domain; per day by country) in the same transaction.
- *  A sum reads the smallest table that answers it exactly: the hourly projection when it needs neither domain nor
- *  country; the day's projection of the one it needs for the whole days of the range, with the full rollups for the
- *  hours at its edges; the full rollups when it needs both, or hours. */
+ *  rollup rows a batch adds are core's `rollupRowsOf` over the entries that were new, upserted with their
+ *  projections (per hour without domain and country; per hour and per day by domain; per hour and per day by country)
+ *  in the same transaction. A sum reads the smallest tables that answer it exactly: the hourly projection when it
+ *  needs neither domain nor country; for one of them, the day's projection for the whole days of the range and the
+ *  hour's for the hours at its edges; the full rollups when it needs both. */
 import type { SqlClient } from "@effect/sql"
 import {
   type AnalyticsEntry, analyticsMetrics, type AnalyticsRepository, type FirstKey, firstKeyOf,
@@ -70,11 +70,21 @@ export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepo
     ["account_id", "text"], ["category", "text"], ["day", "bigint"], ["metric", "text"], ["country", "text"], ["count", "bigint"],
   ], "ON CONFLICT (account_id, category, day, metric, country) DO UPDATE SET count = analytics_daily_countries.count + excluded.count")
 
-  /** The rows, and their projections: per hour without domain and country, per day by domain, per day by country. */
+  const upsertHourlyDomains = insertColumns(sql, "analytics_hourly_domains", [
+    ["account_id", "text"], ["category", "text"], ["hour", "bigint"], ["metric", "text"], ["domain", "text"], ["count", "bigint"],
+  ], "ON CONFLICT (account_id, category, hour, metric, domain) DO UPDATE SET count = analytics_hourly_domains.count + excluded.count")
+  const upsertHourlyCountries = insertColumns(sql, "analytics_hourly_countries", [
+    ["account_id", "text"], ["category", "text"], ["hour", "bigint"], ["metric", "text"], ["country", "text"], ["count", "bigint"],
+  ], "ON CONFLICT (account_id, category, hour, metric, country) DO UPDATE SET count = analytics_hourly_countries.count + excluded.count")
+
+  /** The rows, and their projections: per hour without domain and country, per hour and per day by domain, per hour
+   *  and per day by country. */
   const addRollups = (rows: ReadonlyArray<RollupRow>) => {
     const hourly = new Map<string, Array<string | number>>()
     const domains = new Map<string, Array<string | number>>()
     const countries = new Map<string, Array<string | number>>()
+    const hourlyDomains = new Map<string, Array<string | number>>()
+    const hourlyCountries = new Map<string, Array<string | number>>()
     const add = (into: Map<string, Array<string | number>>, key: ReadonlyArray<string | number>, count: number) => {
       const id = key.join("\u0000")
       const found = into.get(id)
@@ -86,12 +96,16 @@ export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepo
       add(hourly, [r.accountId, r.category, r.hour, r.metric], r.count)
       add(domains, [r.accountId, r.category, day, r.metric, r.domain], r.count)
       add(countries, [r.accountId, r.category, day, r.metric, r.country], r.count)
+      add(hourlyDomains, [r.accountId, r.category, r.hour, r.metric, r.domain], r.count)
+      add(hourlyCountries, [r.accountId, r.category, r.hour, r.metric, r.country], r.count)
     }
     return Effect.all([
       upsertRollups(rows.map((r) => [r.accountId, r.category, r.hour, r.metric, r.domain, r.country, r.count])),
       upsertHourly([...hourly.values()]),
       upsertDomains([...domains.values()]),
       upsertCountries([...countries.values()]),
+      upsertHourlyDomains([...hourlyDomains.values()]),
+      upsertHourlyCountries([...hourlyCountries.values()]),
     ], { discard: true })
   }
 
@@ -162,13 +176,17 @@ export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepo
         const lastDay = Math.floor(to / dayMs) * dayMs
         if (!byDomain && !byCountry) {
           parts.push(yield* sumsOf(accountId, query, "analytics_hourly", "hour", [[from, to]]))
-        } else if ((byDomain && byCountry) || query.groupBy.includes("hour") || firstDay >= lastDay) {
+        } else if (byDomain && byCountry) {
           parts.push(yield* sumsOf(accountId, query, "analytics_rollups", "hour", [[from, to]]))
+        } else if (query.groupBy.includes("hour") || firstDay >= lastDay) {
+          parts.push(yield* sumsOf(accountId, query, byDomain ? "analytics_hourly_domains" : "analytics_hourly_countries", "hour", [[from, to]]))
         } else {
-          // Whole days from the day's projection, the hours at either edge from the hourly rollups.
+          // Whole days from the day's projection, the hours at either edge from the hour's.
           parts.push(yield* sumsOf(accountId, query, byDomain ? "analytics_daily_domains" : "analytics_daily_countries", "day", [[firstDay, lastDay]]))
           const edges = ([[from, firstDay], [lastDay, to]] as const).filter(([a, b]) => a < b)
-          if (edges.length > 0) parts.push(yield* sumsOf(accountId, query, "analytics_rollups", "hour", edges))
+          if (edges.length > 0) {
+            parts.push(yield* sumsOf(accountId, query, byDomain ? "analytics_hourly_domains" : "analytics_hourly_countries", "hour", edges))
+          }
         }
         const merged = new Map<string, { -readonly [K in keyof RollupSum]: RollupSum[K] }>()
         for (const row of parts.flat()) {
@@ -208,6 +226,8 @@ export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepo
         yield* sql`DELETE FROM analytics_hourly WHERE hour < ${rollups.getTime()}`
         yield* sql`DELETE FROM analytics_daily_domains WHERE day < ${rollups.getTime()}`
         yield* sql`DELETE FROM analytics_daily_countries WHERE day < ${rollups.getTime()}`
+        yield* sql`DELETE FROM analytics_hourly_domains WHERE hour < ${rollups.getTime()}`
+        yield* sql`DELETE FROM analytics_hourly_countries WHERE hour < ${rollups.getTime()}`
         return { entries: entries.length, rollups: hours.length }
       })).pipe(orStoreError("analytics.prune")),
   }
