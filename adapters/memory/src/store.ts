@@ -29,6 +29,7 @@ import { makeAssetRepository } from "./assets.js"
 import { makeTrackingRepository } from "./tracking.js"
 import { makeCampaignRepository } from "./campaigns.js"
 import type { TrackingHit } from "@mailroom/core"
+import { makeAnalyticsRepository } from "./analytics.js"
 
 export const makeMemoryStore = Effect.gen(function* () {
   const db = yield* makeMemoryDb
@@ -75,6 +76,7 @@ export const makeMemoryStore = Effect.gen(function* () {
       contacts: contactTable, memberships: membershipTable, suppressions: suppressions.table, topics: topicTable,
       messages: messageTable, hits,
     }),
+    analytics: makeAnalyticsRepository(db, messageTable),
     transaction: db.transaction,
     ping: Effect.void,
   })

@@ -361,6 +361,22 @@ export type { OpenKey, TrackingRepository } from "./ports/store.js"
 export { countryFromHeaders, countryHeaders, Geo } from "./ports/geo.js"
 export type { GeoRequest, GeoService } from "./ports/geo.js"
 export { Tracking, TrackingConfig } from "./services/tracking.js"
+export {
+  allCategories, analyticsEventTypes, analyticsMetrics, analyticsRetention, entriesOfEvents, entriesOfHits,
+  firstCandidates, firstKeyOf, hourMs, hourOf, messageIdsOfEvents, metricOfEvent, noCountry,
+  retentionCutoffs, rollupKey, rollupRowsOf,
+} from "./domain/analytics.js"
+export type { AnalyticsEntry, AnalyticsMetric, FirstKey, RollupRow } from "./domain/analytics.js"
+export {
+  bucketStart, countryName, defaultRangeDays, exportGroupings, exportMetrics, exportRows, heatmapMetrics, heatmapOf,
+  isTimezone, maxRangeDays, percentage, ratesOf, resolveRange,
+} from "./domain/analytics-query.js"
+export type { AnalyticsRange, ExportGrouping, ExportMetric, HeatmapMetric, Totals } from "./domain/analytics-query.js"
+export { consumerProvider, providerOfMx } from "./domain/mailbox-provider.js"
+export type { AnalyticsRepository, RollupDimension, RollupQuery, RollupSum } from "./ports/analytics-repository.js"
+export { Analytics } from "./services/analytics.js"
+export type { RangeParams } from "./services/analytics.js"
+export { pruneAnalytics, recordEventAnalytics, recordHitAnalytics } from "./services/analytics-recording.js"
 export type { TrackingAnswer, TrackingOptions, TrackingRequest } from "./services/tracking.js"
 export { trackOutgoing } from "./services/tracked-mail.js"
 export type { TrackedSubject } from "./services/tracked-mail.js"

@@ -16,6 +16,7 @@ import { brandRoutes, legacyBrandThemeGroup, legacyBrandThemePaths, legacyBrandT
 import { designRoutes } from "./routes/designs.js"
 import { designGalleryRoutes } from "./routes/design-gallery.js"
 import { publicAssetRoutes } from "./routes/assets-public.js"
+import { analyticsRoutes } from "./routes/analytics.js"
 import { domainRoutes } from "./routes/domains.js"
 import { emailRoutes } from "./routes/emails.js"
 import { exportRoutes } from "./routes/export.js"
@@ -47,6 +48,7 @@ import { type HttpRuntime, makeRunner } from "./run.js"
 const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   brandRoutes,
   campaignRoutes,
+  analyticsRoutes,
   contactRoutes,
   // Before designRoutes: its /designs/{id} would take "catalog" and "assets" for ids.
   designGalleryRoutes,

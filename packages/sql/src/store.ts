@@ -25,6 +25,7 @@ import { makeFormRepository } from "./forms.js"
 import { makeDomainRepository } from "./domains.js"
 import { makeCanaryRunRepository } from "./canary-runs.js"
 import { makeTrackingRepository } from "./tracking.js"
+import { makeAnalyticsRepository } from "./analytics.js"
 import { makeValidationJobRepository } from "./validation-jobs.js"
 import { makeBrandRepository } from "./brands.js"
 import { makeDesignRepository } from "./designs.js"
@@ -56,6 +57,7 @@ export const makeSqlStore = (sql: SqlClient.SqlClient): Store["Type"] => {
     domains: makeDomainRepository(sql),
     canaryRuns: makeCanaryRunRepository(sql),
     tracking: makeTrackingRepository(sql),
+    analytics: makeAnalyticsRepository(sql),
     validationJobs: makeValidationJobRepository(sql),
     designs: makeDesignRepository(sql),
     brands: makeBrandRepository(sql),

@@ -32,6 +32,7 @@ import type { BrandRepository } from "./brand-repository.js"
 import type { DesignRepository } from "./design-repository.js"
 import type { AssetRepository } from "./asset-repository.js"
 import type { TrackingHit } from "../domain/tracking.js"
+import type { AnalyticsRepository } from "./analytics-repository.js"
 
 export interface AccountRepository {
   readonly insert: (account: Account) => Effect.Effect<void, StoreError>
@@ -610,6 +611,7 @@ export class Store extends Context.Tag("@mailroom/core/Store")<Store, {
   readonly assets: AssetRepository
   readonly tracking: TrackingRepository
   readonly campaigns: CampaignRepository
+  readonly analytics: AnalyticsRepository
   /** Runs `effect` atomically: all of its writes and events commit, or none do (on failure, defect or interruption).
    *  Nested calls join the outer transaction. The outermost one runs the effects given to `afterCommit` once it
    *  committed (withCommitHooks). */

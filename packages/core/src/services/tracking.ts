@@ -24,6 +24,7 @@ import { makeRecentCache } from "../internal/recent-cache.js"
 import { Geo } from "../ports/geo.js"
 import { Ids } from "../ports/ids.js"
 import { type OpenKey, Store } from "../ports/store.js"
+import { recordHitAnalytics } from "./analytics-recording.js"
 import { Background } from "./background.js"
 import { Tokens } from "./tokens.js"
 
@@ -220,6 +221,8 @@ export class Tracking extends Effect.Service<Tracking>()("@mailroom/core/Trackin
           events.push(engagementEvent(hit, userAgent, "email.clicked"))
         }
         yield* store.tracking.insertHits(rows)
+        // The analytics of every hit (machines and bots counted apart) commit with the hits.
+        yield* Effect.provideService(recordHitAnalytics(rows), Store, store)
         if (events.length > 0) yield* store.events.append(events)
       })
 

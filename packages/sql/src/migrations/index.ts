@@ -20,6 +20,7 @@ import { canaryRuns } from "./0018_canary_runs.js"
 import { trackingHits } from "./0019_tracking_hits.js"
 import { brands } from "./0020_brands.js"
 import { designAssets } from "./0021_design_assets.js"
+import { analytics } from "./0022_analytics.js"
 import { campaigns } from "./0023_campaigns.js"
 import type { Migration } from "./migration.js"
 
@@ -45,6 +46,7 @@ export const migrations: ReadonlyArray<Migration> = [
   trackingHits,
   brands,
   designAssets,
+  analytics,
   campaigns,
 ]
 
