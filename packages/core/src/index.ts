@@ -61,8 +61,6 @@ export {
 export type {
   EnvelopeField, EnvelopeRecipient, DiscardedDuplicate, Envelope, AcceptedMessage,
 } from "./domain/message.js"
-export type { ContentSource, CompiledContent, RenderedContent } from "./domain/render.js"
-export { htmlToText } from "./domain/render.js"
 export { recipientMessageId, pipelineValues } from "./domain/outgoing.js"
 export type { UnsubscribeLinks, OutgoingInput } from "./domain/outgoing.js"
 export {

@@ -10,7 +10,6 @@ import { EmailAddress } from "../domain/email.js"
 import type { DomainEvent } from "../domain/event.js"
 import type { ListId } from "../domain/list.js"
 import { type MemberEventSource, memberEvent, newListMemberships } from "../domain/member.js"
-import { compileContent, renderContent } from "../domain/render.js"
 import {
   type ConfirmationStep, confirmationStep, type ConsentInput, decideSubscribe, decideUnsubscribeAll, subscribeChanged,
   type SubscribeDecision, unsubscribedEvent, type UnsubscribeMethod,
@@ -38,8 +37,6 @@ export const unique = <A>(items: ReadonlyArray<A> | undefined): ReadonlyArray<A>
 /** An address as a path gives it, checked (VALIDATION_ERROR naming `email`). */
 export const decodeEmail = (value: string) =>
   Effect.map(decodeInput(Schema.Struct({ email: EmailAddress }), { email: value }), ({ email }) => email)
-
-const confirmationTemplate = Either.getOrThrow(compileContent(defaultConfirmationTemplate))
 
 const isDuplicateContact = (error: unknown) =>
   typeof error === "object" && error !== null && (error as { readonly _tag?: unknown })._tag === "DuplicateContact"
@@ -215,14 +212,7 @@ export const subscriptionSteps = Effect.gen(function* () {
     Effect.gen(function* () {
       if (yield* pause.isPaused(account.id)) return false
       const config = yield* SubscriptionsConfig
-      const rendered = template === undefined
-        ? renderContent(confirmationTemplate, {
-          confirm_url: url,
-          first_name: contact.firstName ?? "",
-          last_name: contact.lastName ?? "",
-          email: contact.email,
-        })
-        : yield* renderConfirmation(contact, url, template)
+      const rendered = yield* renderConfirmation(contact, url, template)
       if (Either.isLeft(rendered)) return false
       const mailer = yield* Mailer
       const result = yield* Effect.either(mailer.send({
@@ -241,16 +231,21 @@ export const subscriptionSteps = Effect.gen(function* () {
       return result.right.recipients.some((outcome) => outcome.status !== "bounced")
     })
 
-  /** The account's own confirmation template rendered for the contact, with `{{confirm_url}}` filled by the pipeline. A
-   *  template that does not render (a strict template requiring a variable the call cannot give) sends nothing. */
-  const renderConfirmation = (contact: Contact, url: string, template: SendableTemplate) =>
+  /** The confirmation mail rendered for the contact, with `{{confirm_url}}` filled by the pipeline: the account's own
+   *  template when the call named one, Mailroom's default otherwise. A template that does not render (a strict template
+   *  requiring a variable the call cannot give) sends nothing. */
+  const renderConfirmation = (contact: Contact, url: string, template: SendableTemplate | undefined) =>
     Effect.gen(function* () {
       const engine = yield* Effect.serviceOption(TemplateEngine)
-      if (Option.isNone(engine)) return yield* Effect.dieMessage("a confirmation template needs the TemplateEngine")
-      const rendered = yield* Effect.either(renderRelease(template, {
-        variables: confirmationValues(contact, template),
-        pipeline: { confirm_url: url },
-      }).pipe(Effect.provideService(TemplateEngine, engine.value)))
+      if (Option.isNone(engine)) return yield* Effect.dieMessage("a confirmation mail needs the TemplateEngine")
+      const pipeline = { confirm_url: url }
+      const rendered = yield* Effect.either(template === undefined
+        ? engine.value.renderInline(defaultConfirmationTemplate, {
+          variables: { first_name: contact.firstName ?? "", last_name: contact.lastName ?? "", email: contact.email },
+          pipeline,
+        })
+        : renderRelease(template, { variables: confirmationValues(contact, template), pipeline })
+          .pipe(Effect.provideService(TemplateEngine, engine.value)))
       if (Either.isLeft(rendered)) yield* Effect.logWarning("confirmation template did not render", rendered.left.message)
       return rendered
     })

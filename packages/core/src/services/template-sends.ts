@@ -4,12 +4,11 @@
  *  the pipeline's values ({{unsubscribe_url}}, {{preferences_url}}, {{confirm_url}}). Both go through the
  *  TemplateEngine port, which compiles a release once (keyed by the release) and never per send. Spec: sending rules 5
  *  and 6, "Design (Studio template)" (account and application templates), "States and transitions" (Design rows). */
-import { Effect, Either, Option } from "effect"
+import { Effect, Option } from "effect"
 import type { AccountId } from "../domain/account.js"
 import {
   type Design, type DesignRelease, releaseCacheKey, releaseTheme, renderModeOf, sendableVersion,
 } from "../domain/design.js"
-import { compileContent, renderContent } from "../domain/render.js"
 import type { StoreError } from "../errors.js"
 import { type RenderedTemplate, TemplateEngine } from "../ports/template-engine.js"
 import type { Store } from "../ports/store.js"
@@ -92,8 +91,6 @@ export interface TemplateValues {
   readonly pipeline?: Readonly<Record<string, string>> | undefined
   /** The request's subject, overriding the template's (account templates; see subjectOverride). */
   readonly subject?: string | undefined
-  /** The subject override was compiled at acceptance already: its syntax is not checked again. */
-  readonly checked?: boolean | undefined
 }
 
 /** Renders a release for one message (or recipient): strict for application templates, lenient for account ones, with
@@ -115,9 +112,6 @@ export const renderRelease = (template: SendableTemplate, values: TemplateValues
     if (values.subject === undefined) return rendered
     const strings = Object.fromEntries(Object.entries({ ...values.variables, ...values.pipeline })
       .flatMap(([name, value]) => typeof value === "string" ? [[name, value]] : []))
-    const subject = yield* Either.flatMap(
-      compileContent({ subject: values.subject, text: "" }, "content.", { checked: values.checked === true }),
-      (compiled) => renderContent(compiled, strings),
-    )
+    const subject = yield* engine.renderInline({ subject: values.subject, text: "" }, { variables: strings })
     return { ...rendered, subject: subject.subject }
   })
