@@ -24,7 +24,7 @@ import { Ids } from "../ports/ids.js"
 import { Mailer } from "../ports/mailer.js"
 import { Store } from "../ports/store.js"
 import { TemplateEngine } from "../ports/template-engine.js"
-import { renderRelease, type SendableTemplate } from "../services/template-sends.js"
+import { renderRelease, resolveSendable, type SendableTemplate } from "../services/template-sends.js"
 import { SendingPause } from "../services/sending-pause.js"
 import { SubscriptionsConfig } from "../services/subscriptions-config.js"
 import { Tokens } from "../services/tokens.js"
@@ -254,7 +254,7 @@ export const subscriptionSteps = Effect.gen(function* () {
   const newConfirmation = (
     account: Account,
     contact: Contact,
-    fields: Pick<PendingConfirmation, "listIds" | "topicIds" | "redirectUrl" | "source" | "formId">,
+    fields: Pick<PendingConfirmation, "listIds" | "topicIds" | "redirectUrl" | "source" | "formId" | "templateId">,
     at: Date,
   ) =>
     Effect.gen(function* () {
@@ -371,7 +371,7 @@ export const subscriptionSteps = Effect.gen(function* () {
   const settleConfirmation = (
     account: Account,
     written: WrittenSubscriber,
-    fields: Pick<PendingConfirmation, "redirectUrl" | "source" | "formId">,
+    fields: Pick<PendingConfirmation, "redirectUrl" | "source" | "formId" | "templateId">,
   ) =>
     Effect.gen(function* () {
       if (written.confirmation === "send") {
@@ -397,8 +397,11 @@ export const subscriptionSteps = Effect.gen(function* () {
     })
 
   /** A new link for a PENDING contact's confirmation (the older one stops working), valid 7 days from now, mailed
-   *  again. `anySource`: the confirmation page offering a new link also serves signup-form confirmations; the API's
-   *  resend serves only its own. While sending is paused nothing changes and confirmationSent is false. */
+   *  again from the template the confirmation recorded. `anySource`: the confirmation page offering a new link also
+   *  serves signup-form confirmations; the API's resend serves only its own. While sending is paused nothing changes
+   *  and confirmationSent is false. A recorded template that can no longer be sent (deleted, retired, unpublished)
+   *  fails the API's resend with its template error and changes nothing; the confirmation page (`anySource`), whose
+   *  visitor cannot fix the template, mails Mailroom's default confirmation instead. */
   const resend = (account: Account, email: EmailAddress, anySource: boolean) =>
     Effect.gen(function* () {
       const written = yield* store.transaction(Effect.gen(function* () {
@@ -411,12 +414,19 @@ export const subscriptionSteps = Effect.gen(function* () {
         if (pending.source !== "API" && !anySource) {
           return yield* Effect.fail(new NoPendingConfirmation({ email, detail: "the contact subscribed through a signup form" }))
         }
-        if (yield* pause.isPaused(account.id)) return { contact, pending, url: undefined }
-        const { listIds, topicIds, redirectUrl, source, formId } = pending
-        const made = yield* newConfirmation(account, contact, { listIds, topicIds, redirectUrl, source, formId }, yield* now)
-        return { contact, pending: made.confirmation, url: made.url }
+        const template = pending.templateId === null
+          ? undefined
+          : yield* resolveSendable(store, account.id, null, pending.templateId).pipe(
+            Effect.catchIf((error) => anySource && error._tag !== "StoreError", () => Effect.succeed(undefined)),
+          )
+        if (yield* pause.isPaused(account.id)) return { contact, pending, url: undefined, template }
+        const { listIds, topicIds, redirectUrl, source, formId, templateId } = pending
+        const made = yield* newConfirmation(account, contact, { listIds, topicIds, redirectUrl, source, formId, templateId }, yield* now)
+        return { contact, pending: made.confirmation, url: made.url, template }
       }))
-      const confirmationSent = written.url === undefined ? false : yield* sendConfirmation(account, written.contact, written.url)
+      const confirmationSent = written.url === undefined
+        ? false
+        : yield* sendConfirmation(account, written.contact, written.url, written.template)
       return { email, confirmationSent, expiresAt: written.pending.expiresAt }
     })
 

@@ -18,6 +18,7 @@ import { designs } from "./0016_designs.js"
 import { validationJobs } from "./0017_validation_jobs.js"
 import { canaryRuns } from "./0018_canary_runs.js"
 import { trackingHits } from "./0019_tracking_hits.js"
+import { confirmationTemplate } from "./0024_confirmation_template.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -40,6 +41,7 @@ export const migrations: ReadonlyArray<Migration> = [
   validationJobs,
   canaryRuns,
   trackingHits,
+  confirmationTemplate,
 ]
 
 export type { Migration } from "./migration.js"
