@@ -293,7 +293,10 @@ export {
   CreateDesignInput, ReplaceDraftInput, PublishInput, RollbackInput, LifecycleInput, BindBrandInput, PreviewInput,
   DesignListFilters,
 } from "./domain/design-input.js"
-export { releaseCacheKey, renderModeOf, releaseTheme, subjectOverride, checkAllowedSender } from "./domain/design.js"
+export {
+  releaseCacheKey, renderModeOf, releaseTheme, subjectOverride, checkAllowedSender, applicationSenders,
+} from "./domain/design.js"
+export type { SenderRestriction } from "./domain/design.js"
 export type { CompiledContent as CompiledDesignContent } from "./domain/design.js"
 export { defaultTheme } from "./domain/theme.js"
 export type { Theme } from "./domain/theme.js"
