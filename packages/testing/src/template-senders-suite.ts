@@ -1,7 +1,8 @@
-/** The Sender row of the account/application table, run by every backend against its own Store: an application
- *  template's mail comes from one of the allowed senders, the calling application credential's, or when an account key
- *  sends it, those of its application's credentials; an account template sent with an account key keeps any sender.
- *  Spec: sending "Design (Studio template)" (the two-column table, Sender), "Authentication" 3. */
+/** Application templates' send rules beyond rendering, run by every backend against its own Store. The Sender row of
+ *  the account/application table: an application template's mail comes from one of the allowed senders, the calling
+ *  application credential's, or when an account key sends it, those of its application's credentials; an account
+ *  template sent with an account key keeps any sender. And a strict template's refusal in a batch names the
+ *  recipient (`recipients[3].variables`). Spec: sending "Design (Studio template)" (the two-column table), "Authentication" 3. */
 import { describe, expect, it } from "@effect/vitest"
 import {
   type Account, Accounts, type DesignCaller, Designs, enqueueEach, IdsLive, JobQueue, type JobQueueService,
@@ -111,6 +112,37 @@ export const templateSendersSuite = <E>(backend: string, storeLayer: Layer.Layer
           expect(refused).toMatchObject({ code: "SENDER_NOT_ALLOWED", allowed: ["billing@example.com"] })
           expect(refused.message).toContain("this application credential")
           expect((yield* send(account, design.id, "billing@example.com", own)).status).toBe("queued")
+        }))
+
+      it.effect("a strict template's refusal in a batch names the recipient's index, and nothing is queued", () =>
+        Effect.gen(function* () {
+          const account = yield* newAccount
+          const design = yield* published(account, "shop")
+          yield* credential(account, "shop", ["orders@example.com"])
+          const sending = yield* Sending
+          const to = () => ({ email: `${fresh("r")}@example.org` })
+          const batch = (recipients: ReadonlyArray<Record<string, unknown>>, variables?: Record<string, unknown>) =>
+            Effect.flip(sending.batch(account, {
+              from: { email: "orders@example.com" }, content: { templateId: design.id },
+              ...(variables === undefined ? {} : { variables }), recipients,
+            } as never))
+          const missing = yield* batch([{ to: to(), variables: { order: "1" } }, { to: to(), variables: { order: "2" } }, { to: to() }])
+          expect(missing).toMatchObject({ code: "MISSING_TEMPLATE_VARIABLES", field: "recipients[2].variables", names: ["order"] })
+          expect(missing.message).toContain("recipients[2].variables")
+          const unknown = yield* batch([{ to: to(), variables: { order: "1" } }, { to: to(), variables: { order: "2", coupon: "X" } }])
+          expect(unknown).toMatchObject({ code: "VALIDATION_ERROR", field: "recipients[1].variables", names: ["coupon"] })
+          expect(unknown.message).toMatch(/^recipients\[1\]\.variables: .*coupon/)
+          // Top-level variables every recipient inherits: the first recipient is named.
+          const inherited = yield* batch([{ to: to() }, { to: to() }], { order: "1", coupon: "X" })
+          expect(inherited).toMatchObject({ field: "recipients[0].variables" })
+          expect(yield* queued(account)).toBe(0)
+          // A single send keeps the body's own field.
+          const single = yield* Effect.flip(send(account, design.id, "orders@example.com").pipe(
+            Effect.zipRight(Effect.flatMap(Sending, (s) => s.send(account, {
+              from: { email: "orders@example.com" }, to: [to()], content: { templateId: design.id }, variables: {},
+            })))))
+          expect(single).toMatchObject({ code: "MISSING_TEMPLATE_VARIABLES" })
+          expect((single as { field?: string }).field).toBeUndefined()
         }))
 
       it.effect("an account template sent with an account key keeps any sender", () =>

@@ -28,7 +28,7 @@ import { Background } from "./background.js"
 import { checkSender } from "./domains.js"
 import { checkIdempotencyKey, Idempotency, requestFingerprint } from "./idempotency.js"
 import { Quota } from "./quota.js"
-import { makeReleaseCache, renderRelease, resolveSendable, type TemplateApplication } from "./template-sends.js"
+import { inBatchRecipient, makeReleaseCache, renderRelease, resolveSendable, type TemplateApplication } from "./template-sends.js"
 import { serviceMethod } from "./tracing.js"
 import { currentDate } from "../internal/time.js"
 
@@ -182,7 +182,12 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
      *  subject and records the template and version, which delivery renders from. Messages without one pass as they
      *  are. Every message of a batch names the same template. Answers the messages and the sender restriction of the
      *  send (`senderRestriction`). */
-    const withTemplate = (account: Account, application: TemplateApplication, messages: ReadonlyArray<AcceptedMessage>) =>
+    const withTemplate = (
+      account: Account,
+      application: TemplateApplication,
+      messages: ReadonlyArray<AcceptedMessage>,
+      batch = false,
+    ) =>
       Effect.gen(function* () {
         const templateId = messages[0]?.templateId
         if (templateId === undefined) return { messages, senders: application }
@@ -191,9 +196,10 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
         const requested = messages[0]!.subject === "" ? undefined : messages[0]!.subject
         const subject = yield* subjectOverride(template.design, requested)
         const rendered: Array<AcceptedMessage> = []
-        for (const message of messages) {
+        for (const [index, message] of messages.entries()) {
           const variables = message.template?.variables ?? message.variables
-          const output = yield* renderRelease(template, { variables, subject })
+          const output = yield* renderRelease(template, { variables, subject }).pipe(
+            Effect.mapError((error) => batch ? inBatchRecipient(index)(error) : error))
           rendered.push({
             ...message,
             subject: output.subject,
@@ -336,7 +342,7 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
       const accepted = yield* acceptBatch(yield* decodeInput(BatchInput, fields))
       return yield* once(account, "batch", fields, options, BatchResult, Effect.gen(function* () {
         const application = options.application ?? null
-        const { messages, senders } = yield* withTemplate(account, application, accepted)
+        const { messages, senders } = yield* withTemplate(account, application, accepted, true)
         yield* checkTopic(account, messages[0]!)
         yield* checkFrom(account, senders, messages[0]!.from.email)
         const at = yield* now

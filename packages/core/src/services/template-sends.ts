@@ -9,7 +9,9 @@ import type { AccountId } from "../domain/account.js"
 import {
   type Design, type DesignRelease, releaseCacheKey, releaseTheme, renderModeOf, sendableVersion,
 } from "../domain/design.js"
-import type { StoreError } from "../errors.js"
+import {
+  MissingTemplateVariables, MistypedTemplateVariables, type StoreError, UnknownTemplateVariables, ValidationFailed,
+} from "../errors.js"
 import { type RenderedTemplate, TemplateEngine } from "../ports/template-engine.js"
 import type { Store } from "../ports/store.js"
 import { TemplateNotFound } from "../template-errors.js"
@@ -115,3 +117,24 @@ export const renderRelease = (template: SendableTemplate, values: TemplateValues
     const subject = yield* engine.renderInline({ subject: values.subject, text: "" }, { variables: strings })
     return { ...rendered, subject: subject.subject }
   })
+
+/** A render refusal of one batch recipient, naming where its variables came from: `recipients[3].variables` (and
+ *  `recipients[3].variables.url` for a value). Other refusals are the whole batch's and pass as they are. */
+export const inBatchRecipient = (index: number) => <E>(error: E): E => {
+  const field = `recipients[${index}].variables`
+  const tagged = error as { readonly _tag?: string; readonly field?: string | undefined }
+  switch (tagged._tag) {
+    case "MissingTemplateVariables":
+      return new MissingTemplateVariables({ ...(error as MissingTemplateVariables), field }) as E
+    case "UnknownTemplateVariables":
+      return new UnknownTemplateVariables({ ...(error as UnknownTemplateVariables), field }) as E
+    case "MistypedTemplateVariables":
+      return new MistypedTemplateVariables({ ...(error as MistypedTemplateVariables), field }) as E
+    case "ValidationFailed":
+      return tagged.field?.startsWith("variables") === true
+        ? new ValidationFailed({ ...(error as ValidationFailed), field: `recipients[${index}].${tagged.field}` }) as E
+        : error
+    default:
+      return error
+  }
+}
