@@ -14,5 +14,10 @@ export const makeAppCredentialRepository = (db: MemoryDb): AppCredentialReposito
   return {
     insert: (credential) => db.atomic(() => byHash.set(credential.hash, copyCredential(credential))),
     findByHash: (hash) => db.atomic(() => Option.fromNullable(byHash.get(hash)).pipe(Option.map(copyCredential))),
+    ofApplication: (accountId, applicationKey) => db.atomic(() =>
+      [...byHash.values()]
+        .filter((c) => c.accountId === accountId && c.applicationKey === applicationKey)
+        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .map(copyCredential)),
   }
 }

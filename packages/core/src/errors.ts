@@ -428,10 +428,14 @@ export class CompiledTemplateTooLarge extends Schema.TaggedError<CompiledTemplat
 /** A strict (application) template was rendered without required variables. Spec: sending rule 5, "Errors". */
 export class MissingTemplateVariables extends Schema.TaggedError<MissingTemplateVariables>()("MissingTemplateVariables", {
   names: Schema.Array(Schema.String),
+  /** Where the variables were to be given, when it is not the body's `variables` (a batch recipient's:
+   *  `recipients[3].variables`). */
+  field: Schema.optional(Schema.String),
 }) {
   readonly code = "MISSING_TEMPLATE_VARIABLES"
   override get message() {
-    return `the template requires ${this.names.length === 1 ? "the variable" : "the variables"} ${this.names.join(", ")}, which ${this.names.length === 1 ? "was" : "were"} not given`
+    const where = this.field === undefined ? "" : `${this.field}: `
+    return `${where}the template requires ${this.names.length === 1 ? "the variable" : "the variables"} ${this.names.join(", ")}, which ${this.names.length === 1 ? "was" : "were"} not given`
   }
 }
 
@@ -439,20 +443,24 @@ export class MissingTemplateVariables extends Schema.TaggedError<MissingTemplate
  *  application templates: unknown variables are refused. */
 export class UnknownTemplateVariables extends Schema.TaggedError<UnknownTemplateVariables>()("UnknownTemplateVariables", {
   names: Schema.Array(Schema.String),
+  /** The field the variables came from; `variables` when absent (a batch recipient's: `recipients[3].variables`). */
+  field: Schema.optional(Schema.String),
 }) {
   readonly code = "VALIDATION_ERROR"
   override get message() {
-    return `variables: the template does not declare ${this.names.join(", ")}; remove ${this.names.length === 1 ? "it" : "them"} or declare ${this.names.length === 1 ? "it" : "them"} in the template's variables`
+    return `${this.field ?? "variables"}: the template does not declare ${this.names.join(", ")}; remove ${this.names.length === 1 ? "it" : "them"} or declare ${this.names.length === 1 ? "it" : "them"} in the template's variables`
   }
 }
 
 /** A strict (application) template was given a value of another type than its schema declares. */
 export class MistypedTemplateVariables extends Schema.TaggedError<MistypedTemplateVariables>()("MistypedTemplateVariables", {
   problems: Schema.Array(Schema.Struct({ name: Schema.String, expected: Schema.String })),
+  /** The field the variables came from; `variables` when absent (a batch recipient's: `recipients[3].variables`). */
+  field: Schema.optional(Schema.String),
 }) {
   readonly code = "VALIDATION_ERROR"
   override get message() {
-    return `variables: ${this.problems.map((p) => `${p.name} must be ${p.expected}`).join("; ")}`
+    return `${this.field ?? "variables"}: ${this.problems.map((p) => `${p.name} must be ${p.expected}`).join("; ")}`
   }
 }
 

@@ -61,8 +61,6 @@ export {
 export type {
   EnvelopeField, EnvelopeRecipient, DiscardedDuplicate, Envelope, AcceptedMessage,
 } from "./domain/message.js"
-export type { ContentSource, CompiledContent, RenderedContent } from "./domain/render.js"
-export { htmlToText } from "./domain/render.js"
 export { recipientMessageId, pipelineValues } from "./domain/outgoing.js"
 export type { UnsubscribeLinks, OutgoingInput } from "./domain/outgoing.js"
 export {
@@ -304,7 +302,10 @@ export {
   CreateDesignInput, ReplaceDraftInput, PublishInput, RollbackInput, LifecycleInput, BindBrandInput, PreviewInput,
   DesignListFilters,
 } from "./domain/design-input.js"
-export { releaseCacheKey, renderModeOf, releaseTheme, subjectOverride, checkAllowedSender } from "./domain/design.js"
+export {
+  releaseCacheKey, renderModeOf, releaseTheme, subjectOverride, checkAllowedSender, applicationSenders,
+} from "./domain/design.js"
+export type { SenderRestriction } from "./domain/design.js"
 export type { CompiledContent as CompiledDesignContent } from "./domain/design.js"
 export { defaultTheme } from "./domain/theme.js"
 export {

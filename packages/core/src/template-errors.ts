@@ -79,14 +79,20 @@ export class TemplateLimitReached extends Schema.TaggedError<TemplateLimitReache
   }
 }
 
-/** An application credential sent from an address that is not one of its allowed senders. */
+/** An application credential sent from an address that is not one of its allowed senders; or an account key sent an
+ *  application template (`application`) from an address that none of that application's credentials allows. */
 export class SenderNotAllowed extends Schema.TaggedError<SenderNotAllowed>()("SenderNotAllowed", {
   from: Schema.String,
   allowed: Schema.Array(Schema.String),
+  application: Schema.optional(Schema.String),
 }) {
   readonly code = "SENDER_NOT_ALLOWED"
   override get message() {
-    return `${this.from} is not an allowed sender of this application credential (allowed: ${this.allowed.join(", ") || "none"})`
+    const allowed = this.allowed.join(", ") || "none"
+    return this.application === undefined
+      ? `${this.from} is not an allowed sender of this application credential (allowed: ${allowed})`
+      : `${this.from} is not an allowed sender of application ${this.application}'s templates (allowed: ${allowed}; ` +
+        `an application's allowed senders are those of its credentials)`
   }
 }
 

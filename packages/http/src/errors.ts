@@ -171,7 +171,9 @@ const contextOf = (error: MailroomError): Record<string, string | number> | unde
       return { field: error.field }
     case "UnknownTemplateVariables":
     case "MistypedTemplateVariables":
-      return { field: "variables" }
+      return { field: error.field ?? "variables" }
+    case "MissingTemplateVariables":
+      return error.field === undefined ? undefined : { field: error.field }
     case "RateLimitExceeded":
       return { retry_after: error.retryAfter }
     case "QuotaExceeded":

@@ -52,6 +52,7 @@ const everyError = {
     new MjmlCompileTimedOut({ field: "html", deadlineMs: 5000 }),
     new UnknownTemplateVariables({ names: ["nickname"] }),
     new MistypedTemplateVariables({ problems: [{ name: "items", expected: "an array" }] }),
+    new UnknownTemplateVariables({ names: ["nickname"], field: "recipients[3].variables" }),
   ],
   PAYLOAD_TOO_LARGE: [new PayloadTooLarge({ limitBytes: 10 }), new PayloadTooLarge({ limitBytes: 10, field: "content.html" }),
     new CompiledTemplateTooLarge({ field: "html", limitBytes: 10, actualBytes: 11 })],
@@ -149,6 +150,16 @@ describe("the error table", () => {
   it("carries context.field for VALIDATION_ERROR, and no context without a field", async () => {
     expect((await errorResponse(new ValidationFailed({ field: "tags.3", detail: "bad" })).json()).error.context).toEqual({ field: "tags.3" })
     expect((await errorResponse(new ValidationFailed({ detail: "not JSON" })).json()).error.context).toBeUndefined()
+  })
+
+  it("names a batch recipient's variables in context.field: strict template refusals carry the field they were given", async () => {
+    const field = "recipients[3].variables"
+    expect((await errorResponse(new UnknownTemplateVariables({ names: ["x"], field })).json()).error.context).toEqual({ field })
+    expect((await errorResponse(new MistypedTemplateVariables({ problems: [], field })).json()).error.context).toEqual({ field })
+    expect((await errorResponse(new UnknownTemplateVariables({ names: ["x"] })).json()).error.context).toEqual({ field: "variables" })
+    const missing = new MissingTemplateVariables({ names: ["order"], field })
+    expect(await errorResponse(missing).json()).toMatchObject({ error: { context: { field }, message: expect.stringContaining(field) } })
+    expect((await errorResponse(new MissingTemplateVariables({ names: ["order"] })).json()).error.context).toBeUndefined()
   })
 
   it("carries context.retry_after and a Retry-After header for RATE_LIMIT_EXCEEDED", async () => {

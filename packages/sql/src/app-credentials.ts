@@ -47,5 +47,13 @@ export const makeAppCredentialRepository = (sql: SqlClient.SqlClient): AppCreden
 
     findByHash: (hash) =>
       findByHash(hash).pipe(Effect.map(Option.map(toAppCredential)), orStoreError("appCredentials.findByHash")),
+
+    ofApplication: (accountId, applicationKey) =>
+      sql`SELECT * FROM app_credentials WHERE account_id = ${accountId} AND application_key = ${applicationKey}
+        ORDER BY created_at, id`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(AppCredentialRow))),
+        Effect.map((rows) => rows.map(toAppCredential)),
+        orStoreError("appCredentials.ofApplication"),
+      ),
   }
 }

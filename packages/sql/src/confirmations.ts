@@ -16,6 +16,7 @@ const ConfirmationRow = Schema.Struct({
   redirect_url: Schema.NullOr(Schema.String),
   source: Schema.Literal(...confirmationSources),
   form_id: Schema.NullOr(Schema.String),
+  template_id: Schema.NullOr(Schema.String),
   expires_at: EpochMillis,
   created_at: EpochMillis,
 })
@@ -32,6 +33,7 @@ export const makeConfirmationRepository = (sql: SqlClient.SqlClient): Confirmati
       redirect_url: confirmation.redirectUrl,
       source: confirmation.source,
       form_id: confirmation.formId,
+      template_id: confirmation.templateId,
       expires_at: toMillis(confirmation.expiresAt),
       created_at: toMillis(confirmation.createdAt),
     }
@@ -54,6 +56,7 @@ export const makeConfirmationRepository = (sql: SqlClient.SqlClient): Confirmati
         redirectUrl: row.redirect_url,
         source: row.source,
         formId: row.form_id,
+        templateId: row.template_id,
         expiresAt: row.expires_at,
         createdAt: row.created_at,
       }))),

@@ -32,6 +32,7 @@ const FormRow = Schema.Struct({
   fields: JsonColumn(Schema.Array(StoredField)),
   consent_text: Schema.NullOr(Schema.String),
   submit_label: Schema.NullOr(Schema.String),
+  confirmation_template_id: Schema.NullOr(Schema.String),
   created_at: EpochMillis,
   updated_at: EpochMillis,
 })
@@ -52,6 +53,7 @@ const fromRow = (row: FormRow): Form => ({
   fields: row.fields,
   consentText: row.consent_text,
   submitLabel: row.submit_label,
+  confirmationTemplateId: row.confirmation_template_id,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 })
@@ -66,6 +68,7 @@ const mutableColumns = (sql: SqlClient.SqlClient, form: Form) => ({
   fields: toJson(form.fields),
   consent_text: form.consentText,
   submit_label: form.submitLabel,
+  confirmation_template_id: form.confirmationTemplateId,
   updated_at: toMillis(form.updatedAt),
 })
 

@@ -2,12 +2,13 @@
  *  escaped in the html and kept in the subject and text, in the lenient, strict or legacy mode. Spec: sending rules 5
  *  and 6, "Design (Studio template)", "Legacy templates". */
 import {
-  htmlToText, type InlineContent, type ReleaseContent, type RenderedInline, type RenderedTemplate, type RenderOptions, type RenderValues,
+  type InlineContent, type ReleaseContent, type RenderedInline, type RenderedTemplate, type RenderOptions, type RenderValues,
   type TemplateRenderError, ValidationFailed,
 } from "@mailroom/core"
 import { Either } from "effect"
 import Handlebars from "handlebars"
 import { makeBoundedCache } from "./compiled-cache.js"
+import { htmlToText } from "./html-to-text.js"
 import { parseTemplate, type Placeholder, templateFacts } from "./handlebars-ast.js"
 import { urlExpressions, urlProblem } from "./markup-check.js"
 import { renderContext, withLiterals } from "./variables.js"

@@ -1,6 +1,5 @@
-/** Inline content (a send's own subject, html and text) rendered by the engine: the rules core's inline renderer keeps
- *  today (sending rule 6), case for case, so that the send pipeline can move onto the engine without a change a
- *  sender would see. */
+/** Inline content (a send's own subject, html and text, and the default confirmation mail) rendered by the engine:
+ *  sending rule 6. The send pipeline and the subscription steps render inline content through this call only. */
 import type { InlineContent } from "@mailroom/core"
 import { Either } from "effect"
 import fc from "fast-check"

@@ -24,6 +24,7 @@ const makeForm = (overrides: Partial<Form> & Pick<Form, "accountId">): Form => (
   ],
   consentText: null,
   submitLabel: "Join",
+  confirmationTemplateId: "dsn_confirm",
   createdAt: fixtureTime,
   updatedAt: fixtureTime,
   ...overrides,
@@ -69,7 +70,7 @@ export const formsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>
             yield* forms.insert(form)
             const changed: Form = {
               ...form, name: "Other", listIds: [], topicIds: [], doubleOptIn: false, allowedOrigins: [],
-              successRedirectUrl: null, fields: [], consentText: "I agree to the newsletter", submitLabel: null,
+              successRedirectUrl: null, fields: [], consentText: "I agree to the newsletter", submitLabel: null, confirmationTemplateId: null,
               updatedAt: new Date(fixtureTime.getTime() + 1000),
             }
             expect(yield* forms.update(changed)).toBe(true)

@@ -182,6 +182,8 @@ export const templateSendSuite = <E>(backend: string, storeLayer: Layer.Layer<St
         Effect.gen(function* () {
           const account = yield* newAccount()
           const design = yield* published(account, { applicationKey: "shop", draft: applicationDraft() })
+          // The application's allowed senders restrict an account key's sends of its templates too.
+          yield* (yield* Accounts).createAppCredential(account.id, { applicationKey: "shop", allowedSenders: [from.email] })
           const send = (variables: Record<string, string>) => Effect.flatMap(Sending, (sending) => sending.send(account, {
             from, to: [{ email: `${fresh("x")}@example.org` }], content: { templateId: design.id }, variables,
           }))

@@ -19,8 +19,11 @@ export const validationLimits = {
   maxInputLength: 1_000,
   /** Addresses checked together in one step of a bulk job, and stored whole: its progress moves by multiples of this. */
   bulkChunkSize: 500,
-  /** A running bulk job stores the chunks it checked, with its progress, at most this often (and when it ends). */
+  /** A bulk job runs in slices: a run checks chunks until this long has passed (or `bulkSliceChunks` chunks), stores
+   *  them with its progress and queues the next slice. */
   bulkProgressIntervalMs: 1_000,
+  /** The most chunks one slice of a bulk job checks. */
+  bulkSliceChunks: 4,
   /** Addresses of one bulk job checked at a time (their lookups are cached per domain). */
   bulkConcurrency: 50,
   /** SMTP sessions opened at a time to one MX host by one job: mailbox providers throttle probing hosts. */

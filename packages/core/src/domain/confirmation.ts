@@ -21,6 +21,10 @@ export interface PendingConfirmation {
   readonly source: ConfirmationSource
   /** The signup form that asked (source FORM), reported as formId by contact.confirmed; null for the API. */
   readonly formId: string | null
+  /** The account's own template the confirmation mail is rendered from (POST /subscriptions
+   *  `confirmationTemplateId`, or the signup form's), so that a resend mails the same template; null: Mailroom's
+   *  default confirmation mail. */
+  readonly templateId: string | null
   readonly expiresAt: Date
   readonly createdAt: Date
 }

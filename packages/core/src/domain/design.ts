@@ -377,15 +377,37 @@ export const subjectOverride = (
       detail: "an application template's subject comes from its release; omit content.subject",
     }))
 
-/** The sender rule of the account/application table: an application credential sends only from one of its allowed
- *  senders (compared without case); an account key may choose any sender its sending domains allow. */
+/** Whose allowed senders restrict a send: an application credential's own; or, for an account key sending an
+ *  application template, the application's (`key`: every allowed sender of its credentials). Null: none. */
+export interface SenderRestriction {
+  readonly allowedSenders: ReadonlyArray<string>
+  /** Set when the restriction is the application template's rather than the calling credential's. */
+  readonly applicationKey?: string | undefined
+}
+
+/** The sender rule of the account/application table: an application template's mail comes from one of the allowed
+ *  senders (compared without case): the calling credential's, or when an account key sends it, its application's;
+ *  an account key sending an account template may choose any sender its sending domains allow. */
 export const checkAllowedSender = (
-  application: { readonly allowedSenders: ReadonlyArray<string> } | null,
+  restriction: SenderRestriction | null,
   from: string,
 ): Either.Either<void, SenderNotAllowed> =>
-  application === null || application.allowedSenders.some((allowed) => allowed.toLowerCase() === from.toLowerCase())
+  restriction === null || restriction.allowedSenders.some((allowed) => allowed.toLowerCase() === from.toLowerCase())
     ? Either.void
-    : Either.left(new SenderNotAllowed({ from, allowed: application.allowedSenders }))
+    : Either.left(new SenderNotAllowed({ from, allowed: restriction.allowedSenders, application: restriction.applicationKey }))
+
+/** The allowed senders of an application: those of its credentials, in order, each once (compared without case). */
+export const applicationSenders = (
+  applicationKey: string,
+  credentials: ReadonlyArray<{ readonly allowedSenders: ReadonlyArray<string> }>,
+): SenderRestriction => {
+  const seen = new Set<string>()
+  const allowedSenders = credentials.flatMap((c) => c.allowedSenders).filter((sender) => {
+    const folded = sender.toLowerCase()
+    return seen.has(folded) ? false : (seen.add(folded), true)
+  })
+  return { allowedSenders, applicationKey }
+}
 
 /** Studio routes need the Micro plan or above. Spec: "What the service does" and "Limits" (none below Micro). */
 export const checkStudioPlan = (plan: Plan): Either.Either<void, PlanUpgradeRequired> =>

@@ -64,6 +64,9 @@ export interface Form {
   readonly consentText: string | null
   /** The label of the submit button; null: "Subscribe". */
   readonly submitLabel: string | null
+  /** The account's own template the confirmation mail of a double opt-in is rendered from (as POST /subscriptions
+   *  `confirmationTemplateId`); null: Mailroom's default confirmation mail. */
+  readonly confirmationTemplateId: string | null
   readonly createdAt: Date
   readonly updatedAt: Date
 }
@@ -168,6 +171,7 @@ const formFields = {
   )),
   consentText: Schema.optional(Schema.NullOr(text("consentText", formLimits.consentTextLength, 1))),
   submitLabel: Schema.optional(Schema.NullOr(text("submitLabel", formLimits.submitLabelLength, 1))),
+  confirmationTemplateId: Schema.optional(Schema.NullOr(text("confirmationTemplateId", 255, 1))),
 }
 
 export const FormName = Schema.Trim.pipe(

@@ -1,7 +1,7 @@
 /** Messages sent through the API: the bodies of POST /emails/send, /emails/batch and /emails/schedule with every
  *  limit of the spec, and the pure checks that need more than a Schema (recipient count after deduplication, body
  *  sizes, the schedule window, the stream). Spec: sending "Shared types", "Sending", "Limits"; CONTRACT.md "Streams
- *  and links in mail". Rendering lives in render.ts, the outgoing MIME shape in outgoing.ts. */
+ *  and links in mail". Rendering is the TemplateEngine port's, the outgoing MIME shape is outgoing.ts'. */
 import { DateTime, Either, ParseResult, Schema } from "effect"
 import { PayloadTooLarge, ValidationFailed } from "../errors.js"
 import { Metadata } from "./contact.js"

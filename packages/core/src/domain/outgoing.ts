@@ -5,7 +5,7 @@ import { Either } from "effect"
 import { ValidationFailed } from "../errors.js"
 import type { MailAddress, OutgoingMessage } from "../ports/mailer.js"
 import type { AcceptedMessage, EmailAddressInput } from "./message.js"
-import { compileContent, renderContent, type CompiledContent, type RenderedContent } from "./render.js"
+import type { RenderedInline } from "../ports/template-engine.js"
 
 /** The links a marketing message carries for one recipient: made by the consent engine's Tokens service. */
 export interface UnsubscribeLinks {
@@ -29,11 +29,9 @@ export interface OutgoingInput {
   readonly messageIdDomain?: string | undefined
   /** Required for marketing mail; ignored for transactional mail, which carries no unsubscribe link. */
   readonly unsubscribe?: UnsubscribeLinks | undefined
-  /** The content compiled once for every recipient; compiled here when absent. */
-  readonly compiled?: CompiledContent | undefined
-  /** The content already rendered for this recipient (a message sent by template, rendered by the TemplateEngine
-   *  with the same pipeline values): used as it is, and `compiled` is ignored. */
-  readonly rendered?: RenderedContent | undefined
+  /** The content rendered for this recipient by the TemplateEngine (inline content or a release), with the
+   *  recipient's pipeline values (`pipelineValues`): used as it is. */
+  readonly rendered: RenderedInline
   /** Recipients the message no longer goes to (dropped at acceptance or at delivery: suppressed, opted out). They are
    *  left out of the To: and Cc: headers as they are out of the envelope. */
   readonly dropped?: ReadonlySet<string> | undefined
@@ -64,8 +62,8 @@ export const pipelineValues = (links: UnsubscribeLinks | undefined): Record<stri
       ...(links.preferencesUrl === undefined ? {} : { preferences_url: links.preferencesUrl }),
     }
 
-/** Builds the submission for one recipient: rendered content ({{unsubscribe_url}} and {{preferences_url}} in marketing
- *  mail, which win over variables of the same names), headers, envelope. Fails when the content does not render. */
+/** Builds the submission for one recipient around its rendered content: headers, envelope, List-Unsubscribe in
+ *  marketing mail. Fails for a recipient the message does not have, or marketing mail without its links. */
 export const buildOutgoing = (input: OutgoingInput): Either.Either<OutgoingMessage, ValidationFailed> =>
   Either.gen(function* () {
     const { message } = input
@@ -77,10 +75,7 @@ export const buildOutgoing = (input: OutgoingInput): Either.Either<OutgoingMessa
       return yield* Either.left(new ValidationFailed({ detail: "marketing mail needs the recipient's unsubscribe links" }))
     }
     const links = message.stream === "marketing" ? input.unsubscribe : undefined
-    const rendered = input.rendered ?? (yield* renderContent(
-      input.compiled ?? (yield* compileContent(message)),
-      { ...message.variables, ...pipelineValues(links) },
-    ))
+    const { rendered } = input
     const headerRecipients = (field: "to" | "cc") =>
       message.envelope.recipients.filter((r) => r.field === field && input.dropped?.has(r.email) !== true).map((r) => address(r))
     const to = headerRecipients("to")

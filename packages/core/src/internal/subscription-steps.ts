@@ -10,7 +10,6 @@ import { EmailAddress } from "../domain/email.js"
 import type { DomainEvent } from "../domain/event.js"
 import type { ListId } from "../domain/list.js"
 import { type MemberEventSource, memberEvent, newListMemberships } from "../domain/member.js"
-import { compileContent, renderContent } from "../domain/render.js"
 import {
   type ConfirmationStep, confirmationStep, type ConsentInput, decideSubscribe, decideUnsubscribeAll, subscribeChanged,
   type SubscribeDecision, unsubscribedEvent, type UnsubscribeMethod,
@@ -25,7 +24,7 @@ import { Ids } from "../ports/ids.js"
 import { Mailer } from "../ports/mailer.js"
 import { Store } from "../ports/store.js"
 import { TemplateEngine } from "../ports/template-engine.js"
-import { renderRelease, type SendableTemplate } from "../services/template-sends.js"
+import { renderRelease, resolveSendable, type SendableTemplate } from "../services/template-sends.js"
 import { SendingPause } from "../services/sending-pause.js"
 import { SubscriptionsConfig } from "../services/subscriptions-config.js"
 import { Tokens } from "../services/tokens.js"
@@ -38,8 +37,6 @@ export const unique = <A>(items: ReadonlyArray<A> | undefined): ReadonlyArray<A>
 /** An address as a path gives it, checked (VALIDATION_ERROR naming `email`). */
 export const decodeEmail = (value: string) =>
   Effect.map(decodeInput(Schema.Struct({ email: EmailAddress }), { email: value }), ({ email }) => email)
-
-const confirmationTemplate = Either.getOrThrow(compileContent(defaultConfirmationTemplate))
 
 const isDuplicateContact = (error: unknown) =>
   typeof error === "object" && error !== null && (error as { readonly _tag?: unknown })._tag === "DuplicateContact"
@@ -215,14 +212,7 @@ export const subscriptionSteps = Effect.gen(function* () {
     Effect.gen(function* () {
       if (yield* pause.isPaused(account.id)) return false
       const config = yield* SubscriptionsConfig
-      const rendered = template === undefined
-        ? renderContent(confirmationTemplate, {
-          confirm_url: url,
-          first_name: contact.firstName ?? "",
-          last_name: contact.lastName ?? "",
-          email: contact.email,
-        })
-        : yield* renderConfirmation(contact, url, template)
+      const rendered = yield* renderConfirmation(contact, url, template)
       if (Either.isLeft(rendered)) return false
       const mailer = yield* Mailer
       const result = yield* Effect.either(mailer.send({
@@ -241,16 +231,21 @@ export const subscriptionSteps = Effect.gen(function* () {
       return result.right.recipients.some((outcome) => outcome.status !== "bounced")
     })
 
-  /** The account's own confirmation template rendered for the contact, with `{{confirm_url}}` filled by the pipeline. A
-   *  template that does not render (a strict template requiring a variable the call cannot give) sends nothing. */
-  const renderConfirmation = (contact: Contact, url: string, template: SendableTemplate) =>
+  /** The confirmation mail rendered for the contact, with `{{confirm_url}}` filled by the pipeline: the account's own
+   *  template when the call named one, Mailroom's default otherwise. A template that does not render (a strict template
+   *  requiring a variable the call cannot give) sends nothing. */
+  const renderConfirmation = (contact: Contact, url: string, template: SendableTemplate | undefined) =>
     Effect.gen(function* () {
       const engine = yield* Effect.serviceOption(TemplateEngine)
-      if (Option.isNone(engine)) return yield* Effect.dieMessage("a confirmation template needs the TemplateEngine")
-      const rendered = yield* Effect.either(renderRelease(template, {
-        variables: confirmationValues(contact, template),
-        pipeline: { confirm_url: url },
-      }).pipe(Effect.provideService(TemplateEngine, engine.value)))
+      if (Option.isNone(engine)) return yield* Effect.dieMessage("a confirmation mail needs the TemplateEngine")
+      const pipeline = { confirm_url: url }
+      const rendered = yield* Effect.either(template === undefined
+        ? engine.value.renderInline(defaultConfirmationTemplate, {
+          variables: { first_name: contact.firstName ?? "", last_name: contact.lastName ?? "", email: contact.email },
+          pipeline,
+        })
+        : renderRelease(template, { variables: confirmationValues(contact, template), pipeline })
+          .pipe(Effect.provideService(TemplateEngine, engine.value)))
       if (Either.isLeft(rendered)) yield* Effect.logWarning("confirmation template did not render", rendered.left.message)
       return rendered
     })
@@ -259,7 +254,7 @@ export const subscriptionSteps = Effect.gen(function* () {
   const newConfirmation = (
     account: Account,
     contact: Contact,
-    fields: Pick<PendingConfirmation, "listIds" | "topicIds" | "redirectUrl" | "source" | "formId">,
+    fields: Pick<PendingConfirmation, "listIds" | "topicIds" | "redirectUrl" | "source" | "formId" | "templateId">,
     at: Date,
   ) =>
     Effect.gen(function* () {
@@ -376,7 +371,7 @@ export const subscriptionSteps = Effect.gen(function* () {
   const settleConfirmation = (
     account: Account,
     written: WrittenSubscriber,
-    fields: Pick<PendingConfirmation, "redirectUrl" | "source" | "formId">,
+    fields: Pick<PendingConfirmation, "redirectUrl" | "source" | "formId" | "templateId">,
   ) =>
     Effect.gen(function* () {
       if (written.confirmation === "send") {
@@ -402,8 +397,11 @@ export const subscriptionSteps = Effect.gen(function* () {
     })
 
   /** A new link for a PENDING contact's confirmation (the older one stops working), valid 7 days from now, mailed
-   *  again. `anySource`: the confirmation page offering a new link also serves signup-form confirmations; the API's
-   *  resend serves only its own. While sending is paused nothing changes and confirmationSent is false. */
+   *  again from the template the confirmation recorded. `anySource`: the confirmation page offering a new link also
+   *  serves signup-form confirmations; the API's resend serves only its own. While sending is paused nothing changes
+   *  and confirmationSent is false. A recorded template that can no longer be sent (deleted, retired, unpublished)
+   *  fails the API's resend with its template error and changes nothing; the confirmation page (`anySource`), whose
+   *  visitor cannot fix the template, mails Mailroom's default confirmation instead. */
   const resend = (account: Account, email: EmailAddress, anySource: boolean) =>
     Effect.gen(function* () {
       const written = yield* store.transaction(Effect.gen(function* () {
@@ -416,12 +414,19 @@ export const subscriptionSteps = Effect.gen(function* () {
         if (pending.source !== "API" && !anySource) {
           return yield* Effect.fail(new NoPendingConfirmation({ email, detail: "the contact subscribed through a signup form" }))
         }
-        if (yield* pause.isPaused(account.id)) return { contact, pending, url: undefined }
-        const { listIds, topicIds, redirectUrl, source, formId } = pending
-        const made = yield* newConfirmation(account, contact, { listIds, topicIds, redirectUrl, source, formId }, yield* now)
-        return { contact, pending: made.confirmation, url: made.url }
+        const template = pending.templateId === null
+          ? undefined
+          : yield* resolveSendable(store, account.id, null, pending.templateId).pipe(
+            Effect.catchIf((error) => anySource && error._tag !== "StoreError", () => Effect.succeed(undefined)),
+          )
+        if (yield* pause.isPaused(account.id)) return { contact, pending, url: undefined, template }
+        const { listIds, topicIds, redirectUrl, source, formId, templateId } = pending
+        const made = yield* newConfirmation(account, contact, { listIds, topicIds, redirectUrl, source, formId, templateId }, yield* now)
+        return { contact, pending: made.confirmation, url: made.url, template }
       }))
-      const confirmationSent = written.url === undefined ? false : yield* sendConfirmation(account, written.contact, written.url)
+      const confirmationSent = written.url === undefined
+        ? false
+        : yield* sendConfirmation(account, written.contact, written.url, written.template)
       return { email, confirmationSent, expiresAt: written.pending.expiresAt }
     })
 

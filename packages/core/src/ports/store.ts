@@ -56,6 +56,8 @@ export interface ApiKeyRepository {
 export interface AppCredentialRepository {
   readonly insert: (credential: AppCredential) => Effect.Effect<void, StoreError>
   readonly findByHash: (hash: string) => Effect.Effect<Option.Option<AppCredential>, StoreError>
+  /** The account's credentials of one application key, oldest first. */
+  readonly ofApplication: (accountId: AccountId, applicationKey: string) => Effect.Effect<ReadonlyArray<AppCredential>, StoreError>
 }
 
 /** Process-wide settings that must survive restarts (the generated MAILROOM_SECRET). Not scoped by account. */

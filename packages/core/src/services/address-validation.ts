@@ -19,13 +19,15 @@ import { makeAddressChecker } from "./address-checks.js"
 import { Background } from "./background.js"
 import { serviceMethod } from "./tracing.js"
 
-/** One bulk validation to run. A run resumes after the chunks already stored. */
+/** One slice of a bulk validation. `from` is the job's progress when the slice was queued: a run resumes there, and a
+ *  run that finds the job past it is a stale copy (its successor was queued already) and does nothing. Absent on jobs
+ *  queued before slices existed: they run from their stored progress. */
 export const bulkValidationJob = defineJob(
   "validation.bulk",
-  Schema.Struct({ accountId: Schema.String, jobId: Schema.String }),
-  // 10,000 addresses with `extended`, two sessions at a time per MX host, each step bounded by the timeout: a run may
-  // be long. One cut short is run again from its last stored chunk.
-  { retry: { delays: [Duration.seconds(5), Duration.seconds(30), Duration.minutes(2)] }, timeout: "1 hour" },
+  Schema.Struct({ accountId: Schema.String, jobId: Schema.String, from: Schema.optional(Schema.Number) }),
+  // A run is one slice (a few chunks, or about a second of them), so its timeout, and with it the time a crashed run
+  // waits before a queue hands it out again (pg-boss's expiry), stays short: a crash costs at most one slice's work.
+  { retry: { delays: [Duration.seconds(5), Duration.seconds(30), Duration.minutes(2)] }, timeout: "5 minutes" },
 )
 
 /** A bulk job, with its results once it finished (completed, or failed with the results before its failure); null
@@ -54,33 +56,32 @@ export class AddressValidation extends Effect.Service<AddressValidation>()("@mai
     const background = yield* Background
     const method = yield* serviceMethod
 
-    /** Runs a bulk job from where it stands. The addresses are checked a chunk at a time; the chunks checked are stored
-     *  with the job's progress, in one transaction, once `bulkProgressInterval` passed since the last store (so a fast
-     *  job stores once, with its completion, and a slow one shows its progress as it goes). A chunk is stored whole or
-     *  not at all: a retried run starts again after the last one stored. With `continueOnError` false, the first
-     *  failing lookup stores the results before it and fails the job. */
-    const runBulk = (accountId: AccountId, jobId: string) =>
+    /** Runs one slice of a bulk job from where it stands. The addresses are checked a chunk at a time, until
+     *  `bulkProgressIntervalMs` passed or `bulkSliceChunks` chunks were checked; then the chunks are stored with the
+     *  job's progress and the next slice is queued, in one transaction, and the run ends. The last slice stores the
+     *  job completed. A chunk is stored whole or not at all: a slice cut short (a crash) is run again from the progress
+     *  it started at. With `continueOnError` false, the first failing lookup stores the results before it and fails
+     *  the job. */
+    const runBulk = (accountId: AccountId, jobId: string, from: number | undefined) =>
       Effect.gen(function* () {
         const found = yield* store.validationJobs.findById(accountId, jobId)
         if (Option.isNone(found)) return
         const job = found.value
         if (job.status === "completed" || job.status === "failed") return
+        if (from !== undefined && job.processed !== from) return
         const startedAt = job.startedAt ?? (yield* now)
         if (job.status !== "running") yield* store.validationJobs.setState({ ...job, status: "running", startedAt })
         const checker = yield* makeAddressChecker({ extended: job.extended, timeoutMs: job.timeoutMs })
         const size = validationLimits.bulkChunkSize
-        let pending: Array<{ readonly index: number; readonly results: ReadonlyArray<AddressVerdict> }> = []
-        let storedAt = yield* Clock.currentTimeMillis
+        const pending: Array<{ readonly index: number; readonly results: ReadonlyArray<AddressVerdict> }> = []
+        const sliceStart = yield* Clock.currentTimeMillis
         const storePending = (finish: Effect.Effect<unknown, StoreError>) =>
-          Effect.gen(function* () {
-            yield* store.transaction(Effect.gen(function* () {
-              for (const chunk of pending) yield* store.validationJobs.saveChunk(accountId, job.id, chunk.index, chunk.results)
-              yield* finish
-            }))
-            pending = []
-            storedAt = yield* Clock.currentTimeMillis
-          })
-        for (let index = Math.floor(job.processed / size); index * size < job.emails.length; index++) {
+          store.transaction(Effect.gen(function* () {
+            for (const chunk of pending) yield* store.validationJobs.saveChunk(accountId, job.id, chunk.index, chunk.results)
+            yield* finish
+          }))
+        const first = Math.floor(job.processed / size)
+        for (let index = first; index * size < job.emails.length; index++) {
           const emails = job.emails.slice(index * size, (index + 1) * size)
           const verdicts = yield* checker.checkAll(emails)
           const failedAt = job.continueOnError ? -1 : verdicts.findIndex(Either.isLeft)
@@ -101,13 +102,33 @@ export class AddressValidation extends Effect.Service<AddressValidation>()("@mai
             }))
             return
           }
-          if ((yield* Clock.currentTimeMillis) - storedAt >= validationLimits.bulkProgressIntervalMs) yield* storePending(Effect.void)
+          const more = (index + 1) * size < job.emails.length
+          const sliceOver = index + 1 - first >= validationLimits.bulkSliceChunks ||
+            (yield* Clock.currentTimeMillis) - sliceStart >= validationLimits.bulkProgressIntervalMs
+          if (more && sliceOver) {
+            // saveChunk moves the progress to the end of the chunks stored: the next slice starts there.
+            yield* storePending(enqueueSlice(accountId, job.id, (index + 1) * size))
+            return
+          }
         }
         const completedAt = yield* now
         yield* storePending(store.validationJobs.setState({ ...job, status: "completed", startedAt, completedAt, error: null }))
       })
 
-    yield* background.work(bulkValidationJob, (payload) => runBulk(payload.accountId as AccountId, payload.jobId), { concurrency: 2 })
+    /** Queues a slice of the job (in the caller's transaction). The queue is the backend's, provided beside the services
+     *  (the facade's runtime has it). */
+    const enqueueSlice = (accountId: AccountId, jobId: string, from: number) =>
+      Effect.gen(function* () {
+        const queue = yield* Effect.serviceOption(JobQueue)
+        if (Option.isNone(queue)) return yield* Effect.dieMessage("bulk validation needs a JobQueue beside the services")
+        yield* queue.value.enqueue(bulkValidationJob, { accountId, jobId, from })
+      })
+
+    yield* background.work(
+      bulkValidationJob,
+      (payload) => runBulk(payload.accountId as AccountId, payload.jobId, payload.from),
+      { concurrency: 2 },
+    )
 
     /** POST /emails/validate: the checks of one address. A failed lookup of its domain answers DNS_LOOKUP_ERROR. */
     const validate = method("AddressValidation.validate")(function* (_account: Account, body: unknown) {
@@ -136,10 +157,7 @@ export class AddressValidation extends Effect.Service<AddressValidation>()("@mai
       }
       yield* store.transaction(Effect.gen(function* () {
         yield* store.validationJobs.insert(job)
-        // The queue is the backend's, provided beside the services (the facade's runtime has it).
-        const queue = yield* Effect.serviceOption(JobQueue)
-        if (Option.isNone(queue)) return yield* Effect.dieMessage("bulk validation needs a JobQueue beside the services")
-        yield* queue.value.enqueue(bulkValidationJob, { accountId: account.id, jobId: job.id })
+        yield* enqueueSlice(account.id, job.id, 0)
       }))
       return job
     })

@@ -18,6 +18,7 @@ import { Accounts } from "./accounts.js"
 import { Forms } from "./forms.js"
 import { SendingPause } from "./sending-pause.js"
 import { LinksConfig } from "./tokens.js"
+import { resolveSendable } from "./template-sends.js"
 import { serviceMethod } from "./tracing.js"
 
 /** A hosted signup form subscribing an address, as contact.subscribed reports it. */
@@ -74,12 +75,16 @@ export class FormSignups extends Effect.Service<FormSignups>()("@mailroom/core/F
     ) {
       const input = yield* decodeSubscribeInput(fields)
       const consent = { ...input.consent, text: input.consent?.text ?? `Signup form: ${form.name}` }
+      // The confirmation template, resolved before anything is written (as POST /subscriptions does).
+      const template = input.confirmationTemplateId === undefined
+        ? undefined
+        : yield* resolveSendable(store, account.id, null, input.confirmationTemplateId)
       const { written, confirmationSent } = yield* steps.commitAndMail(account, Effect.gen(function* () {
         const written = yield* steps.writeSubscriber(account, input, {
           contactSource: "FORM", consentSource: "form", consent, clientAddress,
         })
         const mail = yield* steps.settleConfirmation(account, written, {
-          redirectUrl: input.redirectUrl ?? null, source: "FORM", formId: form.id,
+          redirectUrl: input.redirectUrl ?? null, source: "FORM", formId: form.id, templateId: template?.design.id ?? null,
         })
         const { contact, decision, pending, at } = written
         if (written.confirmation === "outstanding" && pending !== undefined && pending.formId !== form.id) {
@@ -103,7 +108,7 @@ export class FormSignups extends Effect.Service<FormSignups>()("@mailroom/core/F
           }])
         }
         return { ...written, mail }
-      }))
+      }), template)
       return subscribeResult(written, confirmationSent)
     })
 
@@ -138,6 +143,15 @@ export class FormSignups extends Effect.Service<FormSignups>()("@mailroom/core/F
       yield* request.limitPerAddress(`${form.accountId}:${submission.email.toLowerCase()}`)
       const account = yield* accounts.get(form.accountId)
       const userAgent = request.userAgent
+      // The form's confirmation template was sendable when it was set; one deleted or retired since is skipped (the
+      // default confirmation mail goes), since the person submitting cannot fix it.
+      const confirmationTemplateId = form.confirmationTemplateId === null || !form.doubleOptIn
+        ? undefined
+        : yield* resolveSendable(store, account.id, null, form.confirmationTemplateId).pipe(
+          Effect.as(form.confirmationTemplateId),
+          Effect.catchIf((error) => error._tag !== "StoreError", (error) =>
+            Effect.as(Effect.logWarning("the form's confirmation template cannot be sent; the default one goes", error.message), undefined)),
+        )
       yield* subscribe(account, {
         email: submission.email,
         ...(submission.firstName !== undefined ? { firstName: submission.firstName } : {}),
@@ -147,6 +161,7 @@ export class FormSignups extends Effect.Service<FormSignups>()("@mailroom/core/F
         topicIds: [...form.topicIds],
         ...(Object.keys(submission.customFields).length > 0 ? { customFields: { ...submission.customFields } } : {}),
         doubleOptIn: form.doubleOptIn,
+        ...(confirmationTemplateId !== undefined ? { confirmationTemplateId } : {}),
         // Someone who unsubscribed comes back only through the confirmation mail of a double opt-in form: the click
         // is their fresh consent. A single opt-in form changes nothing for them (and says nothing of it).
         resubscribe: form.doubleOptIn,

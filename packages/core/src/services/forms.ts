@@ -14,6 +14,7 @@ import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 import { orNotFound } from "../internal/found.js"
 import { serviceMethod } from "./tracing.js"
+import { resolveSendable } from "./template-sends.js"
 import { currentDate } from "../internal/time.js"
 
 const unique = <A>(values: ReadonlyArray<A>): ReadonlyArray<A> => [...new Set(values)]
@@ -43,6 +44,13 @@ export class Forms extends Effect.Service<Forms>()("@mailroom/core/Forms", {
         const missing = topicIds.find((id) => !topics.has(id))
         if (missing !== undefined) return yield* Effect.fail(new TopicNotFound({ topicId: missing }))
       })
+
+    /** A confirmation template must be one the account can send now (published, not retired): TEMPLATE_NOT_FOUND,
+     *  TEMPLATE_NOT_PUBLISHED or TEMPLATE_RETIRED otherwise. Answers the design's id, or null. */
+    const checkTemplate = (account: Account, id: string | null | undefined) =>
+      id === undefined || id === null
+        ? Effect.succeed(null)
+        : Effect.map(resolveSendable(store, account.id, null, id), ({ design }) => design.id as string)
 
     const list = method("Forms.list")(function* (account: Account, page: PageRequest) {
       return yield* store.forms.list(account.id, page)
@@ -74,6 +82,7 @@ export class Forms extends Effect.Service<Forms>()("@mailroom/core/Forms", {
         fields: fieldsOf(input.fields),
         consentText: input.consentText ?? null,
         submitLabel: input.submitLabel ?? null,
+        confirmationTemplateId: yield* checkTemplate(account, input.confirmationTemplateId),
         createdAt: at,
         updatedAt: at,
       }
@@ -84,9 +93,13 @@ export class Forms extends Effect.Service<Forms>()("@mailroom/core/Forms", {
     const update = method("Forms.update")(function* (account: Account, id: string, input: UpdateFormInput) {
       const current = yield* find(account, id)
       const sent = sentFields(input, ["name", "doubleOptIn", "successRedirectUrl", "consentText", "submitLabel"])
+      const template = input.confirmationTemplateId === undefined
+        ? {}
+        : { confirmationTemplateId: yield* checkTemplate(account, input.confirmationTemplateId) }
       const next: Form = {
         ...current,
         ...sent,
+        ...template,
         ...(input.listIds !== undefined ? { listIds: unique(input.listIds) } : {}),
         ...(input.topicIds !== undefined ? { topicIds: unique(input.topicIds) } : {}),
         ...(input.allowedOrigins !== undefined ? { allowedOrigins: unique(input.allowedOrigins.map(canonicalOrigin)) } : {}),

@@ -18,8 +18,7 @@ import {
   type MessageEvent, type MessageRecipient, type RecipientUpdate, type StoredMessage, toAcceptedMessage,
 } from "../domain/message-record.js"
 import { buildOutgoing, pipelineValues, type UnsubscribeLinks } from "../domain/outgoing.js"
-import { compileContent, type RenderedContent, renderContent } from "../domain/render.js"
-import { TemplateEngine } from "../ports/template-engine.js"
+import { type RenderedInline, TemplateEngine } from "../ports/template-engine.js"
 import { renderRelease, undeliverableReason } from "./template-sends.js"
 import type { SendScope } from "../domain/suppression.js"
 import { ResourceNotFound, type StoreError, ValidationFailed } from "../errors.js"
@@ -256,6 +255,7 @@ export const deliverMessage = (
     // Without the Domains service (a host running delivery alone), only the configured keys sign.
     const domains = yield* Effect.serviceOption(Domains)
     const engine = yield* Effect.serviceOption(TemplateEngine)
+    if (Option.isNone(engine)) return yield* Effect.dieMessage("message delivery needs the TemplateEngine")
     const accountId = payload.accountId as AccountId
     const messageIds = (payload.batch ?? [payload.messageId]) as ReadonlyArray<MessageId>
 
@@ -342,7 +342,6 @@ export const deliverMessage = (
       const from = message.content.from.email
       const use = message.content.template
       const template = use === undefined ? undefined : yield* undeliverableReason(store, accountId, use)
-      const compiled = use === undefined ? compileContent(accepted, "content.", { checked: true }) : undefined
       const dkim = yield* keyFor(domainOf(from))
       const personal = message.content.contact === undefined ? {} : { contact: message.content.contact }
       return recipients.map((recipient) => Effect.gen(function* () {
@@ -358,40 +357,39 @@ export const deliverMessage = (
             mailto: config.unsubscribeMailbox ?? `unsubscribe@${domainOf(from)}`,
           }
         }
-        let rendered: RenderedContent | undefined
-        if (use === undefined && personal.contact !== undefined && compiled?._tag === "Right") {
-          // Campaign mail renders {{contact.*}} beside the variables: an object value, which Handlebars reads by path.
-          const values = { ...accepted.variables, ...personal, ...pipelineValues(unsubscribe) } as unknown as Record<string, string>
-          const output = renderContent(compiled.right, values)
-          if (output._tag === "Left") {
-            return { ...base, result: { kind: "dropped", detail: `not sent: ${output.left.message}`, reason: "RENDER_FAILED" } } satisfies Outcome
-          }
-          rendered = output.right
-        }
+        let rendered: RenderedInline
         if (use !== undefined && template !== undefined) {
           if ("reason" in template) {
             const detail = `not sent: template ${use.id} is ${template.reason === "TEMPLATE_RETIRED" ? "retired" : "deleted"}`
             return { ...base, result: { kind: "dropped", detail, reason: template.reason } } satisfies Outcome
           }
-          if (Option.isNone(engine)) return yield* Effect.dieMessage("a message sent by template needs the TemplateEngine")
           const output = yield* Effect.either(renderRelease(template, {
             variables: { ...(use.variables ?? message.content.variables), ...personal },
             pipeline: pipelineValues(unsubscribe),
             subject: use.subject,
-            checked: true,
           }).pipe(Effect.provideService(TemplateEngine, engine.value)))
           if (output._tag === "Left") {
             return { ...base, result: { kind: "dropped", detail: `not sent: ${output.left.message}`, reason: output.left.code } } satisfies Outcome
           }
           rendered = output.right
+        } else {
+          // Inline content, with the recipient's pipeline values; content that does not render is dropped.
+          // Campaign mail renders {{contact.*}} beside the variables: an object value, which Handlebars reads by path.
+          const output = yield* Effect.either(engine.value.renderInline(accepted, {
+            variables: { ...accepted.variables, ...personal },
+            pipeline: pipelineValues(unsubscribe),
+          }))
+          if (output._tag === "Left") {
+            return { ...base, result: { kind: "dropped", detail: output.left.message, reason: "RENDER_FAILED" } } satisfies Outcome
+          }
+          rendered = output.right
         }
-        const built = compiled?._tag === "Left" ? compiled : buildOutgoing({
+        const built = buildOutgoing({
           messageId: message.id,
           message: accepted,
           recipient: recipient.email,
           envelopeFrom: config.envelopeFrom ?? from,
           unsubscribe,
-          compiled: compiled?.right,
           rendered,
           dropped,
         })

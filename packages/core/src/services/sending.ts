@@ -11,7 +11,9 @@ import type { Account, AccountId } from "../domain/account.js"
 import type { DomainEvent } from "../domain/event.js"
 import { emailEvent, type EmailEventType, eventTemplate } from "../domain/email-event.js"
 import type { EmailAddress } from "../domain/email.js"
-import { checkAllowedSender, subjectOverride } from "../domain/design.js"
+import {
+  applicationSenders, checkAllowedSender, type Design, isApplicationTemplate, type SenderRestriction, subjectOverride,
+} from "../domain/design.js"
 import {
   acceptBatch, type AcceptedMessage, acceptSchedule, acceptSend, BatchInput, EmailAddressInput,
   type MessageId, ScheduleInput, SendInput, sendOptionFields, type Stream, Subject,
@@ -26,7 +28,7 @@ import { Background } from "./background.js"
 import { checkSender } from "./domains.js"
 import { checkIdempotencyKey, Idempotency, requestFingerprint } from "./idempotency.js"
 import { Quota } from "./quota.js"
-import { makeReleaseCache, renderRelease, resolveSendable, type TemplateApplication } from "./template-sends.js"
+import { inBatchRecipient, makeReleaseCache, renderRelease, resolveSendable, type TemplateApplication } from "./template-sends.js"
 import { serviceMethod } from "./tracing.js"
 import { currentDate } from "../internal/time.js"
 
@@ -178,31 +180,46 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
     /** Messages that name a template take its live release: each is rendered once now (a missing variable, an unsafe
      *  URL value, a retired or unpublished template is refused before anything is queued), takes the rendered
      *  subject and records the template and version, which delivery renders from. Messages without one pass as they
-     *  are. Every message of a batch names the same template. */
-    const withTemplate = (account: Account, application: TemplateApplication, messages: ReadonlyArray<AcceptedMessage>) =>
+     *  are. Every message of a batch names the same template. Answers the messages and the sender restriction of the
+     *  send (`senderRestriction`). */
+    const withTemplate = (
+      account: Account,
+      application: TemplateApplication,
+      messages: ReadonlyArray<AcceptedMessage>,
+      batch = false,
+    ) =>
       Effect.gen(function* () {
         const templateId = messages[0]?.templateId
-        if (templateId === undefined) return messages
+        if (templateId === undefined) return { messages, senders: application }
         const template = yield* resolveSendable(store, account.id, application, templateId, releases)
         // An empty subject is the placeholder of acceptance for "none given" (Subject is never empty).
         const requested = messages[0]!.subject === "" ? undefined : messages[0]!.subject
         const subject = yield* subjectOverride(template.design, requested)
         const rendered: Array<AcceptedMessage> = []
-        for (const message of messages) {
+        for (const [index, message] of messages.entries()) {
           const variables = message.template?.variables ?? message.variables
-          const output = yield* renderRelease(template, { variables, subject })
+          const output = yield* renderRelease(template, { variables, subject }).pipe(
+            Effect.mapError((error) => batch ? inBatchRecipient(index)(error) : error))
           rendered.push({
             ...message,
             subject: output.subject,
             template: { id: template.design.id, version: template.release.version, subject, variables: message.template?.variables },
           })
         }
-        return rendered
+        return { messages: rendered, senders: yield* senderRestriction(account, application, template.design) }
       })
 
-    /** The sender rules: an application credential's allowed senders, then the account's sending domains. */
-    const checkFrom = (account: Account, application: TemplateApplication, from: string) =>
-      Effect.zipRight(checkAllowedSender(application, from), checkSender(store, account.id, from))
+    /** The account/application table's Sender row: an application credential's own allowed senders; an account key
+     *  sending an application template, that application's; an account template, none. */
+    const senderRestriction = (account: Account, application: TemplateApplication, design: Pick<Design, "applicationKey">) =>
+      application !== null || !isApplicationTemplate(design)
+        ? Effect.succeed<SenderRestriction | null>(application)
+        : Effect.map(store.appCredentials.ofApplication(account.id, design.applicationKey), (credentials) =>
+          applicationSenders(design.applicationKey, credentials))
+
+    /** The sender rules: the allowed senders of the send's restriction, then the account's sending domains. */
+    const checkFrom = (account: Account, senders: SenderRestriction | null, from: string) =>
+      Effect.zipRight(checkAllowedSender(senders, from), checkSender(store, account.id, from))
 
     /** Queues accepted messages that share one scope (a send, or the entries of a batch): one eligibility query, the
      *  quota of the recipients left, one multi-row insert, and their events. Joins the caller's transaction. */
@@ -268,9 +285,9 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
     const sendOne = (account: Account, route: string, fields: unknown, options: SendOptions, accepted: AcceptedMessage) =>
       once(account, route, fields, options, SendResult, Effect.gen(function* () {
         const application = options.application ?? null
-        const [message] = yield* withTemplate(account, application, [accepted])
+        const { messages: [message], senders } = yield* withTemplate(account, application, [accepted])
         yield* checkTopic(account, message!)
-        yield* checkFrom(account, application, message!.from.email)
+        yield* checkFrom(account, senders, message!.from.email)
         const at = yield* now
         const [stored] = yield* queue(account, [message!], null, at)
         return {
@@ -293,9 +310,11 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
     ) {
       const input = yield* decodeInput(DesignSendInput, fields)
       const application = options.application ?? null
-      // Without `from`: an application credential's first allowed sender, else the brand's sender (the theme the
-      // template renders with: live for account templates, frozen for application ones).
-      const fallback = application?.allowedSenders[0]
+      // Without `from`: the first allowed sender (the credential's, or an application template's application's), else
+      // the brand's sender (the theme the template renders with: live for account templates, frozen for application ones).
+      const design = application === null ? Option.getOrUndefined(yield* store.designs.findById(account.id, templateId)) : undefined
+      const restriction = design === undefined ? application : yield* senderRestriction(account, application, design)
+      const fallback = restriction?.allowedSenders[0]
       const brandSender = input.from !== undefined || fallback !== undefined
         ? null
         : (yield* resolveSendable(store, account.id, application, templateId)).theme.sender
@@ -329,9 +348,9 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
       const accepted = yield* acceptBatch(yield* decodeInput(BatchInput, fields))
       return yield* once(account, "batch", fields, options, BatchResult, Effect.gen(function* () {
         const application = options.application ?? null
-        const messages = yield* withTemplate(account, application, accepted)
+        const { messages, senders } = yield* withTemplate(account, application, accepted, true)
         yield* checkTopic(account, messages[0]!)
-        yield* checkFrom(account, application, messages[0]!.from.email)
+        yield* checkFrom(account, senders, messages[0]!.from.email)
         const at = yield* now
         const batchId = ids.make("batch", at)
         const stored = yield* queue(account, messages, batchId, at)
@@ -351,9 +370,9 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
       const accepted = yield* acceptSchedule(input, yield* now)
       return yield* once(account, "schedule", fields, options, ScheduleResult, Effect.gen(function* () {
         const application = options.application ?? null
-        const [resolved] = yield* withTemplate(account, application, [accepted.message])
+        const { messages: [resolved], senders } = yield* withTemplate(account, application, [accepted.message])
         yield* checkTopic(account, resolved!)
-        yield* checkFrom(account, application, resolved!.from.email)
+        yield* checkFrom(account, senders, resolved!.from.email)
         const at = yield* now
         const message = toStoredMessage({
           id: ids.make("message", at) as MessageId, accountId: account.id, batchId: null, message: resolved!,

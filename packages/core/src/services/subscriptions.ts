@@ -157,7 +157,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@mailroom/co
           contactSource: "API", consentSource: "api", consent: input.consent, clientAddress: context.clientAddress ?? null,
         })
         const mail = yield* steps.settleConfirmation(account, written, {
-          redirectUrl: input.redirectUrl ?? null, source: "API", formId: null,
+          redirectUrl: input.redirectUrl ?? null, source: "API", formId: null, templateId: template?.design.id ?? null,
         })
         const { contact, decision, listIds, topicIds, addedToListIds, at } = written
         const events: Array<DomainEvent> = written.changed

@@ -4,15 +4,16 @@
  *  the pipeline's values ({{unsubscribe_url}}, {{preferences_url}}, {{confirm_url}}). Both go through the
  *  TemplateEngine port, which compiles a release once (keyed by the release) and never per send. Spec: sending rules 5
  *  and 6, "Design (Studio template)" (account and application templates), "States and transitions" (Design rows). */
-import { Effect, Either, Option } from "effect"
+import { Effect, Option } from "effect"
 import type { AccountId } from "../domain/account.js"
 import {
   type Design, type DesignRelease, isApplicationTemplate, releaseCacheKey, releaseTheme, renderModeOf, sendableVersion,
 } from "../domain/design.js"
 import { themeOf } from "../domain/brand.js"
-import { compileContent, renderContent } from "../domain/render.js"
 import { defaultTheme, type Theme } from "../domain/theme.js"
-import type { StoreError } from "../errors.js"
+import {
+  MissingTemplateVariables, MistypedTemplateVariables, type StoreError, UnknownTemplateVariables, ValidationFailed,
+} from "../errors.js"
 import { type RenderedTemplate, TemplateEngine } from "../ports/template-engine.js"
 import type { Store } from "../ports/store.js"
 import { TemplateNotFound } from "../template-errors.js"
@@ -121,8 +122,6 @@ export interface TemplateValues {
   readonly pipeline?: Readonly<Record<string, string>> | undefined
   /** The request's subject, overriding the template's (account templates; see subjectOverride). */
   readonly subject?: string | undefined
-  /** The subject override was compiled at acceptance already: its syntax is not checked again. */
-  readonly checked?: boolean | undefined
 }
 
 /** Renders a release for one message (or recipient): strict for application templates, lenient for account ones, with
@@ -146,10 +145,28 @@ export const renderRelease = (template: SendableTemplate, values: TemplateValues
     const flat = (value: unknown) => typeof value === "string"
       || (typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === "string"))
     const strings = Object.fromEntries(Object.entries({ ...values.variables, ...values.pipeline })
-      .flatMap(([name, value]) => flat(value) ? [[name, value as string]] : []))
-    const subject = yield* Either.flatMap(
-      compileContent({ subject: values.subject, text: "" }, "content.", { checked: values.checked === true }),
-      (compiled) => renderContent(compiled, strings),
-    )
+      .flatMap(([name, value]) => flat(value) ? [[name, value]] : []))
+    const subject = yield* engine.renderInline({ subject: values.subject, text: "" }, { variables: strings })
     return { ...rendered, subject: subject.subject }
   })
+
+/** A render refusal of one batch recipient, naming where its variables came from: `recipients[3].variables` (and
+ *  `recipients[3].variables.url` for a value). Other refusals are the whole batch's and pass as they are. */
+export const inBatchRecipient = (index: number) => <E>(error: E): E => {
+  const field = `recipients[${index}].variables`
+  const tagged = error as { readonly _tag?: string; readonly field?: string | undefined }
+  switch (tagged._tag) {
+    case "MissingTemplateVariables":
+      return new MissingTemplateVariables({ ...(error as MissingTemplateVariables), field }) as E
+    case "UnknownTemplateVariables":
+      return new UnknownTemplateVariables({ ...(error as UnknownTemplateVariables), field }) as E
+    case "MistypedTemplateVariables":
+      return new MistypedTemplateVariables({ ...(error as MistypedTemplateVariables), field }) as E
+    case "ValidationFailed":
+      return tagged.field?.startsWith("variables") === true
+        ? new ValidationFailed({ ...(error as ValidationFailed), field: `recipients[${index}].${tagged.field}` }) as E
+        : error
+    default:
+      return error
+  }
+}

@@ -187,7 +187,7 @@ const subscriptions: ReadonlyArray<RouteDescription> = [
     method: "post", path: "/v1/subscriptions/{email}/resend-confirmation", tag: "Subscriptions",
     summary: "Send the confirmation mail again", access: contactsWrite, params: byEmail,
     success: { status: 200, description: "Sent", schema: Ok(ResendResponse) },
-    errors: ["CONTACT_NOT_FOUND", "NO_PENDING_CONFIRMATION"],
+    errors: ["CONTACT_NOT_FOUND", "NO_PENDING_CONFIRMATION", "TEMPLATE_NOT_FOUND", "TEMPLATE_NOT_PUBLISHED", "TEMPLATE_RETIRED"],
   },
 ]
 
@@ -278,7 +278,8 @@ const forms: ReadonlyArray<RouteDescription> = [
   {
     method: "post", path: "/v1/forms", tag: "Forms", summary: "Create a signup form", access: contactsWrite,
     body: { schema: CreateFormInput, example: { name: "Footer signup", allowedOrigins: ["https://example.com"] } },
-    success: { status: 201, description: "The form", schema: Ok(FormResponse) }, errors: ["LIST_NOT_FOUND", "TOPIC_NOT_FOUND"],
+    success: { status: 201, description: "The form", schema: Ok(FormResponse) },
+    errors: ["LIST_NOT_FOUND", "TOPIC_NOT_FOUND", "TEMPLATE_NOT_FOUND", "TEMPLATE_NOT_PUBLISHED", "TEMPLATE_RETIRED"],
   },
   {
     method: "get", path: "/v1/forms/{id}", tag: "Forms", summary: "Read a signup form", access: contactsWrite, params: byId,
@@ -288,7 +289,7 @@ const forms: ReadonlyArray<RouteDescription> = [
     method: "patch", path: "/v1/forms/{id}", tag: "Forms", summary: "Update a signup form", access: contactsWrite,
     params: byId, body: { schema: UpdateFormInput },
     success: { status: 200, description: "The form", schema: Ok(FormResponse) },
-    errors: ["RESOURCE_NOT_FOUND", "LIST_NOT_FOUND", "TOPIC_NOT_FOUND"],
+    errors: ["RESOURCE_NOT_FOUND", "LIST_NOT_FOUND", "TOPIC_NOT_FOUND", "TEMPLATE_NOT_FOUND", "TEMPLATE_NOT_PUBLISHED", "TEMPLATE_RETIRED"],
   },
   {
     method: "delete", path: "/v1/forms/{id}", tag: "Forms", summary: "Delete a signup form", access: contactsWrite,

@@ -22,6 +22,7 @@ import { brands } from "./0020_brands.js"
 import { designAssets } from "./0021_design_assets.js"
 import { analytics } from "./0022_analytics.js"
 import { campaigns } from "./0023_campaigns.js"
+import { confirmationTemplate } from "./0024_confirmation_template.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -48,6 +49,7 @@ export const migrations: ReadonlyArray<Migration> = [
   designAssets,
   analytics,
   campaigns,
+  confirmationTemplate,
 ]
 
 export type { Migration } from "./migration.js"

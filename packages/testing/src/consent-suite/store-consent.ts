@@ -225,16 +225,18 @@ export const storeConsentTests = (it: ConsentTester) => {
         const [contact] = yield* insertContacts(accountId, [{ status: "PENDING" }])
         const base = {
           accountId, contactId: contact!.id, nonce: "n1", listIds: ["lst_1"], topicIds: [], redirectUrl: null,
-          source: "API" as const, formId: null, expiresAt: at(100), createdAt: at(1),
+          source: "API" as const, formId: null, templateId: null, expiresAt: at(100), createdAt: at(1),
         }
         yield* confirmations.put(base)
         expect(Option.getOrThrow(yield* confirmations.find(accountId, contact!.id)).formId).toBeNull()
         yield* confirmations.put({
-          ...base, nonce: "n2", redirectUrl: "https://example.com/thanks", source: "FORM", formId: "frm_1", expiresAt: at(200),
+          ...base, nonce: "n2", redirectUrl: "https://example.com/thanks", source: "FORM", formId: "frm_1", templateId: "dsn_1",
+          expiresAt: at(200),
         })
         const read = Option.getOrThrow(yield* confirmations.find(accountId, contact!.id))
         expect(read).toMatchObject({
           nonce: "n2", listIds: ["lst_1"], topicIds: [], redirectUrl: "https://example.com/thanks", source: "FORM", formId: "frm_1",
+          templateId: "dsn_1",
         })
         expect(read.expiresAt.getTime()).toBe(at(200).getTime())
         expect(Option.isNone(yield* confirmations.find(yield* insertAccount, contact!.id))).toBe(true)
