@@ -6,7 +6,7 @@ import { createHash } from "node:crypto"
 import { Schema } from "effect"
 import type { Asset } from "./asset.js"
 import { type BrandRecord, CreateBrandInput } from "./brand.js"
-import { type Block, blockLimits } from "./blocks.js"
+import { blockLimits } from "./blocks.js"
 import { type DesignDraft, DraftInput, Locale, TemplateKey } from "./design.js"
 
 export const manifestFormat = "mailroom.manifest/1"
@@ -100,7 +100,7 @@ export const draftInputOf = (draft: DesignDraft): DraftInput => {
   const common = { name: draft.name, subject: draft.subject, category: draft.category, variables: draft.variables }
   return draft.blocks === undefined
     ? { ...common, format: draft.format, html: draft.html, text: draft.text }
-    : { ...common, blocks: draft.blocks as ReadonlyArray<Block>, text: draft.text, ...(draft.preheader === undefined ? {} : { preheader: draft.preheader }) }
+    : { ...common, blocks: draft.blocks, text: draft.text, ...(draft.preheader === undefined ? {} : { preheader: draft.preheader }) }
 }
 
 /** A brand in the form a manifest carries it. */

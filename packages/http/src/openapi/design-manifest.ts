@@ -28,6 +28,22 @@ const PlanResponse = Schema.Struct({
   assets: Schema.Array(Schema.Struct({ hash: Schema.String, url: Schema.String, action: Schema.Literal("create", "unchanged") })),
 })
 
+/** A manifest as GET /designs/manifest answers it: one brand and one design bound to it. */
+const exampleManifest = {
+  format: "mailroom.manifest/1",
+  applicationKey: "account",
+  source: "src_5f0c1e2d3b4a69788796a5b4c3d2e1f0",
+  version: "9b2f6c1d0e8a7b6c5d4e3f2a1b0c9d8e",
+  exportedAt: "2026-11-29T16:00:00.000Z",
+  brands: [{ key: "brd_1m8m14sz03xvdfepn8k3xdrnm", name: "Northwind Post", colors: { primary: "#7a1f1f" } }],
+  assets: [],
+  designs: [{
+    key: "welcome", locale: "en", brand: "brd_1m8m14sz03xvdfepn8k3xdrnm",
+    draft: { name: "Welcome", subject: "Welcome, {{first_name}}", blocks: [{ type: "heading", text: "Hi {{first_name}}" }] },
+    live: null,
+  }],
+}
+
 export const designManifestRoutes: ReadonlyArray<RouteDescription> = [
   {
     method: "get", path: "/v1/designs/manifest", tag: "Designs",
@@ -40,7 +56,7 @@ export const designManifestRoutes: ReadonlyArray<RouteDescription> = [
     method: "post", path: "/v1/designs/manifest", tag: "Designs",
     summary: "Plan (dryRun) or apply a manifest in one transaction, publishing changed designs with publish",
     access: { apiKey: "templates:write" },
-    body: { schema: ApplyManifestInput, example: { manifest: { format: "mailroom.manifest/1", "…": "…" }, dryRun: true, publish: false } },
+    body: { schema: ApplyManifestInput, example: { manifest: exampleManifest, dryRun: true, publish: false } },
     success: { status: 200, description: "The plan, entry by entry (applied when dryRun is false)", schema: Ok(PlanResponse) },
     errors: ["PLAN_UPGRADE_REQUIRED", "API_KEY_LIMIT_REACHED", "REVISION_CONFLICT"],
   },
