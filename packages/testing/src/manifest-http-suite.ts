@@ -157,9 +157,9 @@ export const manifestHttpSuite = (name: string, makeTarget: () => Promise<HttpTa
       const designs = [...manifest.designs, ...Array.from({ length: 25 }, (_, i) => ({ key: `n${i}`, locale: "en", brand: null, draft: plain, live: null }))]
       const micro = await client.account({ plan: "micro" })
       const before = await holdings(micro.key)
-      const plan = await apply(micro.key, { manifest: { ...manifest, designs }, dryRun: true })
-      expect(plan.status, plan.text).toBe(200)
-      expect(plan.json.data.designs).toHaveLength(26)
+      // The plan says so too.
+      expectError(await apply(micro.key, { manifest: { ...manifest, designs }, dryRun: true }), 400, "API_KEY_LIMIT_REACHED")
+      expect((await apply(micro.key, { manifest: { ...manifest, designs: designs.slice(0, 25) }, dryRun: true })).status).toBe(200)
       const failed = await apply(micro.key, { manifest: { ...manifest, designs }, dryRun: false, publish: true })
       expect(failed.status, failed.text).toBe(400)
       expect(failed.json.error.code).toBe("API_KEY_LIMIT_REACHED")

@@ -3,8 +3,8 @@
  *  publishing each changed design when asked. Same callers, scopes and plan gate as the designs routes. */
 import { Effect, Option } from "effect"
 import { type AssetId, type Asset, assetUrl } from "../domain/asset.js"
-import { type BrandId, type BrandRecord, newBrand } from "../domain/brand.js"
-import { accountApplicationKey, checkStudioPlan, type Design, type DesignDraft, oversizedBody, toDraft } from "../domain/design.js"
+import { type BrandId, type BrandRecord, checkBrandRoom, newBrand } from "../domain/brand.js"
+import { accountApplicationKey, checkDesignRoom, checkStudioPlan, type Design, type DesignDraft, oversizedBody, toDraft } from "../domain/design.js"
 import {
   ApplyManifestInput, assetReferences, canonicalJson, draftInputOf, type Manifest, manifestAssetOf, manifestBrandOf,
   type ManifestInstall, manifestInstallKey, manifestFormat, manifestLimits, manifestOverLimit, manifestSource,
@@ -260,7 +260,12 @@ export class Manifests extends Effect.Service<Manifests>()("@mailroom/core/Manif
           }
           return { hash: asset.hash, url: asset.url, action: "create" as const }
         }))
-        if (!input.dryRun) {
+        if (input.dryRun) {
+          // A plan that applying would refuse for the plan's limits is refused the same way.
+          const creates = (entries: ReadonlyArray<{ action: PlanAction }>) => entries.filter((entry) => entry.action === "create").length
+          if (creates(designPlan) > 0) yield* checkDesignRoom(caller.account.plan, (yield* store.designs.count(caller.account.id)) + creates(designPlan) - 1)
+          if (creates(brandPlan) > 0) yield* checkBrandRoom(caller.account.plan, (yield* store.brands.count(caller.account.id)) + creates(brandPlan) - 1)
+        } else {
           const record: ManifestInstall = { source: manifest.source, version: manifest.version, appliedAt: at.toISOString() }
           yield* store.settings.set(manifestInstallKey(caller.account.id, applicationKey), JSON.stringify(record))
         }
