@@ -111,6 +111,10 @@ export const manifestHttpSuite = (name: string, makeTarget: () => Promise<HttpTa
       const draft = { ...first.manifest.designs[0].draft, subject: "Welcome aboard, {{first_name}}" }
       const edited = await client.call("PATCH", `/v1/designs/${from.design.id}`, { key: from.key, body: { expectedRevision: 1, draft } })
       expect(edited.status, edited.text).toBe(200)
+      const brandId = first.manifest.brands[0].key
+      const read = (await client.call("GET", `/v1/designs/brands/${brandId}`, { key: from.key })).json.data
+      const recoloured = await client.call("PATCH", `/v1/designs/brands/${brandId}`, { key: from.key, body: { expectedUpdatedAt: read.updatedAt, colors: { primary: "#1f4e7a" } } })
+      expect(recoloured.status, recoloured.text).toBe(200)
       const second = await exported(from.key, `?installedVersion=${first.manifest.version}`)
       expect(second.manifest.version).not.toBe(first.manifest.version)
       expect(second.behind).toBe(true)
@@ -119,9 +123,13 @@ export const manifestHttpSuite = (name: string, makeTarget: () => Promise<HttpTa
       expect(update.json.data).toMatchObject({ behind: true, installed: { version: first.manifest.version } })
       // The subject is the MJML's title too, so the compiled source changes with it.
       expect(update.json.data.designs[0]).toMatchObject({ action: "update", changed: ["subject", "html"] })
+      expect(update.json.data.brands[0]).toMatchObject({ name: "Northwind", action: "update", id: expect.any(String) })
       const updated = await apply(to.key, { manifest: second.manifest, dryRun: false, publish: true })
       expect(updated.json.data.designs[0]).toMatchObject({ action: "update", publishedVersion: 2 })
-      expect((await sendAndRead(to.key, "welcome")).subject).toBe("Welcome aboard, Ada")
+      const mail = await sendAndRead(to.key, "welcome")
+      expect(mail.subject).toBe("Welcome aboard, Ada")
+      expect(mail.html).toContain("#1f4e7a")
+      expect((await client.call("GET", "/v1/designs/brands", { key: to.key })).json.data.map((b: any) => b.colors.primary)).toEqual(["#1f4e7a"])
       expect((await exported(to.key)).installed.version).toBe(second.manifest.version)
     })
 

@@ -2,6 +2,7 @@
  *  asset references; POST /designs/manifest plans (dryRun) or applies one in a single transaction, all or nothing,
  *  publishing each changed design when asked. Same callers, scopes and plan gate as the designs routes. */
 import { Effect, Option } from "effect"
+import { BrandRevisionConflict } from "../brand-errors.js"
 import { type AssetId, type Asset, assetUrl } from "../domain/asset.js"
 import { type BrandId, type BrandRecord, checkBrandRoom, newBrand } from "../domain/brand.js"
 import { accountApplicationKey, checkDesignRoom, checkStudioPlan, type Design, type DesignDraft, oversizedBody, toDraft } from "../domain/design.js"
@@ -213,9 +214,18 @@ export class Manifests extends Effect.Service<Manifests>()("@mailroom/core/Manif
             return { key, name: fields.name, action: "unchanged" as const, id: current.id }
           }
           if (!input.dryRun) {
-            yield* store.brands.update({
+            const written = yield* store.brands.update({
               ...current, ...brandContent(desired), updatedAt: new Date(Math.max(at.getTime(), current.updatedAt.getTime() + 1)),
             }, current.updatedAt)
+            // Someone changed the brand since it was read: the whole apply is undone.
+            if (!written) {
+              const now = yield* store.brands.findById(caller.account.id, current.id)
+              return yield* Effect.fail(new BrandRevisionConflict({
+                id: current.id,
+                expected: current.updatedAt.toISOString(),
+                current: Option.match(now, { onNone: () => "deleted", onSome: (brand) => brand.updatedAt.toISOString() }),
+              }))
+            }
           }
           return { key, name: fields.name, action: "update" as const, id: current.id }
         }))
