@@ -278,7 +278,7 @@ export type { BulkValidation } from "./services/address-validation.js"
 export type { ValidationJobRepository } from "./ports/store.js"
 export {
   TemplateNotFound, RevisionConflict, DesignAlreadyExists, TemplateInUse, TemplateNotPublished, TemplateRetired,
-  TemplateLimitReached, SenderNotAllowed,
+  TemplateLimitReached, SenderNotAllowed, ManifestTooLarge,
 } from "./template-errors.js"
 export type { TemplateError } from "./template-errors.js"
 export {
@@ -328,6 +328,11 @@ export { AssetStorage } from "./ports/asset-storage.js"
 export type { AssetStorageService, StoredContent as StoredAssetContent } from "./ports/asset-storage.js"
 export type { AssetRepository } from "./ports/asset-repository.js"
 export { Assets } from "./services/assets.js"
+export { Manifests, type ManifestPlan } from "./services/manifests.js"
+export {
+  Manifest, ManifestBrand, ManifestAsset, ManifestDesign, ApplyManifestInput, ExportManifestParams, manifestLimits, manifestFormat,
+  type ManifestInstall, type PlanAction,
+} from "./domain/manifest.js"
 export type { Theme } from "./domain/theme.js"
 export { Designs, sampleValues } from "./services/designs.js"
 export { Brands } from "./services/brands.js"

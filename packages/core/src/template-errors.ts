@@ -96,6 +96,15 @@ export class SenderNotAllowed extends Schema.TaggedError<SenderNotAllowed>()("Se
   }
 }
 
+/** A manifest past one of its limits (templates, blocks of one template, bytes of JSON): 413, and nothing changes. */
+export class ManifestTooLarge extends Schema.TaggedError<ManifestTooLarge>()("ManifestTooLarge", {
+  field: Schema.String,
+  detail: Schema.String,
+}) {
+  readonly code = "PAYLOAD_TOO_LARGE"
+  override get message() { return `${this.field}: ${this.detail}` }
+}
+
 export type TemplateError =
   | TemplateNotFound | RevisionConflict | DesignAlreadyExists | TemplateInUse | TemplateNotPublished | TemplateRetired
-  | TemplateLimitReached | SenderNotAllowed
+  | TemplateLimitReached | SenderNotAllowed | ManifestTooLarge

@@ -15,6 +15,7 @@ import { contactRoutes } from "./routes/contacts.js"
 import { brandRoutes, legacyBrandThemeGroup, legacyBrandThemePaths, legacyBrandThemeRoutes } from "./routes/brands.js"
 import { designRoutes } from "./routes/designs.js"
 import { designGalleryRoutes } from "./routes/design-gallery.js"
+import { designManifestRoutes } from "./routes/design-manifest.js"
 import { publicAssetRoutes } from "./routes/assets-public.js"
 import { analyticsRoutes } from "./routes/analytics.js"
 import { domainRoutes } from "./routes/domains.js"
@@ -50,8 +51,9 @@ const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   campaignRoutes,
   analyticsRoutes,
   contactRoutes,
-  // Before designRoutes: its /designs/{id} would take "catalog" and "assets" for ids.
+  // Before designRoutes: its /designs/{id} would take "catalog", "assets" and "manifest" for ids.
   designGalleryRoutes,
+  designManifestRoutes,
   designRoutes,
   domainRoutes,
   emailRoutes,

@@ -168,6 +168,7 @@ const contextOf = (error: MailroomError): Record<string, string | number> | unde
     case "InvalidTemplateSyntax":
     case "MjmlCompileTimedOut":
     case "CompiledTemplateTooLarge":
+    case "ManifestTooLarge":
       return { field: error.field }
     case "UnknownTemplateVariables":
     case "MistypedTemplateVariables":

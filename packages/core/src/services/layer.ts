@@ -31,6 +31,7 @@ import { LegacyTemplates } from "./legacy-templates.js"
 import { Tracking } from "./tracking.js"
 import { Gallery } from "./gallery.js"
 import { Assets } from "./assets.js"
+import { Manifests } from "./manifests.js"
 import { Campaigns } from "./campaigns.js"
 import { Analytics } from "./analytics.js"
 
@@ -39,7 +40,7 @@ import { Analytics } from "./analytics.js"
 // Subscriptions hands confirmation links to ConfirmationLinks and signup forms' calls to FormSignups; LinkUnsubscribes
 // unsubscribes through Subscriptions.
 // LegacyTemplates adapts the /templates API to Designs and sends its test mail through Sending.
-export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubscribes.Default, LegacyTemplates.Default, Tracking.Default, Gallery.Default, Assets.Default, Campaigns.Default, Analytics.Default).pipe(Layer.provideMerge(Layer.mergeAll(
+export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubscribes.Default, LegacyTemplates.Default, Tracking.Default, Gallery.Default, Assets.Default, Manifests.Default, Campaigns.Default, Analytics.Default).pipe(Layer.provideMerge(Layer.mergeAll(
   Webhooks.Default, Subscriptions.DefaultWithoutDependencies, Sending.Default,
   Domains.Default, Canary.Default, AddressValidation.Default, Designs.Default, Brands.Default,
 ).pipe(
@@ -54,4 +55,4 @@ export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubsc
 export type MailroomServices =
   | Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens | Webhooks | Background | Quota | Idempotency
   | Messages | Subscriptions | SendingPause | Sending | MessageDelivery | Feedback | Forms | ConfirmationLinks | FormSignups
-  | LinkUnsubscribes | Domains | Canary | AddressValidation | Designs | Brands | LegacyTemplates | Tracking | Gallery | Assets | Campaigns | Analytics
+  | LinkUnsubscribes | Domains | Canary | AddressValidation | Designs | Brands | LegacyTemplates | Tracking | Gallery | Assets | Manifests | Campaigns | Analytics

@@ -9,6 +9,7 @@ import { brandRoutes } from "./brands.js"
 import { analyticsRoutes } from "./analytics.js"
 import { designRoutes } from "./designs.js"
 import { designGalleryRoutes } from "./design-gallery.js"
+import { designManifestRoutes } from "./design-manifest.js"
 import { campaignRoutes } from "./campaigns.js"
 import { legacyTemplateRoutes } from "./legacy-templates.js"
 import { audienceRoutes } from "./routes-audience.js"
@@ -18,7 +19,7 @@ import { validationRoutes } from "./validation.js"
 
 /** Every /v1 route, as the document describes it. */
 export const routeDescriptions: ReadonlyArray<RouteDescription> = [
-  ...audienceRoutes, ...platformRoutes, ...validationRoutes, ...designGalleryRoutes, ...designRoutes, ...brandRoutes, ...campaignRoutes, ...legacyTemplateRoutes, ...referenceRoutes,
+  ...audienceRoutes, ...platformRoutes, ...validationRoutes, ...designGalleryRoutes, ...designManifestRoutes, ...designRoutes, ...brandRoutes, ...campaignRoutes, ...legacyTemplateRoutes, ...referenceRoutes,
   ...analyticsRoutes,
 ]
 
