@@ -32,6 +32,7 @@ import { inboundRoutes } from "./routes/inbound.js"
 import { listRoutes } from "./routes/lists.js"
 import { publicRoutes } from "./routes/public.js"
 import { trackingRoutes } from "./routes/tracking.js"
+import { trackingDomainRoutes } from "./routes/tracking-domains.js"
 import { subscriptionRoutes } from "./routes/subscriptions.js"
 import { suppressionRoutes } from "./routes/suppressions.js"
 import { legacyTemplateGroup, legacyTemplatePaths, legacyTemplateRoutes } from "./routes/templates.js"
@@ -63,6 +64,7 @@ const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   legacyTemplateRoutes,
   legacyBrandThemeRoutes,
   topicRoutes,
+  trackingDomainRoutes,
   validationRoutes,
   webhookRoutes,
 ]

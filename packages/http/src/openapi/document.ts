@@ -6,6 +6,7 @@ import { JSONSchema, type Schema } from "effect"
 import { docsBaseUrl, fixActionByCode, importStatusByReason, statusByCode } from "../errors.js"
 import { type Access, allErrorCodes, ErrorEnvelope, PlainError, type RouteDescription, type Success } from "./describe.js"
 import { brandRoutes } from "./brands.js"
+import { trackingDomainRoutes } from "./tracking-domains.js"
 import { designRoutes } from "./designs.js"
 import { designGalleryRoutes } from "./design-gallery.js"
 import { campaignRoutes } from "./campaigns.js"
@@ -17,7 +18,7 @@ import { validationRoutes } from "./validation.js"
 
 /** Every /v1 route, as the document describes it. */
 export const routeDescriptions: ReadonlyArray<RouteDescription> = [
-  ...audienceRoutes, ...platformRoutes, ...validationRoutes, ...designGalleryRoutes, ...designRoutes, ...brandRoutes, ...campaignRoutes, ...legacyTemplateRoutes, ...referenceRoutes,
+  ...audienceRoutes, ...platformRoutes, ...validationRoutes, ...designGalleryRoutes, ...designRoutes, ...brandRoutes, ...trackingDomainRoutes, ...campaignRoutes, ...legacyTemplateRoutes, ...referenceRoutes,
 ]
 
 type Json = Record<string, unknown>

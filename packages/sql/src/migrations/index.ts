@@ -21,6 +21,7 @@ import { trackingHits } from "./0019_tracking_hits.js"
 import { brands } from "./0020_brands.js"
 import { designAssets } from "./0021_design_assets.js"
 import { campaigns } from "./0023_campaigns.js"
+import { brandTrackingDomains } from "./0026_brand_tracking_domains.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -46,6 +47,7 @@ export const migrations: ReadonlyArray<Migration> = [
   brands,
   designAssets,
   campaigns,
+  brandTrackingDomains,
 ]
 
 export type { Migration } from "./migration.js"
