@@ -146,6 +146,12 @@ export const trackingDomainSuite = (name: string, makeTarget: (config: TrackingD
       // Released by DELETE, the hostname can be taken by another brand.
       await client.call("DELETE", path(made.id), { key })
       expect((await put(other.key, foreign.id, taken)).hostname).toBe(taken)
+      // Deleting a brand deletes its tracking domain, releasing the hostname.
+      const unused = await brand(other.key, { name: "Unused" })
+      const released = `links.${fresh("u")}.example`
+      await put(other.key, unused.id, released)
+      expect((await client.call("DELETE", `/v1/designs/brands/${unused.id}`, { key: other.key })).status).toBe(200)
+      expect((await put(key, sibling.id, released)).hostname).toBe(released)
     })
 
     it("credentials, scopes and plan as the brand routes: reads and writes split, Micro plan, other accounts' and applications' brands 404", async () => {
