@@ -50,8 +50,9 @@ export const makeBrandRepository = (db: MemoryDb, designs: DesignRepository): Br
       Option.map(Option.fromNullable([...trackingDomains.values()].find((domain) => domain.hostname === hostname)), copy)),
     saveTrackingDomain: (domain) => db.atomic(() => {
       const taken = [...trackingDomains.values()].some((row) => row.hostname === domain.hostname && row.brandId !== domain.brandId)
-      if (taken) throw new Error(`brand_tracking_domains: hostname ${domain.hostname} is held by another brand`)
+      if (taken) return false
       trackingDomains.set(domain.brandId, copy(domain))
+      return true
     }),
     deleteTrackingDomain: (accountId, brandId) => db.atomic(() => trackingDomainOf(accountId, brandId) !== undefined && trackingDomains.delete(brandId)),
     usage: (accountId, id) => Effect.map(designs.list(accountId, { limit: Number.MAX_SAFE_INTEGER }), (all) =>

@@ -8,6 +8,7 @@ import { isTrustedPeer, makeTrustHop, resolveClientAddress, type TrustProxy } fr
 import { defaultBodyLimitBytes, settleBody } from "./body.js"
 import type { MailroomEnv } from "./env.js"
 import { errorResponse, internalErrorResponse } from "./errors.js"
+import { linkHostGate } from "./link-host.js"
 import { makeRateLimiters, perSecondRateLimit, rateLimitByAddress, type RateLimitOptions } from "./rate-limit.js"
 import { adminRoutes } from "./routes/admin.js"
 import { outboxViewerRoutes } from "./routes/outbox-viewer.js"
@@ -177,6 +178,7 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
     })
   })
 
+  app.use("*", linkHostGate())
   app.route("/", healthRoutes)
   if (options.cronToken !== undefined && options.cronToken !== "") app.route("/", cronRoutes(options.cronToken))
   if (options.adminToken !== undefined && options.adminToken !== "") {

@@ -4,7 +4,7 @@ import type { SqlClient } from "@effect/sql"
 import { AccountId, BrandId, type BrandRepository, type TrackingDomain, TrackingDomainStatus } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
 import { EpochMillis, LiteralColumn, toMillis, toMillisOrNull } from "./internal/columns.js"
-import { orStoreError } from "./internal/errors.js"
+import { isUniqueViolation, orStoreError } from "./internal/errors.js"
 
 const Row = Schema.Struct({
   brand_id: BrandId,
@@ -35,6 +35,9 @@ type TrackingDomainMethods = Pick<
   BrandRepository, "findTrackingDomain" | "findTrackingDomainByHostname" | "saveTrackingDomain" | "deleteTrackingDomain"
 >
 
+/** The unique index on hostnames: a hostname belongs to one brand at most. */
+const hostnameKey = { name: "brand_tracking_domains_hostname", table: "brand_tracking_domains", columns: ["hostname"] }
+
 export const makeTrackingDomainMethods = (sql: SqlClient.SqlClient): TrackingDomainMethods => {
   const one = (rows: ReadonlyArray<typeof Row.Type>) => Option.map(Option.fromNullable(rows[0]), fromRow)
   return {
@@ -61,7 +64,11 @@ export const makeTrackingDomainMethods = (sql: SqlClient.SqlClient): TrackingDom
           last_checked_at: toMillisOrNull(domain.lastCheckedAt),
           verified_at: toMillisOrNull(domain.verifiedAt),
         })}`
-      })).pipe(Effect.asVoid, orStoreError("brands.saveTrackingDomain")),
+      })).pipe(
+        Effect.as(true),
+        Effect.catchIf((error) => isUniqueViolation(error, hostnameKey), () => Effect.succeed(false)),
+        orStoreError("brands.saveTrackingDomain"),
+      ),
     deleteTrackingDomain: (accountId, brandId) =>
       sql`DELETE FROM brand_tracking_domains WHERE account_id = ${accountId} AND brand_id = ${brandId} RETURNING brand_id`.pipe(
         Effect.map((rows) => rows.length > 0), orStoreError("brands.deleteTrackingDomain"),

@@ -132,6 +132,8 @@ export const trackingDomainSuite = (name: string, makeTarget: (config: TrackingD
         expectError(await client.call("PUT", path(made.id), { key, body: { hostname } }), 400, "VALIDATION_ERROR", "hostname")
       }
       expectError(await client.call("PUT", path(made.id), { key, body: {} }), 400, "VALIDATION_ERROR")
+      // Mailroom's own host (that of TRACK_URL, the CNAME target) is never a brand's tracking domain.
+      expectError(await client.call("PUT", path(made.id), { key, body: { hostname: cnameTarget } }), 400, "VALIDATION_ERROR", "hostname")
       expect((await client.call("GET", path(made.id), { key })).json.data.hostname).toBe(`xn--bcher-kva.${label}.example`)
       const taken = `links.${label}.example`
       await put(key, made.id, taken)
@@ -217,6 +219,13 @@ export const trackingDomainSuite = (name: string, makeTarget: (config: TrackingD
         method: "POST", headers: { host: hostname, "content-type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click",
       }))
       expect(oneClick.status).toBe(200)
+      // Links only: the API, the operator routes, the health check and the reference answer 404 on that host.
+      for (const [method, pathname] of [["GET", "/v1/contacts"], ["GET", "/admin/outbox"], ["GET", "/api/health"], ["GET", "/v1/openapi.json"], ["GET", "/"]] as const) {
+        const answer = await target!.fetch(new Request(`https://${hostname}${pathname}`, {
+          method, headers: { host: hostname, authorization: `Bearer ${pathname.startsWith("/admin") ? adminToken : key}` },
+        }))
+        expect([pathname, answer.status]).toEqual([pathname, 404])
+      }
 
       // A template bound to another brand without a domain: TRACK_URL. Bound to the verified brand: its domain.
       const side = await brand(key, { name: "Side" })

@@ -30,8 +30,9 @@ export interface BrandRepository {
   readonly findTrackingDomain: (accountId: AccountId, brandId: string) => Effect.Effect<Option.Option<TrackingDomain>, StoreError>
   /** The tracking domain with this hostname, of any brand of any account, or none. */
   readonly findTrackingDomainByHostname: (hostname: string) => Effect.Effect<Option.Option<TrackingDomain>, StoreError>
-  /** Writes the brand's tracking domain, replacing the one it had. */
-  readonly saveTrackingDomain: (domain: TrackingDomain) => Effect.Effect<void, StoreError>
+  /** Writes the brand's tracking domain, replacing the one it had; false (and nothing written) when another brand holds
+   *  the hostname, which two writes at once can find only here. */
+  readonly saveTrackingDomain: (domain: TrackingDomain) => Effect.Effect<boolean, StoreError>
   /** Deletes the brand's tracking domain. False when it had none. */
   readonly deleteTrackingDomain: (accountId: AccountId, brandId: string) => Effect.Effect<boolean, StoreError>
 }

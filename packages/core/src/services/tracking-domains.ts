@@ -46,6 +46,8 @@ export class TrackingDomains extends Effect.Service<TrackingDomains>()("@mailroo
     const method = yield* serviceMethod
     const target = cnameTargetOf(links.trackUrl ?? links.appUrl)
     const view = (domain: TrackingDomain): TrackingDomainView => ({ domain, target })
+    /** Mailroom's own hosts (APP_URL's and TRACK_URL's): never a brand's tracking domain, which answers links only. */
+    const ownHosts = new Set([cnameTargetOf(links.appUrl), target])
 
     const current = (caller: DesignCaller, brandId: string) =>
       Effect.flatMap(store.brands.findTrackingDomain(caller.account.id, brandId), Option.match({
@@ -67,6 +69,11 @@ export class TrackingDomains extends Effect.Service<TrackingDomains>()("@mailroo
         onLeft: (detail) => Effect.fail(new ValidationFailed({ field: "hostname", detail })),
         onRight: Effect.succeed,
       })
+      if (ownHosts.has(hostname)) {
+        return yield* Effect.fail(new ValidationFailed({
+          field: "hostname", detail: `${hostname} is Mailroom's own host; give a hostname of your own that points to ${target}`,
+        }))
+      }
       const at = yield* currentDate
       return yield* store.transaction(Effect.gen(function* () {
         const brand = yield* brands.find(caller, brandId)
@@ -74,7 +81,9 @@ export class TrackingDomains extends Effect.Service<TrackingDomains>()("@mailroo
         if (Option.isSome(holder) && holder.value.brandId !== brand.id) return yield* Effect.fail(new TrackingDomainInUse({ hostname }))
         const before = Option.getOrUndefined(yield* store.brands.findTrackingDomain(caller.account.id, brand.id))
         const next = putTrackingDomain(before, { brandId: brand.id, accountId: caller.account.id, hostname, at })
-        if (next !== before) yield* store.brands.saveTrackingDomain(next)
+        if (next !== before && !(yield* store.brands.saveTrackingDomain(next))) {
+          return yield* Effect.fail(new TrackingDomainInUse({ hostname }))
+        }
         return view(next)
       }))
     })
@@ -112,6 +121,14 @@ export class TrackingDomains extends Effect.Service<TrackingDomains>()("@mailroo
       }))
     })
 
-    return { get, put, remove, verify } as const
+    /** Whether requests on `hostname` are on a brand's verified tracking domain, where Mailroom answers links only
+     *  (the open pixel, click redirects, unsubscribe and preference pages). Mailroom's own hosts never are. */
+    const isLinkHost = (hostname: string) =>
+      ownHosts.has(hostname)
+        ? Effect.succeed(false)
+        : Effect.map(store.brands.findTrackingDomainByHostname(hostname), (found) =>
+          Option.isSome(found) && found.value.status === "verified")
+
+    return { get, put, remove, verify, isLinkHost } as const
   }),
 }) {}
