@@ -102,6 +102,9 @@ export const makeNodeDns = (options: NodeDnsOptions = {}): DnsService => {
     resolveTxt: (hostname, options) =>
       records("TXT", hostname, () => fixedTtl(resolver.resolveTxt(hostname).then((found) => found.map((parts) => parts.join("")))), options),
     resolveMx: (hostname, options) => records<MxRecord>("MX", hostname, () => fixedTtl(resolver.resolveMx(hostname)), options),
+    resolveCname: (hostname, options) =>
+      records("CNAME", hostname, () => fixedTtl(resolver.resolveCname(hostname).then((found) =>
+        found.map((target) => target.toLowerCase().replace(/\.$/, "")))), options),
   }
 }
 

@@ -99,6 +99,7 @@ describe("URL rules through the Dns port", () => {
       lookupAddresses: () => Effect.succeed(["8.8.8.8", "10.1.1.1"]),
       resolveTxt: () => Effect.succeed([]),
       resolveMx: () => Effect.succeed([]),
+      resolveCname: () => Effect.succeed([]),
     })
     const result = await Effect.runPromise(Effect.either(checkWebhookTarget("https://anything.example/", strictUrlRules).pipe(Effect.provide(fake))))
     expect(Either.getLeft(result).pipe((e) => e._tag === "Some" ? e.value : "")).toMatch(/10\.1\.1\.1/)

@@ -54,4 +54,22 @@ export class BrandLimitReached extends Schema.TaggedError<BrandLimitReached>()("
   }
 }
 
-export type BrandError = BrandNotFound | BrandRevisionConflict | BrandInUse | BrandLimitReached
+/** PUT of a tracking domain whose hostname another brand (of this account or another) holds. */
+export class TrackingDomainInUse extends Schema.TaggedError<TrackingDomainInUse>()("TrackingDomainInUse", {
+  hostname: Schema.String,
+}) {
+  readonly code = "TRACKING_DOMAIN_IN_USE"
+  override get message() { return `the tracking domain ${this.hostname} is already used by another brand` }
+}
+
+/** GET or verify of the tracking domain of a brand that has none. */
+export class TrackingDomainNotFound extends Schema.TaggedError<TrackingDomainNotFound>()("TrackingDomainNotFound", {
+  brandId: Schema.String,
+}) {
+  readonly code = "RESOURCE_NOT_FOUND"
+  override get message() {
+    return `brand ${this.brandId} has no tracking domain; set one with PUT /designs/brands/${this.brandId}/tracking-domain`
+  }
+}
+
+export type BrandError = BrandNotFound | BrandRevisionConflict | BrandInUse | BrandLimitReached | TrackingDomainInUse | TrackingDomainNotFound

@@ -344,7 +344,12 @@ export {
 } from "./domain/brand.js"
 export type { BrandRecord, BrandContent, BrandQuery, ContrastWarning, ColorName } from "./domain/brand.js"
 export type { BrandRepository } from "./ports/brand-repository.js"
-export { BrandNotFound, BrandRevisionConflict, BrandInUse, BrandLimitReached } from "./brand-errors.js"
+export {
+  checkCname, cnameTargetOf, PutTrackingDomainInput, putTrackingDomain, trackingDomainStatuses, TrackingDomainStatus,
+  trackingOriginOf,
+} from "./domain/tracking-domain.js"
+export type { TrackingDomain } from "./domain/tracking-domain.js"
+export { BrandNotFound, BrandRevisionConflict, BrandInUse, BrandLimitReached, TrackingDomainInUse, TrackingDomainNotFound } from "./brand-errors.js"
 export type { BrandError } from "./brand-errors.js"
 export type { DesignCaller, DesignPage } from "./services/designs.js"
 export {
@@ -385,5 +390,6 @@ export type { RangeParams } from "./services/analytics.js"
 export { pruneAnalytics, recordEventAnalytics, recordHitAnalytics } from "./services/analytics-recording.js"
 export type { TrackingAnswer, TrackingOptions, TrackingRequest } from "./services/tracking.js"
 export { trackOutgoing } from "./services/tracked-mail.js"
+export { TrackingDomains, type TrackingDomainView } from "./services/tracking-domains.js"
 export type { TrackedSubject } from "./services/tracked-mail.js"
 export { deriveTokenKey, signToken, verifyToken } from "./domain/token.js"

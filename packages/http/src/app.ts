@@ -8,6 +8,7 @@ import { isTrustedPeer, makeTrustHop, resolveClientAddress, type TrustProxy } fr
 import { defaultBodyLimitBytes, settleBody } from "./body.js"
 import type { MailroomEnv } from "./env.js"
 import { errorResponse, internalErrorResponse } from "./errors.js"
+import { linkHostGate } from "./link-host.js"
 import { makeRateLimiters, perSecondRateLimit, rateLimitByAddress, type RateLimitOptions } from "./rate-limit.js"
 import { adminRoutes } from "./routes/admin.js"
 import { outboxViewerRoutes } from "./routes/outbox-viewer.js"
@@ -34,6 +35,7 @@ import { inboundRoutes } from "./routes/inbound.js"
 import { listRoutes } from "./routes/lists.js"
 import { publicRoutes } from "./routes/public.js"
 import { trackingRoutes } from "./routes/tracking.js"
+import { trackingDomainRoutes } from "./routes/tracking-domains.js"
 import { subscriptionRoutes } from "./routes/subscriptions.js"
 import { suppressionRoutes } from "./routes/suppressions.js"
 import { legacyTemplateGroup, legacyTemplatePaths, legacyTemplateRoutes } from "./routes/templates.js"
@@ -67,6 +69,7 @@ const v1Routes: ReadonlyArray<Hono<MailroomEnv>> = [
   legacyTemplateRoutes,
   legacyBrandThemeRoutes,
   topicRoutes,
+  trackingDomainRoutes,
   validationRoutes,
   webhookRoutes,
 ]
@@ -179,6 +182,7 @@ export const makeHttpApp = (options: HttpAppOptions): HttpApp => {
     })
   })
 
+  app.use("*", linkHostGate())
   app.route("/", healthRoutes)
   if (options.cronToken !== undefined && options.cronToken !== "") app.route("/", cronRoutes(options.cronToken))
   if (options.adminToken !== undefined && options.adminToken !== "") {

@@ -54,6 +54,7 @@ export const statusByCode = {
   SENDER_NOT_ALLOWED: 403,
   BRAND_NOT_FOUND: 404,
   BRAND_IN_USE: 409,
+  TRACKING_DOMAIN_IN_USE: 409,
 } as const satisfies Record<ErrorCode, number>
 
 /** What the caller can do about each code, answered as `fix_action`. */
@@ -104,6 +105,7 @@ export const fixActionByCode = {
   SENDER_NOT_ALLOWED: "Send from one of the application credential's allowed senders.",
   BRAND_NOT_FOUND: "Check the brand id; brands of other accounts (and, for an application credential, of other applications) are not visible.",
   BRAND_IN_USE: "Bind the templates using it to another brand (GET /designs/brands/{id}/usage lists them), or make another brand the default, then delete.",
+  TRACKING_DOMAIN_IN_USE: "Choose another hostname (a subdomain of your own domain, such as links.example.com), or delete the tracking domain from the brand that holds it.",
 } as const satisfies Record<ErrorCode, string>
 
 /** Who answers a 401: the API (an API key is asked for) or the operator API under /admin (the admin token is). */

@@ -1,4 +1,5 @@
 import {
+  TrackingDomainInUse, TrackingDomainNotFound,
   ContactBlocked, ContactNotFound, DuplicateContact, DuplicateTopic, type ErrorCode, FreeTierContactLimit,
   IdempotencyKeyReused, ImportRejected, InvalidCredentials, InvalidStatusTransition, InvalidToken, ListNotFound,
   NoPendingConfirmation, NotAMember, OriginNotAllowed, PayloadTooLarge, QuotaExceeded, RateLimitExceeded,
@@ -60,7 +61,7 @@ const everyError = {
   INVALID_CREDENTIALS: [new InvalidCredentials({ detail: "revoked" })],
   SCOPE_INSUFFICIENT: [new ScopeInsufficient({ scope: "contacts:write" })],
   RATE_LIMIT_EXCEEDED: [new RateLimitExceeded({ retryAfter: 7, limit: 60, windowSeconds: 60 })],
-  RESOURCE_NOT_FOUND: [new ResourceNotFound({ resource: "contact", id: "ct_1" })],
+  RESOURCE_NOT_FOUND: [new ResourceNotFound({ resource: "contact", id: "ct_1" }), new TrackingDomainNotFound({ brandId: "brd_1" })],
   NOT_FOUND: [new RouteNotFound({ method: "GET", path: "/x" }), new WebhookNotFound({ resource: "webhook", id: "wh_1" })],
   DUPLICATE_CONTACT: [new DuplicateContact({ email: "a@example.com" })],
   INVALID_STATUS_TRANSITION: [new InvalidStatusTransition({ from: "CLEANED", to: "ACTIVE" })],
@@ -104,6 +105,7 @@ const everyError = {
   ORIGIN_NOT_ALLOWED: [new OriginNotAllowed({ origin: "https://elsewhere.example" }), new OriginNotAllowed({ origin: null })],
   BRAND_NOT_FOUND: [new BrandNotFound({ id: "brd_1" })],
   BRAND_IN_USE: [new BrandInUse({ id: "brd_1", templates: 2, campaigns: 1, isDefault: false }), new BrandInUse({ id: "brd_1", templates: 0, campaigns: 0, isDefault: true })],
+  TRACKING_DOMAIN_IN_USE: [new TrackingDomainInUse({ hostname: "links.example.com" })],
 } satisfies Record<ErrorCode, ReadonlyArray<MailroomError>>
 
 /** The context fields a fix_action tells the caller to read (`error.context.<name>`). */

@@ -7,6 +7,7 @@ import { Effect, Option, Schema } from "effect"
 import { decodeDesigns, fromRow as designFromRow } from "./designs.js"
 import { EpochMillis, IntegerColumn, JsonColumn, toJson, toMillis } from "./internal/columns.js"
 import { orStoreError } from "./internal/errors.js"
+import { makeTrackingDomainMethods } from "./brand-tracking-domains.js"
 
 /** The content as stored: it was checked by core's brand schemas when it was saved. */
 const StoredContent = Schema.Record({ key: Schema.String, value: Schema.Unknown }) as unknown as Schema.Schema<BrandContent>
@@ -58,6 +59,7 @@ const contentJson = (brand: BrandRecord) => toJson({
 export const makeBrandRepository = (sql: SqlClient.SqlClient): BrandRepository => {
   const one = (rows: ReadonlyArray<typeof BrandRow.Type>) => Option.map(Option.fromNullable(rows[0]), fromRow)
   return {
+    ...makeTrackingDomainMethods(sql),
     insert: (brand) =>
       sql`INSERT INTO brands ${sql.insert({
         id: brand.id,

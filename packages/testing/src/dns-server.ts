@@ -1,6 +1,6 @@
 /** A DNS server on 127.0.0.1 (dns2), over UDP and TCP on one port (an answer larger than 512 bytes, such as two DKIM
  *  keys, is truncated over UDP and asked again over TCP), answering from a zone the test can change between lookups: A, AAAA, TXT (one or
- *  several character strings per record) and MX records with a TTL, and names that answer SERVFAIL or never answer. */
+ *  several character strings per record), MX and CNAME records with a TTL, and names that answer SERVFAIL or never answer. */
 import { createServer } from "node:net"
 import dns2 from "dns2"
 
@@ -10,6 +10,8 @@ export interface ZoneEntry {
   /** One entry per record; an array is one record made of several character strings (each at most 255 bytes). */
   readonly txt?: ReadonlyArray<string | ReadonlyArray<string>>
   readonly mx?: ReadonlyArray<{ readonly exchange: string; readonly priority: number }>
+  /** The target of a CNAME record, answered to CNAME questions (the server does not follow it). */
+  readonly cname?: string
   /** TTL of every record of the entry, in seconds. Default 0. */
   readonly ttl?: number
   /** `servfail`: every question about the name answers SERVFAIL; `silent`: no answer ever comes (a timeout). */
@@ -61,6 +63,9 @@ export const startDnsServer = async (entries: Record<string, ZoneEntry> = {}): P
       if (question.type === Packet.TYPE.TXT) for (const data of entry.txt ?? []) answers.push({ ...base, type: Packet.TYPE.TXT, data })
       if (question.type === Packet.TYPE.MX) {
         for (const mx of entry.mx ?? []) answers.push({ ...base, type: Packet.TYPE.MX, exchange: mx.exchange, priority: mx.priority })
+      }
+      if (question.type === Packet.TYPE.CNAME && entry.cname !== undefined) {
+        answers.push({ ...base, type: Packet.TYPE.CNAME, domain: entry.cname })
       }
       if (entry.delayMs === undefined) void send(response)
       else setTimeout(() => void send(response), entry.delayMs)

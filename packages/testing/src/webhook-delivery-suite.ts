@@ -516,13 +516,13 @@ export const webhookDeliverySuite = <E>(
           const { account, receiver: r, webhooks } = yield* setup()
           const store = yield* Store
           const target = yield* webhooks.create(account, { url: "https://hooks.mailroom.test/in", events: ["email.delivered"] }).pipe(
-            Effect.provide(Layer.succeed(Dns, { lookupAddresses: () => Effect.succeed(["93.184.216.34"]), resolveTxt: () => Effect.succeed([]), resolveMx: () => Effect.succeed([]) })),
+            Effect.provide(Layer.succeed(Dns, { lookupAddresses: () => Effect.succeed(["93.184.216.34"]), resolveTxt: () => Effect.succeed([]), resolveMx: () => Effect.succeed([]), resolveCname: () => Effect.succeed([]) })),
             Effect.provide(Layer.succeed(WebhooksConfig, { urlRules: { allowPrivate: false } })),
           )
           const delivery = only((yield* fanOutEvents([event(account, { type: "email.delivered" })])).filter((d) => d.endpointId === target.endpoint.id))
           const before = r.requests.length
           yield* runJob(account, delivery.id, 1).pipe(
-            Effect.provide(Layer.succeed(Dns, { lookupAddresses: () => Effect.succeed(["10.0.0.8"]), resolveTxt: () => Effect.succeed([]), resolveMx: () => Effect.succeed([]) })),
+            Effect.provide(Layer.succeed(Dns, { lookupAddresses: () => Effect.succeed(["10.0.0.8"]), resolveTxt: () => Effect.succeed([]), resolveMx: () => Effect.succeed([]), resolveCname: () => Effect.succeed([]) })),
             Effect.provide(Layer.succeed(WebhooksConfig, { urlRules: { allowPrivate: false } })),
           )
           const attempt = only(yield* store.webhooks.listAttempts(account.id, delivery.id))

@@ -4,6 +4,7 @@ import type { Effect, Option } from "effect"
 import type { AccountId } from "../domain/account.js"
 import type { BrandQuery, BrandRecord } from "../domain/brand.js"
 import type { Design } from "../domain/design.js"
+import type { TrackingDomain } from "../domain/tracking-domain.js"
 import type { StoreError } from "../errors.js"
 
 export interface BrandRepository {
@@ -25,4 +26,13 @@ export interface BrandRepository {
   readonly delete: (accountId: AccountId, id: string) => Effect.Effect<boolean, StoreError>
   /** The account's designs bound to the brand, newest first. */
   readonly usage: (accountId: AccountId, id: string) => Effect.Effect<ReadonlyArray<Design>, StoreError>
+  /** The brand's tracking domain, or none. */
+  readonly findTrackingDomain: (accountId: AccountId, brandId: string) => Effect.Effect<Option.Option<TrackingDomain>, StoreError>
+  /** The tracking domain with this hostname, of any brand of any account, or none. */
+  readonly findTrackingDomainByHostname: (hostname: string) => Effect.Effect<Option.Option<TrackingDomain>, StoreError>
+  /** Writes the brand's tracking domain, replacing the one it had; false (and nothing written) when another brand holds
+   *  the hostname, which two writes at once can find only here. */
+  readonly saveTrackingDomain: (domain: TrackingDomain) => Effect.Effect<boolean, StoreError>
+  /** Deletes the brand's tracking domain. False when it had none. */
+  readonly deleteTrackingDomain: (accountId: AccountId, brandId: string) => Effect.Effect<boolean, StoreError>
 }

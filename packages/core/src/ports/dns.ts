@@ -46,6 +46,9 @@ export interface DnsService {
   readonly resolveTxt: (hostname: string, options?: LookupOptions) => Effect.Effect<ReadonlyArray<string>, DnsError>
   /** The MX records of `hostname`. DnsError `notFound` when the name does not exist or has no MX record. */
   readonly resolveMx: (hostname: string, options?: LookupOptions) => Effect.Effect<ReadonlyArray<MxRecord>, DnsError>
+  /** The CNAME targets of `hostname` (lower-case, without the trailing dot). DnsError `notFound` when the name does not
+   *  exist or has no CNAME record. */
+  readonly resolveCname: (hostname: string, options?: LookupOptions) => Effect.Effect<ReadonlyArray<string>, DnsError>
 }
 
 /** The records of a lookup, or none when DNS says there are none; a failed lookup still fails. */
@@ -56,5 +59,7 @@ export const recordsOrNone = <A>(lookup: Effect.Effect<ReadonlyArray<A>, DnsErro
 const unconfigured = (hostname: string) => Effect.fail(new DnsError({ hostname, reason: "no DNS engine is configured" }))
 
 export class Dns extends Context.Reference<Dns>()("@mailroom/core/Dns", {
-  defaultValue: (): DnsService => ({ lookupAddresses: unconfigured, resolveTxt: unconfigured, resolveMx: unconfigured }),
+  defaultValue: (): DnsService => ({
+    lookupAddresses: unconfigured, resolveTxt: unconfigured, resolveMx: unconfigured, resolveCname: unconfigured,
+  }),
 }) {}

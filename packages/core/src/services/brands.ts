@@ -36,6 +36,10 @@ export interface BrandUsage {
   readonly campaigns: ReadonlyArray<Campaign>
 }
 
+/** Studio routes need the Micro plan; the deprecated /brand-theme routes do not. */
+export const checkDesignStudio = (caller: DesignCaller) =>
+  caller.surface === "legacy" ? Effect.void : checkStudioPlan(caller.account.plan)
+
 const saved = (brand: BrandRecord): SavedBrand => ({ brand, warnings: contrastWarnings(brand.colors) })
 
 export class Brands extends Effect.Service<Brands>()("@mailroom/core/Brands", {
@@ -44,8 +48,7 @@ export class Brands extends Effect.Service<Brands>()("@mailroom/core/Brands", {
     const ids = yield* Ids
     const method = yield* serviceMethod
 
-    const studio = (caller: DesignCaller) =>
-      caller.surface === "legacy" ? Effect.void : checkStudioPlan(caller.account.plan)
+    const studio = checkDesignStudio
 
     /** The caller's brand: another account's, or another application's for an application credential, is not found. */
     const find = (caller: DesignCaller, id: string) =>

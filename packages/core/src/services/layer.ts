@@ -34,13 +34,14 @@ import { Assets } from "./assets.js"
 import { Manifests } from "./manifests.js"
 import { Campaigns } from "./campaigns.js"
 import { Analytics } from "./analytics.js"
+import { TrackingDomains } from "./tracking-domains.js"
 
 // Webhooks and Tokens read the platform secret through Accounts, so they are built over the same Accounts instance.
 // MessageDelivery renders with Tokens' links, so it is built over them.
 // Subscriptions hands confirmation links to ConfirmationLinks and signup forms' calls to FormSignups; LinkUnsubscribes
 // unsubscribes through Subscriptions.
 // LegacyTemplates adapts the /templates API to Designs and sends its test mail through Sending.
-export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubscribes.Default, LegacyTemplates.Default, Tracking.Default, Gallery.Default, Assets.Default, Manifests.Default, Campaigns.Default, Analytics.Default).pipe(Layer.provideMerge(Layer.mergeAll(
+export const servicesLayer = Layer.mergeAll(MessageDelivery.Default, LinkUnsubscribes.Default, LegacyTemplates.Default, Tracking.Default, Gallery.Default, Assets.Default, Manifests.Default, Campaigns.Default, Analytics.Default, TrackingDomains.Default).pipe(Layer.provideMerge(Layer.mergeAll(
   Webhooks.Default, Subscriptions.DefaultWithoutDependencies, Sending.Default,
   Domains.Default, Canary.Default, AddressValidation.Default, Designs.Default, Brands.Default,
 ).pipe(
@@ -56,3 +57,4 @@ export type MailroomServices =
   | Accounts | Contacts | Lists | Imports | Suppressions | Topics | Tokens | Webhooks | Background | Quota | Idempotency
   | Messages | Subscriptions | SendingPause | Sending | MessageDelivery | Feedback | Forms | ConfirmationLinks | FormSignups
   | LinkUnsubscribes | Domains | Canary | AddressValidation | Designs | Brands | LegacyTemplates | Tracking | Gallery | Assets | Manifests | Campaigns | Analytics
+  | TrackingDomains

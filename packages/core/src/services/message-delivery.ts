@@ -32,6 +32,7 @@ import { recordHardBounce } from "./hard-bounce.js"
 import { Domains } from "./domains.js"
 import { Tokens } from "./tokens.js"
 import { trackOutgoing } from "./tracked-mail.js"
+import { brandOfMessage, trackingOriginFor } from "./tracking-domains.js"
 
 export interface DeliveryOptions {
   /** DKIM keys by domain, beside those of the account's verified sending domains (docs/domains.md): a message whose
@@ -319,6 +320,19 @@ export const deliverMessage = (
     if (taken.length === 0) return
     const lastAttempt = run.lastAttempt
 
+    /** The origin of the links of mail sent under a template's brand (else the account's default brand): its verified
+     *  tracking domain's, or none (TRACK_URL and APP_URL then). Read once per brand per run. */
+    const origins = new Map<string, string | undefined>()
+    const originFor = (templateBrandId: string | null) =>
+      Effect.gen(function* () {
+        const brandId = yield* brandOfMessage(store, accountId, templateBrandId)
+        const key = Option.getOrElse(brandId, () => "")
+        if (origins.has(key)) return origins.get(key)
+        const origin = yield* trackingOriginFor(store, accountId, brandId)
+        origins.set(key, origin)
+        return origin
+      })
+
     /** The key that signs mail from a domain in this run: a configured key, else the account's verified domain's (read
      *  once per domain per run; a domain deleted since acceptance signs nothing). */
     const keys = new Map<string, DkimKey | undefined>()
@@ -343,6 +357,7 @@ export const deliverMessage = (
       const use = message.content.template
       const template = use === undefined ? undefined : yield* undeliverableReason(store, accountId, use)
       const dkim = yield* keyFor(domainOf(from))
+      const origin = yield* originFor(template !== undefined && "design" in template ? template.design.brandId : null)
       const personal = message.content.contact === undefined ? {} : { contact: message.content.contact }
       return recipients.map((recipient) => Effect.gen(function* () {
         const base = { recipient, before: recipient.status, subject: message.content.subject }
@@ -350,6 +365,7 @@ export const deliverMessage = (
         if (accepted.stream === "marketing") {
           const subject = {
             accountId, recipient: recipient.email, topicId: accepted.topicId ?? undefined, campaignId: message.content.campaignId,
+            origin,
           }
           unsubscribe = {
             unsubscribeUrl: yield* tokens.unsubscribeUrl(subject),
@@ -398,7 +414,7 @@ export const deliverMessage = (
         }
         const tracked = yield* trackOutgoing(built.right, {
           tracked: accepted.track, accountId, messageId: message.id, recipient: recipient.email,
-          campaignId: message.content.campaignId,
+          campaignId: message.content.campaignId, origin,
         })
         const outgoing: OutgoingMessage = dkim === undefined ? tracked : { ...tracked, dkim }
         const sent = yield* Effect.either(mailer.value.send(outgoing))

@@ -29,6 +29,9 @@ export interface LinkSubject {
   readonly topicId?: string | undefined
   readonly campaignId?: string | undefined
   readonly nonce?: string | undefined
+  /** The origin of a brand's verified tracking domain (`https://<hostname>`): it replaces TRACK_URL's origin, and
+   *  APP_URL's for the preference link, in the links made for this subject. Never signed into a token. */
+  readonly origin?: string | undefined
 }
 
 const origin = (url: string) => url.replace(/\/+$/, "")
@@ -73,12 +76,12 @@ export class Tokens extends Effect.Service<Tokens>()("@mailroom/core/Tokens", {
     const confirmationUrl = (subject: LinkSubject) =>
       Effect.map(make("confirm", subject), ({ token, expiresAt }) => ({ url: `${appUrl}/c/${token}`, expiresAt }))
     const unsubscribeUrl = (subject: LinkSubject) =>
-      Effect.map(make("unsubscribe", subject), ({ token }) => `${trackUrl}/u/${token}`)
+      Effect.map(make("unsubscribe", subject), ({ token }) => `${subject.origin ?? trackUrl}/u/${token}`)
     const preferencesUrl = (subject: LinkSubject) =>
-      Effect.map(make("preferences", subject), ({ token }) => `${appUrl}/p/${token}`)
+      Effect.map(make("preferences", subject), ({ token }) => `${subject.origin ?? appUrl}/p/${token}`)
 
     /** The links of tracked mail for one recipient of a message (`{TRACK_URL}/o/<token>`, `{TRACK_URL}/l/<token>`,
-     *  CONTRACT.md "Tracking links"), signed now; `keep` lists the link prefixes that are never rewritten. */
+     *  CONTRACT.md "Tracking links"; on the subject's tracking-domain origin when it has one), signed now; `keep` lists the link prefixes that are never rewritten. */
     const trackingLinks = (subject: LinkSubject & { readonly messageId: string }) =>
       Effect.map(Clock.currentTimeMillis, (now): TrackingLinkSet => {
         const base = {
@@ -88,13 +91,16 @@ export class Tokens extends Effect.Service<Tokens>()("@mailroom/core/Tokens", {
           ...(subject.campaignId !== undefined ? { c: subject.campaignId } : {}),
           s: now,
         }
+        const track = subject.origin ?? trackUrl
+        const app = subject.origin ?? appUrl
         const sign = (purpose: "open" | "click", extra: Partial<TokenClaims>) =>
           signToken(keys[purpose], { p: purpose, ...base, ...extra, e: now + tokenLifetimesMs[purpose] })
         return {
-          pixel: `${trackUrl}/o/${sign("open", {})}`,
-          click: (target, position) => `${trackUrl}/l/${sign("click", { u: target, i: position })}`,
-          honeypot: `${trackUrl}/l/${sign("click", { h: 1 })}`,
-          keep: [`${trackUrl}/u/`, `${trackUrl}/o/`, `${trackUrl}/l/`, `${appUrl}/p/`, `${appUrl}/c/`],
+          pixel: `${track}/o/${sign("open", {})}`,
+          click: (target, position) => `${track}/l/${sign("click", { u: target, i: position })}`,
+          honeypot: `${track}/l/${sign("click", { h: 1 })}`,
+          keep: [...new Set([track, trackUrl])].flatMap((at) => [`${at}/u/`, `${at}/o/`, `${at}/l/`])
+            .concat([...new Set([app, appUrl])].flatMap((at) => [`${at}/p/`, `${at}/c/`])),
         }
       })
 

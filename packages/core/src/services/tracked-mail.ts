@@ -13,6 +13,8 @@ export interface TrackedSubject {
   readonly recipient: string
   /** Campaign mail: the campaign (its events then carry campaignId and fire on every human open). */
   readonly campaignId?: string | undefined
+  /** The origin of the brand's verified tracking domain, which replaces TRACK_URL's in the links. */
+  readonly origin?: string | undefined
 }
 
 export const trackOutgoing = (outgoing: OutgoingMessage, subject: TrackedSubject): Effect.Effect<OutgoingMessage, never, Tokens> =>

@@ -7,6 +7,7 @@ import { docsBaseUrl, fixActionByCode, importStatusByReason, statusByCode } from
 import { type Access, allErrorCodes, ErrorEnvelope, PlainError, type RouteDescription, type Success } from "./describe.js"
 import { brandRoutes } from "./brands.js"
 import { analyticsRoutes } from "./analytics.js"
+import { trackingDomainRoutes } from "./tracking-domains.js"
 import { designRoutes } from "./designs.js"
 import { designGalleryRoutes } from "./design-gallery.js"
 import { designManifestRoutes } from "./design-manifest.js"
@@ -19,7 +20,7 @@ import { validationRoutes } from "./validation.js"
 
 /** Every /v1 route, as the document describes it. */
 export const routeDescriptions: ReadonlyArray<RouteDescription> = [
-  ...audienceRoutes, ...platformRoutes, ...validationRoutes, ...designGalleryRoutes, ...designManifestRoutes, ...designRoutes, ...brandRoutes, ...campaignRoutes, ...legacyTemplateRoutes, ...referenceRoutes,
+  ...audienceRoutes, ...platformRoutes, ...validationRoutes, ...designGalleryRoutes, ...designManifestRoutes, ...designRoutes, ...brandRoutes, ...trackingDomainRoutes, ...campaignRoutes, ...legacyTemplateRoutes, ...referenceRoutes,
   ...analyticsRoutes,
 ]
 

@@ -23,6 +23,7 @@ import { designAssets } from "./0021_design_assets.js"
 import { analytics } from "./0022_analytics.js"
 import { campaigns } from "./0023_campaigns.js"
 import { confirmationTemplate } from "./0024_confirmation_template.js"
+import { brandTrackingDomains } from "./0025_brand_tracking_domains.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -50,6 +51,7 @@ export const migrations: ReadonlyArray<Migration> = [
   analytics,
   campaigns,
   confirmationTemplate,
+  brandTrackingDomains,
 ]
 
 export type { Migration } from "./migration.js"
