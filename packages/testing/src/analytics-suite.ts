@@ -51,6 +51,7 @@ export const analyticsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
     const dns = Layer.succeed(Dns, {
       lookupAddresses: () => Effect.succeed([]),
       resolveTxt: () => Effect.succeed([]),
+      resolveCname: () => Effect.succeed([]),
       resolveMx: (host) => Effect.sync(() => {
         mxLookups.push(host)
         return mx[host] === undefined ? [] : [{ exchange: mx[host], priority: 10 }]
