@@ -243,7 +243,13 @@ export const brandsHttpSuite = (name: string, makeTarget: () => Promise<HttpTarg
     })
 
     it("an application template freezes its brand into each release: a brand edit shows only after the next publish", async () => {
-      const { key } = await client.account({ plan: "pro" })
+      const account = await client.account({ plan: "pro" })
+      const key = account.key
+      // An account key sends an application template from one of the application's allowed senders.
+      const issued = await client.call("POST", `/admin/accounts/${account.id}/app-credentials`, {
+        key: adminToken, body: { applicationKey: "shop", allowedSenders: ["hello@example.com"] },
+      })
+      expect(issued.status, issued.text).toBe(201)
       const shop = await brand(key, { name: "Shop", applicationKey: "shop", colors: { primary: "#0a0a0a" } })
       const template = await design(key, { applicationKey: "shop", brandId: shop.id })
       await publish(key, template.id)
