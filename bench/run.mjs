@@ -6,7 +6,8 @@ import { benchDir } from "./lib.mjs"
 
 const scenarios = [
   "contact-create", "contacts-bulk", "csv-import", "members-page", "subscribe", "eligibility", "send-accept", "batch-1000",
-  "delivery-smtp", "webhook-fanout", "publish", "validate-bulk", "template-send", "track-click",
+  "delivery-smtp", "webhook-fanout", "publish", "validate-bulk", "template-send", "track-click", "campaign-1m",
+  "campaign-two-instances",
 ]
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith("-"))
 const unknown = wanted.filter((name) => !scenarios.includes(name))
