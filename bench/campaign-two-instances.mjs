@@ -159,8 +159,14 @@ export const run = async ({ backends }) => {
       stuck = (s.queued ?? 0) + (s.deferred ?? 0)
       return stuck === 0 && (await db.query("SELECT status FROM campaigns WHERE id = $1", [id])).rows[0].status === "finished"
     }, 120_000).catch(() => undefined)
+    // Nothing queued means the survivor has taken the last recipients, not that it has sent them: wait until the sink
+    // stops receiving, so that its runs in flight are recorded.
+    let last = -1
+    while (sink.received() !== last) {
+      last = sink.received()
+      await sleep(1_500)
+    }
     const seconds = (performance.now() - started) / 1000
-    await sleep(500)
     const final = await statuses(db, id)
     const ids = sink.ids()
     console.log(`bench campaign-two-instances postgres sigkill: received=${ids.length} distinct=${new Set(ids).size}`
