@@ -7,6 +7,7 @@ import { benchDir } from "./lib.mjs"
 const scenarios = [
   "contact-create", "contacts-bulk", "csv-import", "members-page", "subscribe", "eligibility", "send-accept", "batch-1000",
   "delivery-smtp", "webhook-fanout", "publish", "validate-bulk", "template-send", "track-click", "analytics-summary",
+  "campaign-1m", "campaign-two-instances",
 ]
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith("-"))
 const unknown = wanted.filter((name) => !scenarios.includes(name))

@@ -182,6 +182,8 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions, store?: SqlCl
      *  only the workers of that name. */
     const signals = makeKeyedWakeSignals()
     const wake = signals.wake
+    /** Jobs due within one poll interval wake this process's workers when they fall due. */
+    const wakeHorizon = Duration.toMillis(Duration.decode(options.pollInterval ?? "1 second"))
 
     /** The pg-boss job of attempt `attempt` of `job`: it may be retried by pg-boss (after its run was cut short) as
      *  many times as the policy has attempts left, each after the delay that follows its own attempt. */
@@ -279,7 +281,8 @@ export const makePgBossJobQueue = (options: PgBossJobQueueOptions, store?: SqlCl
         yield* Effect.tryPromise({ try: () => ensureQueue(job.name), catch: failure("jobs.enqueue") })
         const { answer, joined } = yield* inTransaction("jobs.enqueue", (db) => insertJobs(db, job as JobDefinition<unknown, unknown>, jobs))
         // Jobs written in the Store's transaction can be claimed once it committed.
-        yield* joined ? afterCommit(wake(job.name)) : wake(job.name)
+        const woken = signals.wakeAt(job.name, jobs.map((one) => one.runAt?.getTime()), wakeHorizon)
+        yield* joined ? afterCommit(woken) : woken
         return answer
       })
 

@@ -64,7 +64,8 @@ export const makeSqlJobQueue = (options: SqlJobQueueOptions = {}) =>
           }
           return rows.map((row) => inserted.has(row.id) ? row.id : existing.get(row.dedupe_key ?? "") ?? row.id)
         }))
-        yield* afterCommit(wake(job.name))
+        // Jobs due within one poll interval wake the workers when they fall due.
+        yield* afterCommit(signals.wakeAt(job.name, rows.map((row) => row.run_at), Duration.toMillis(pollInterval)))
         return answered
       }).pipe(orStoreError("jobs.enqueue"))
 

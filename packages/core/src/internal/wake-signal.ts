@@ -45,6 +45,20 @@ export const makeKeyedWakeSignals = () => {
     of,
     /** Wakes the waiters of `key`. */
     wake: (key: string): Effect.Effect<void> => Effect.sync(() => of(key).wake()),
+    /** Wakes the waiters of `key` now, and again at each of `times` still ahead and within `horizonMs` (a timer that
+     *  keeps no process alive): a job due soon is claimed when it falls due rather than at the next poll, so that a
+     *  chain of paced jobs (a campaign's chunks) is not slowed to one link per poll interval. */
+    wakeAt: (key: string, times: ReadonlyArray<number | undefined>, horizonMs: number): Effect.Effect<void> =>
+      Effect.sync(() => {
+        of(key).wake()
+        const now = Date.now()
+        const ahead = [...new Set(times.filter((t): t is number => t !== undefined && t > now && t - now <= horizonMs))]
+        for (const time of ahead) {
+          // A few milliseconds late, so that the database's clock has passed the job's time when the worker asks.
+          const timer = setTimeout(() => of(key).wake(), time - now + 5)
+          timer.unref?.()
+        }
+      }),
   }
 }
 
