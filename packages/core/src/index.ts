@@ -338,7 +338,7 @@ export { Designs, sampleValues } from "./services/designs.js"
 export { Brands } from "./services/brands.js"
 export type { BrandPage, BrandUsage, SavedBrand } from "./services/brands.js"
 export {
-  BrandId, brandLimits, colorNames, CreateBrandInput, UpdateBrandInput, newBrand, updateBrand, themeOf, contrastRatio,
+  BrandId, brandLimits, colorNames, CreateBrandInput, UpdateBrandInput, newBrand, updateBrand, themeOf, brandContentOf, contrastRatio,
   contrastWarnings, contrastPairs, minimumContrast, checkBrandRoom, canBeDefault, compareBrands, matchesBrandQuery,
   normalizeColor, isCurrent as isCurrentBrand,
 } from "./domain/brand.js"

@@ -2,7 +2,7 @@
  *  footer, social links, custom variables, unsubscribe page) is one JSON column, read and written whole. At most one
  *  brand of an account has is_default = 1, which a partial unique index holds. */
 import type { SqlClient } from "@effect/sql"
-import { AccountId, type BrandContent, BrandId, type BrandRecord, type BrandRepository } from "@mailroom/core"
+import { AccountId, type BrandContent, brandContentOf, BrandId, type BrandRecord, type BrandRepository } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
 import { decodeDesigns, fromRow as designFromRow } from "./designs.js"
 import { EpochMillis, IntegerColumn, JsonColumn, toJson, toMillis } from "./internal/columns.js"
@@ -44,17 +44,7 @@ const fromRow = (row: typeof BrandRow.Type): BrandRecord => ({
   updatedAt: row.updated_at,
 })
 
-const contentJson = (brand: BrandRecord) => toJson({
-  colors: brand.colors,
-  logo: brand.logo,
-  fonts: brand.fonts,
-  sender: brand.sender,
-  compliance: brand.compliance,
-  footer: brand.footer,
-  social: brand.social,
-  custom: brand.custom,
-  unsubscribePage: brand.unsubscribePage,
-} satisfies BrandContent)
+const contentJson = (brand: BrandRecord) => toJson(brandContentOf(brand))
 
 export const makeBrandRepository = (sql: SqlClient.SqlClient): BrandRepository => {
   const one = (rows: ReadonlyArray<typeof BrandRow.Type>) => Option.map(Option.fromNullable(rows[0]), fromRow)

@@ -266,9 +266,9 @@ export const updateBrand = (brand: BrandRecord, input: UpdateBrandInput, at: Dat
 export const isCurrent = (brand: Pick<BrandRecord, "updatedAt">, expected: string): boolean =>
   Date.parse(expected) === brand.updatedAt.getTime()
 
-/** What templates read as `{{theme.*}}`. */
-export const themeOf = (brand: BrandRecord): Theme => ({
-  name: brand.name,
+/** The brand's content (BrandContent): what the API shows, a manifest carries and the store keeps besides its
+ *  identity. */
+export const brandContentOf = (brand: BrandRecord): BrandContent => ({
   colors: brand.colors,
   logo: brand.logo,
   fonts: brand.fonts,
@@ -277,7 +277,14 @@ export const themeOf = (brand: BrandRecord): Theme => ({
   footer: brand.footer,
   social: brand.social,
   custom: brand.custom,
+  unsubscribePage: brand.unsubscribePage,
 })
+
+/** What templates read as `{{theme.*}}`: the brand's name and content, without its unsubscribe page. */
+export const themeOf = (brand: BrandRecord): Theme => {
+  const { unsubscribePage: _page, ...content } = brandContentOf(brand)
+  return { name: brand.name, ...content }
+}
 
 // ---- Contrast (WCAG 2.x relative luminance). ----
 

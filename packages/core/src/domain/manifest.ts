@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto"
 import { Schema } from "effect"
 import type { Asset } from "./asset.js"
-import { type BrandRecord, CreateBrandInput } from "./brand.js"
+import { brandContentOf, type BrandRecord, CreateBrandInput } from "./brand.js"
 import { blockLimits } from "./blocks.js"
 import { type DesignDraft, DraftInput, Locale, TemplateKey } from "./design.js"
 
@@ -107,15 +107,7 @@ export const draftInputOf = (draft: DesignDraft): DraftInput => {
 export const manifestBrandOf = (brand: BrandRecord): ManifestBrand => ({
   key: brand.id,
   name: brand.name,
-  colors: brand.colors,
-  logo: brand.logo,
-  fonts: brand.fonts,
-  sender: brand.sender,
-  compliance: brand.compliance,
-  footer: brand.footer,
-  social: brand.social,
-  custom: brand.custom,
-  unsubscribePage: brand.unsubscribePage,
+  ...brandContentOf(brand),
 })
 
 export const manifestAssetOf = (asset: Pick<Asset, "id" | "hash" | "format" | "width" | "height">, url: string): ManifestAsset => ({

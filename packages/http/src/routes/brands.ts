@@ -3,7 +3,7 @@
  *  "Versioning" 4. Answers are { success: true, data } with, on brand writes and reads, `warnings` (contrast below
  *  WCAG AA, never a refusal); the list adds pagination { limit, nextCursor, hasMore }. Shapes follow docs/brands.md. */
 import {
-  type BrandRecord, Brands, CreateBrandInput, decodeCursor, type DesignCaller, brandLimits,
+  brandContentOf, type BrandRecord, Brands, CreateBrandInput, decodeCursor, type DesignCaller, brandLimits,
   defaultTheme, encodeCursor, legacyTemplateHeaders, limitParam, type SavedBrand, TemplateKey, UpdateBrandInput,
   ValidationFailed,
 } from "@mailroom/core"
@@ -29,15 +29,7 @@ export const brandBody = (brand: BrandRecord) => ({
   applicationKey: brand.applicationKey,
   name: brand.name,
   isDefault: brand.isDefault,
-  colors: brand.colors,
-  logo: brand.logo,
-  fonts: brand.fonts,
-  sender: brand.sender,
-  compliance: brand.compliance,
-  footer: brand.footer,
-  social: brand.social,
-  custom: brand.custom,
-  unsubscribePage: brand.unsubscribePage,
+  ...brandContentOf(brand),
   createdAt: brand.createdAt.toISOString(),
   updatedAt: brand.updatedAt.toISOString(),
 })
