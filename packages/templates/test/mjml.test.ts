@@ -101,9 +101,11 @@ describe("MJML drafts", () => {
   }, 60_000)
 
   it("a real compile past a short deadline is stopped, and the engine compiles again afterwards", async () => {
-    const big = `<mjml><mj-body>${"<mj-section><mj-column><mj-text>{{x}}</mj-text><mj-button href=\"https://example.com/\">b</mj-button></mj-column></mj-section>".repeat(3000)}</mj-body></mjml>`
-    // This source takes some twenty seconds to compile; the deadline stops it at two.
-    await withEngine({ mjml: { deadlineMs: 2_000 } }, async (prepare) => {
+    // About 1.4 MB of source (under the 2 MiB input limit), which takes far longer than two seconds to compile on any
+    // machine; the output limit is raised so that only the deadline can stop it.
+    const big = `<mjml><mj-body>${"<mj-section><mj-column><mj-text>{{x}}</mj-text><mj-button href=\"https://example.com/\">b</mj-button></mj-column></mj-section>".repeat(12_000)}</mj-body></mjml>`
+    expect(big.length).toBeLessThan(2 * 1024 * 1024)
+    await withEngine({ mjml: { deadlineMs: 2_000, outputBytes: 512 * 1024 * 1024 } }, async (prepare) => {
       expect(Exit.isSuccess(await prepare(mjml(design)))).toBe(true)
       expect(failureOf(await prepare(mjml(big)))._tag).toBe("MjmlCompileTimedOut")
       // The stopped worker is replaced by a new one: the engine compiles again right after.
