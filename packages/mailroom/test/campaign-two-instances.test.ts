@@ -5,17 +5,15 @@
  *  sinks twice, across both; every eligible recipient is delivered, except those of A's delivery runs in flight when
  *  it died, which stay held for an operator (their submission may have happened: docs/mail-delivery.md). Each
  *  instance runs one delivery run at a time (see `start`). */
-import { type ChildProcess, spawn } from "node:child_process"
-import { fileURLToPath } from "node:url"
+import type { ChildProcess } from "node:child_process"
 import { findTestPostgres, scratchPostgres, startSmtpSink } from "@mailroom/testing"
 import pg from "pg"
 import { afterAll, describe, expect, it } from "vitest"
-import { createMailroom, type Mailroom } from "../src/index.js"
+import { createMailroom } from "../src/index.js"
+import { seedCampaign, sleep, startInstance, waitFor } from "./support/campaign-processes.js"
 
 const serverUrl = await findTestPostgres()
-const script = fileURLToPath(new URL("./fixtures/campaign-instance.mjs", import.meta.url))
 const secret = "campaign-two-instances-secret-0123456789"
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const children: Array<ChildProcess> = []
 const cleanups: Array<() => Promise<void>> = []
 afterAll(async () => {
@@ -23,39 +21,10 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
 })
 
-const call = async (mailroom: Mailroom, apiKey: string, method: string, path: string, body?: unknown) => {
-  const response = await mailroom.fetch(new Request(`http://host.test/v1${path}`, {
-    method, headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  }))
-  return (await response.json()) as { data: any }
-}
-
-const start = (args: ReadonlyArray<string>, until: string) =>
-  new Promise<ChildProcess>((resolve, reject) => {
-    // One delivery run at a time in each instance (100 recipients at most): a run takes its recipients (held) as it
-    // starts, so a process killed mid-run leaves at most one run's recipients held, and no job it had claimed still
-    // waiting for its expiry (10 minutes and a half for delivery jobs) with recipients queued.
-    const child = spawn(process.execPath, [script, ...args], {
-      stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, DELIVERY_CONCURRENCY: "1" },
-    })
-    children.push(child)
-    let seen = ""
-    child.stdout.on("data", (chunk: Buffer) => {
-      seen += chunk.toString()
-      if (seen.includes("failed")) reject(new Error(seen))
-      if (seen.includes(until)) resolve(child)
-    })
-    child.once("exit", (code) => reject(new Error(`instance exited with ${code}: ${seen}`)))
-  })
-
-const waitFor = async (what: string, done: () => boolean | Promise<boolean>, ms: number) => {
-  const deadline = Date.now() + ms
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(50)
-  }
-}
+// One delivery run at a time in each instance (100 recipients at most): a run takes its recipients (held) as it
+// starts, so a process killed mid-run leaves at most one run's recipients held, and no job it had claimed still
+// waiting for its expiry (10 minutes and a half for delivery jobs) with recipients queued.
+const start = (args: ReadonlyArray<string>, until: string) => startInstance(children, args, until, { DELIVERY_CONCURRENCY: "1" })
 
 describe.skipIf(serverUrl === undefined)("a campaign shared by two Mailroom processes on one Postgres database", () => {
   it("is delivered by both, finished by the survivor of a SIGKILL, and no address is submitted twice", async () => {
@@ -68,19 +37,8 @@ describe.skipIf(serverUrl === undefined)("a campaign shared by two Mailroom proc
     const emails = Array.from({ length: 700 }, (_, i) => `reader${String(i).padStart(4, "0")}@example.org`)
 
     const setup = createMailroom({ database, secret, backgroundWork: false, logLevel: "error" })
-    const { apiKey } = await setup.accounts.create({ name: "two", plan: "pro" })
-    const list = (await call(setup, apiKey, "POST", "/contacts/lists", { name: "Readers" })).data.id as string
-    for (const part of [emails.slice(0, 500), emails.slice(500)]) {
-      await call(setup, apiKey, "POST", "/contacts/bulk", { contacts: part.map((email) => ({ email })) })
-      await call(setup, apiKey, "POST", `/contacts/lists/${list}/members`, { emails: part })
-    }
-    await call(setup, apiKey, "POST", "/suppressions", { email: emails[3], reason: "Complaint" })
     // 250 messages a second: the second chunk (200 members) is due 2 seconds after the first.
-    await call(setup, apiKey, "PUT", "/campaigns/settings", { messagesPerSecond: 250 })
-    const campaign = (await call(setup, apiKey, "POST", "/campaigns", {
-      name: "Shared", listIds: [list], subject: "Issue", from: { email: "news@example.com" }, text: "Hello {{contact.email}}",
-    })).data.id as string
-    await setup.close()
+    const { apiKey, campaign } = await seedCampaign(setup, { name: "Shared", emails, suppressed: emails[3]!, messagesPerSecond: 250, batch: 500 })
 
     const db = new pg.Client({ connectionString: database })
     await db.connect()
