@@ -5,7 +5,6 @@
 import { promises as dns } from "node:dns"
 import { MessageAuthenticator } from "@mailroom/core"
 import { Effect, Layer } from "effect"
-import { authenticate } from "mailauth"
 
 export interface MailauthOptions {
   /** `host` or `host:port` entries; the system's resolvers when empty or undefined. */
@@ -20,6 +19,8 @@ export const MailauthAuthenticator = {
     const resolve = (name: string, type: string) => resolver.resolve(name, type) as Promise<Array<string> | Array<Array<string>>>
     return {
       authenticate: (raw) => Effect.promise(async () => {
+        // Loaded on first use: only the canary checks received mail.
+        const { authenticate } = await import("mailauth")
         const result = await authenticate(raw, {
           trustReceived: true, resolver: resolve, mta: "mailroom-canary", disableArc: true, disableBimi: true,
         })

@@ -2,7 +2,6 @@
  *  IMAP mailbox read with imapflow. Both find the canary's message by its X-Mailroom-Canary header. */
 import { Mailbox, MailboxError, type MailboxService, type ReceivedMessage, Store } from "@mailroom/core"
 import { Effect, Layer, Option } from "effect"
-import { ImapFlow } from "imapflow"
 
 /** The dev outbox as a mailbox: the newest entries to the address, one of which carries the token. Entries stay (the
  *  outbox is the operator's to read and empty). */
@@ -54,6 +53,8 @@ export const parseImapUrl = (url: string): ImapMailboxOptions => {
 /** One look into the IMAP folder: a connection, a header search, the message's source, its deletion, the logout. A
  *  connection per look keeps nothing open between the hourly runs. */
 const lookInto = async (options: ImapMailboxOptions, token: string): Promise<ReceivedMessage | undefined> => {
+  // Loaded on first use: only an installation whose canary reads a mailbox over IMAP needs the IMAP client.
+  const { ImapFlow } = await import("imapflow")
   const client = new ImapFlow({
     host: options.host, port: options.port, secure: options.secure,
     auth: { user: options.user, pass: options.password }, logger: false,

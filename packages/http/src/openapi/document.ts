@@ -170,7 +170,8 @@ export const makeOpenApiDocument = (options: { readonly serverUrl?: string; read
     info: {
       title: "Mailroom API",
       version: options.version ?? "1",
-      description: "Contacts, consent, lists, topics and sending. Every error answers the envelope " +
+      description: "Contacts, lists, consent (subscriptions, suppressions, topics, forms), sending, sending domains, " +
+        "address validation, webhooks, designs and brands, campaigns and analytics. Every error answers the envelope " +
         "`{ success: false, error: { code, message, fix_action, docs_url, context? } }`.",
     },
     servers: [{ url: options.serverUrl ?? "/" }],
