@@ -330,11 +330,14 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
             key: `news-${counter++}`, locale: "en",
             draft: { name: "News", subject: "Letter", html: "<p>Dear {{contact.firstName}} ({{edition}})</p><a href=\"{{unsubscribe_url}}\">x</a>" },
           })
-          yield* designs.publish(caller, design.id, 1)
           const list = yield* staticList(account)
           const reader = yield* contact(account, { firstName: "Ada" })
           yield* addMembers(account, list.id, [reader.id])
           const campaign = yield* draft(account, [list.id], { templateId: design.id, html: null, variables: { edition: "No. 7" } })
+          // A design never published has no release to send: the campaign stays a draft, as a send by templateId is refused.
+          expect(yield* codeOf((yield* Campaigns).send(account, campaign.id, {}))).toBe("TEMPLATE_NOT_PUBLISHED")
+          expect((yield* (yield* Campaigns).get(account, campaign.id)).status).toBe("draft")
+          yield* designs.publish(caller, design.id, 1)
           expect((yield* designs.usage(caller, design.id)).campaigns.map((c) => c.id)).toEqual([campaign.id])
           yield* (yield* Campaigns).send(account, campaign.id, {})
           yield* drain(account, campaign.id)
@@ -344,6 +347,9 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
           expect(mail?.html).toContain("Dear Ada (No. 7)")
           expect(mail?.subject).toBe("News for Ada")
           expect((yield* progress(account, campaign.id)).delivered).toBe(1)
+          yield* designs.lifecycle(caller, design.id, { action: "retire" })
+          const late = yield* draft(account, [list.id], { templateId: design.id, html: null })
+          expect(yield* codeOf((yield* Campaigns).send(account, late.id, {}))).toBe("TEMPLATE_RETIRED")
         }))
 
       it.effect("a campaign's brand: an unknown one is not found; a design campaign renders the campaign's brand; the brand lists the campaign and is not deleted while it does", () =>

@@ -9,6 +9,7 @@ import {
 } from "../domain/campaign.js"
 import { ListNotFound, PlanUpgradeRequired, QuotaExceeded, ResourceNotFound, TopicNotFound, ValidationFailed } from "../errors.js"
 import { BrandNotFound } from "../brand-errors.js"
+import { sendableVersion } from "../domain/design.js"
 import { Ids } from "../ports/ids.js"
 import { JobQueue } from "../ports/job-queue.js"
 import { Store } from "../ports/store.js"
@@ -142,6 +143,11 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
       const current = yield* load(account.id, id, true)
       if (!canMove("send", current.status)) return yield* Effect.fail(moveError("send", current))
       const lists = yield* checkRefs(account, current)
+      // A design is sent from its live release: one never published, or retired, is refused as a send by templateId is.
+      if (current.templateId !== null) {
+        const design = yield* store.designs.findById(account.id, current.templateId)
+        if (Option.isSome(design)) yield* sendableVersion(design.value)
+      }
       yield* checkSender(store, account.id, current.from.email)
       const scheduledAt = input.scheduledAt ?? null
       if (scheduledAt !== null) {
