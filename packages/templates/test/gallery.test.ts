@@ -73,6 +73,25 @@ describe("the starter gallery", () => {
     expect(mjml).toContain('<mjml lang="de">')
   })
 
+  it("the marketing starters carry their unsubscribe link as a link, in the html and in the text", async () => {
+    for (const key of ["newsletter", "announcement"]) {
+      const { html, text } = await render(key, defaultTheme)
+      const unsubscribe = findStarter(key)!.variables["unsubscribe_url"]!.example as string
+      expect(html, key).toMatch(new RegExp(`<a href="${unsubscribe}"[^>]*>Unsubscribe</a>`))
+      expect(text, key).toContain(unsubscribe)
+    }
+  })
+
+  it("a footer's links: label and href escaped, an href that is not a URL or a variable refused, at most four", () => {
+    const mjml = compileBlocks([{ type: "footer", links: [{ label: "Prefs & more", href: "{{preferences_url}}" }, { label: "Site", href: "https://example.com/?a=1&b=2" }] }], { lang: "en", title: "T" })
+    expect(mjml).toContain('<a href="{{preferences_url}}"')
+    expect(mjml).toContain(">Prefs &amp; more</a> · <a href=\"https://example.com/?a=1&amp;b=2\"")
+    const footer = (links: ReadonlyArray<unknown>) => Schema.decodeUnknownEither(BlockList)([{ type: "footer", links }])
+    expect(Either.isLeft(footer([{ label: "x", href: "javascript:alert(1)" }]))).toBe(true)
+    expect(Either.isRight(footer(Array(blockLimits.footerLinks).fill({ label: "x", href: "https://example.com" })))).toBe(true)
+    expect(Either.isLeft(footer(Array(blockLimits.footerLinks + 1).fill({ label: "x", href: "https://example.com" })))).toBe(true)
+  })
+
   it("a block list beyond 500 blocks, columns' blocks counted, is refused", () => {
     const spacer = { type: "spacer", height: 8 }
     const inColumns = { type: "columns", columns: [Array(200).fill(spacer), Array(200).fill(spacer)] }

@@ -9,6 +9,8 @@ export const blockLimits = {
   blocks: 500,
   textLength: 10_000,
   columns: 3,
+  /** Links of one footer. */
+  footerLinks: 4,
 } as const
 
 const Align = Schema.Literal("left", "center", "right")
@@ -54,10 +56,15 @@ export const SpacerBlock = Schema.Struct({
   type: Schema.Literal("spacer"),
   height: Schema.Int.pipe(Schema.between(4, 120, { message: () => "spacer height is 4 to 120 pixels" })),
 })
-/** The footer: its own text (muted, small), then the brand's footer and compliance contact. */
+/** A link of the footer, such as `{ label: "Unsubscribe", href: "{{unsubscribe_url}}" }`. */
+export const FooterLink = Schema.Struct({ label: text("link label"), href: Href })
+/** The footer: its own text (muted, small), its links on one line, then the brand's footer and compliance contact. */
 export const FooterBlock = Schema.Struct({
   type: Schema.Literal("footer"),
   text: Schema.optional(text("footer text")),
+  links: Schema.optional(Schema.Array(FooterLink).pipe(
+    Schema.maxItems(blockLimits.footerLinks, { message: () => `a footer holds at most ${blockLimits.footerLinks} links` }),
+  )),
 })
 
 /** What a column holds: any block but columns and footer. */
@@ -129,6 +136,8 @@ const header = `<mj-section padding="24px 0 8px"><mj-column>
 
 const footer = (block: typeof FooterBlock.Type) => `<mj-section padding="8px 0 24px"><mj-column>
       ${block.text === undefined ? "" : `<mj-text font-size="13px" line-height="1.5" color="{{theme.colors.mutedText}}"><p style="margin:0">${paragraphs(block.text)}</p></mj-text>`}
+      ${block.links === undefined || block.links.length === 0 ? "" : `<mj-text font-size="13px" line-height="1.5" color="{{theme.colors.mutedText}}"><p style="margin:0">${
+        block.links.map((link) => `<a href="${escape(link.href)}" style="color:{{theme.colors.mutedText}};text-decoration:underline">${escape(link.label)}</a>`).join(" · ")}</p></mj-text>`}
       <mj-raw>{{#if theme.footer}}</mj-raw>
       <mj-text font-size="13px" line-height="1.5" color="{{theme.colors.mutedText}}">{{theme.footer}}</mj-text>
       <mj-raw>{{/if}}{{#if theme.compliance}}</mj-raw>
@@ -200,6 +209,7 @@ export const blocksText = (blocks: ReadonlyArray<Block>): string =>
   ["{{theme.name}}", ...blocks.flatMap((block) =>
     block.type === "columns" ? block.columns.flatMap((column) => column.flatMap(plainLeaf))
     : block.type === "footer" ? [...(block.text === undefined ? [] : [block.text]),
+      ...(block.links ?? []).map((link) => `${link.label}: ${link.href}`),
       "{{#if theme.footer}}{{theme.footer}}{{/if}}",
       "{{#if theme.compliance}}{{theme.compliance.company}}, {{theme.compliance.address}}{{/if}}"]
     : plainLeaf(block))].join("\n\n") + "\n"

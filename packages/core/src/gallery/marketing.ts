@@ -4,7 +4,7 @@ import { optional, required, type Starter, url } from "./starter.js"
 
 export const marketingStarters: ReadonlyArray<Starter> = [
   {
-    key: "newsletter", name: "Newsletter", category: "marketing", version: 1, locale: "en",
+    key: "newsletter", name: "Newsletter", category: "marketing", version: 2, locale: "en",
     description: "An issue with a lead story, an image and two shorter stories side by side.",
     subject: "{{issue_title}}",
     preheader: "{{intro}}",
@@ -29,12 +29,11 @@ export const marketingStarters: ReadonlyArray<Starter> = [
       { type: "button", label: "Read more", href: "{{lead_url}}" },
       { type: "divider" },
       { type: "columns", columns: [[{ type: "text", size: "normal", text: "{{story_one}}" }], [{ type: "text", size: "normal", text: "{{story_two}}" }]] },
-      { type: "text", size: "small", muted: true, align: "center", text: "No longer interested? Unsubscribe: {{unsubscribe_url}}" },
-      { type: "footer", text: "You receive this newsletter because you subscribed to it." },
+      { type: "footer", text: "You receive this newsletter because you subscribed to it.", links: [{ label: "Unsubscribe", href: "{{unsubscribe_url}}" }] },
     ],
   },
   {
-    key: "announcement", name: "Announcement", category: "marketing", version: 1, locale: "en",
+    key: "announcement", name: "Announcement", category: "marketing", version: 2, locale: "en",
     description: "Announces one launch or event, with an image and one call to action.",
     subject: "{{headline}}",
     preheader: "{{summary}}",
@@ -53,8 +52,7 @@ export const marketingStarters: ReadonlyArray<Starter> = [
       { type: "heading", text: "{{headline}}", level: 1 },
       { type: "text", size: "normal", text: "{{body}}" },
       { type: "button", label: "{{cta_label}}", href: "{{cta_url}}" },
-      { type: "text", size: "small", muted: true, text: "Not interested in announcements? Unsubscribe: {{unsubscribe_url}}" },
-      { type: "footer" },
+      { type: "footer", text: "Not interested in announcements?", links: [{ label: "Unsubscribe", href: "{{unsubscribe_url}}" }] },
     ],
   },
   {
