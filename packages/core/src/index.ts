@@ -379,7 +379,7 @@ export {
 } from "./domain/analytics.js"
 export type { AnalyticsEntry, AnalyticsMetric, FirstKey, RollupRow } from "./domain/analytics.js"
 export {
-  bucketStart, countryName, defaultRangeDays, exportGroupings, exportMetrics, exportRows, heatmapMetrics, heatmapOf,
+  bucketStart, countryName, defaultRangeDays, exportGroupings, exportMetrics, exportRows, heatmapMetrics, heatmapOf, offsetSpans,
   isTimezone, maxRangeDays, percentage, ratesOf, resolveRange,
 } from "./domain/analytics-query.js"
 export type { AnalyticsRange, ExportGrouping, ExportMetric, HeatmapMetric, Totals } from "./domain/analytics-query.js"

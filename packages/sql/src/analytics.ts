@@ -11,7 +11,7 @@ import {
 } from "@mailroom/core"
 import { Effect, Schema } from "effect"
 import { atomically, chunksOf, insertColumns, maxInList } from "./internal/batch.js"
-import { IntegerColumn } from "./internal/columns.js"
+import { IntegerColumn, LiteralColumn } from "./internal/columns.js"
 import { orStoreError } from "./internal/errors.js"
 
 const dayMs = 86_400_000
@@ -29,7 +29,7 @@ const EntryRow = Schema.Struct({
 })
 const decodeEntries = Schema.decodeUnknown(Schema.Array(EntryRow))
 const SumRow = Schema.Struct({
-  metric: Metric,
+  metric: LiteralColumn(Metric),
   hour: Schema.optional(IntegerColumn),
   category: Schema.optional(Schema.String),
   domain: Schema.optional(Schema.String),
@@ -43,6 +43,13 @@ const decodeFirsts = Schema.decodeUnknown(Schema.Array(Schema.Struct({
 })))
 const CategoriesRow = Schema.Struct({ id: Schema.String, categories: Schema.NullOr(Schema.String) })
 const decodeCategories = Schema.decodeUnknown(Schema.Array(CategoriesRow))
+
+/** A table a sum reads (`time`: its hour or day column) and the time ranges read from it. */
+interface SumPart {
+  readonly table: string
+  readonly time: "hour" | "day"
+  readonly ranges: ReadonlyArray<readonly [number, number]>
+}
 
 /** Columns a sum may group by, as SQL names them (a fixed list: never user text). */
 const dimensionColumns: Record<RollupDimension, string> = { hour: "hour", category: "category", domain: "domain", country: "country" }
@@ -109,18 +116,28 @@ export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepo
     ], { discard: true })
   }
 
-  /** Sums of `table` over the time ranges given (`time` is its hour or day column). */
-  const sumsOf = (accountId: string, query: RollupQuery, table: string, time: string, ranges: ReadonlyArray<readonly [number, number]>) => {
-    const groups = query.groupBy.map((d) => d === "hour" ? `${time} AS hour` : dimensionColumns[d])
-    const grouped = query.groupBy.map((d) => d === "hour" ? time : dimensionColumns[d])
+  /** The sums of a query as one statement over `parts`, each a table (`time` its hour or day column) and the time
+   *  ranges read from it. Two parts (whole days and edge hours) are read as one UNION ALL, grouped once: one round
+   *  trip, and each group answered once. */
+  const sumsOf = (accountId: string, query: RollupQuery, parts: ReadonlyArray<SumPart>) => {
     const categories = query.categories ?? [""]
-    const within = sql.join(" OR ", false)(ranges.map(([from, to]) => sql`(${sql.literal(time)} >= ${from} AND ${sql.literal(time)} < ${to})`))
-    return sql`SELECT ${sql.literal(["metric", ...groups].join(", "))}, SUM(count) AS total FROM ${sql.literal(table)}
-      WHERE account_id = ${accountId} AND category IN ${sql.in(categories)} AND (${within})
-        ${query.metrics === undefined ? sql.literal("") : sql`AND metric IN ${sql.in(query.metrics)}`}
-        ${query.country === undefined ? sql.literal("") : sql`AND country = ${query.country}`}
-        ${query.knownCountry === true ? sql.literal("AND country <> ''") : sql.literal("")}
-      GROUP BY ${sql.literal(["metric", ...grouped].join(", "))}`.pipe(Effect.flatMap(decodeSums))
+    const grouped = query.groupBy.map((d) => dimensionColumns[d])
+    const from = (part: SumPart, columns: string) => {
+      const within = sql.join(" OR ", false)(part.ranges.map(([a, b]) => sql`(${sql.literal(part.time)} >= ${a} AND ${sql.literal(part.time)} < ${b})`))
+      return sql`SELECT ${sql.literal(columns)} FROM ${sql.literal(part.table)}
+        WHERE account_id = ${accountId} AND category IN ${sql.in(categories)} AND (${within})
+          ${query.metrics === undefined ? sql.literal("") : sql`AND metric IN ${sql.in(query.metrics)}`}
+          ${query.country === undefined ? sql.literal("") : sql`AND country = ${query.country}`}
+          ${query.knownCountry === true ? sql.literal("AND country <> ''") : sql.literal("")}`
+    }
+    const groupList = ["metric", ...grouped].join(", ")
+    const single = parts.length === 1 ? parts[0]! : undefined
+    const statement = single !== undefined
+      ? sql`${from(single, [...["metric", ...query.groupBy.map((d) => d === "hour" ? `${single.time} AS hour` : dimensionColumns[d])], "SUM(count) AS total"].join(", "))}
+          GROUP BY ${sql.literal(["metric", ...query.groupBy.map((d) => d === "hour" ? single.time : dimensionColumns[d])].join(", "))}`
+      : sql`SELECT ${sql.literal(groupList)}, SUM(count) AS total FROM (${sql.join(" UNION ALL ", false)(parts.map((part) => from(part, `${groupList}, count`)))}) parts
+          GROUP BY ${sql.literal(groupList)}`
+    return statement.pipe(Effect.flatMap(decodeSums))
   }
 
   return {
@@ -171,39 +188,31 @@ export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepo
         const to = query.to.getTime()
         const byDomain = query.groupBy.includes("domain")
         const byCountry = query.groupBy.includes("country") || query.country !== undefined || query.knownCountry === true
-        const parts: Array<ReadonlyArray<typeof SumRow.Type>> = []
         const firstDay = Math.ceil(from / dayMs) * dayMs
         const lastDay = Math.floor(to / dayMs) * dayMs
-        if (!byDomain && !byCountry) {
-          parts.push(yield* sumsOf(accountId, query, "analytics_hourly", "hour", [[from, to]]))
-        } else if (byDomain && byCountry) {
-          parts.push(yield* sumsOf(accountId, query, "analytics_rollups", "hour", [[from, to]]))
-        } else if (query.groupBy.includes("hour") || firstDay >= lastDay) {
-          parts.push(yield* sumsOf(accountId, query, byDomain ? "analytics_hourly_domains" : "analytics_hourly_countries", "hour", [[from, to]]))
-        } else {
-          // Whole days from the day's projection, the hours at either edge from the hour's.
-          parts.push(yield* sumsOf(accountId, query, byDomain ? "analytics_daily_domains" : "analytics_daily_countries", "day", [[firstDay, lastDay]]))
-          const edges = ([[from, firstDay], [lastDay, to]] as const).filter(([a, b]) => a < b)
-          if (edges.length > 0) {
-            parts.push(yield* sumsOf(accountId, query, byDomain ? "analytics_hourly_domains" : "analytics_hourly_countries", "hour", edges))
-          }
-        }
-        const merged = new Map<string, { -readonly [K in keyof RollupSum]: RollupSum[K] }>()
-        for (const row of parts.flat()) {
-          const sum = {
-            metric: row.metric,
-            ...(row.hour === undefined ? {} : { hour: row.hour }),
-            ...(row.category === undefined ? {} : { category: row.category }),
-            ...(row.domain === undefined ? {} : { domain: row.domain }),
-            ...(row.country === undefined ? {} : { country: row.country }),
-            count: row.total,
-          }
-          const key = JSON.stringify([sum.metric, sum.hour, sum.category, sum.domain, sum.country])
-          const found = merged.get(key)
-          if (found === undefined) merged.set(key, sum)
-          else found.count += sum.count
-        }
-        return [...merged.values()]
+        const hourly = byDomain ? "analytics_hourly_domains" : "analytics_hourly_countries"
+        // Whole days from the day's projection, the hours at either edge from the hour's.
+        const edges = ([[from, firstDay], [lastDay, to]] as const).filter(([a, b]) => a < b)
+        const parts: ReadonlyArray<SumPart> = !byDomain && !byCountry
+          ? [{ table: "analytics_hourly", time: "hour", ranges: [[from, to]] }]
+          : byDomain && byCountry
+          ? [{ table: "analytics_rollups", time: "hour", ranges: [[from, to]] }]
+          : query.groupBy.includes("hour") || firstDay >= lastDay
+          ? [{ table: hourly, time: "hour", ranges: [[from, to]] }]
+          : [
+            { table: byDomain ? "analytics_daily_domains" : "analytics_daily_countries", time: "day", ranges: [[firstDay, lastDay]] },
+            ...(edges.length === 0 ? [] : [{ table: hourly, time: "hour", ranges: edges }]),
+          ]
+        const rows = yield* sumsOf(accountId, query, parts)
+        // Each group is one row: the statement groups once, over every part.
+        return rows.map((row): RollupSum => ({
+          metric: row.metric,
+          ...(row.hour === undefined ? {} : { hour: row.hour }),
+          ...(row.category === undefined ? {} : { category: row.category }),
+          ...(row.domain === undefined ? {} : { domain: row.domain }),
+          ...(row.country === undefined ? {} : { country: row.country }),
+          count: row.total,
+        }))
       }).pipe(orStoreError("analytics.sums")),
 
     entries: (accountId, from, to) =>

@@ -88,7 +88,7 @@ export class Analytics extends Effect.Service<Analytics>()("@mailroom/core/Analy
       })
       return {
         metric: params.metric, ...rangeBody(range), timezone: params.timezone,
-        data: heatmapOf(sums.map((s) => ({ hour: s.hour!, count: s.count })), params.timezone),
+        data: heatmapOf(sums.map((s) => ({ hour: s.hour!, count: s.count })), params.timezone, range),
       }
     })
 
