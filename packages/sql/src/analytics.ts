@@ -6,10 +6,10 @@
  *  hour's for the hours at its edges; the full rollups when it needs both. */
 import type { SqlClient } from "@effect/sql"
 import {
-  type AnalyticsEntry, analyticsMetrics, type AnalyticsRepository, type FirstKey, firstKeyOf,
+  type AnalyticsEntry, type AnalyticsMetric, analyticsMetrics, type AnalyticsRepository, type FirstKey, firstKeyOf,
   type RollupDimension, type RollupQuery, type RollupRow, rollupRowsOf, type RollupSum,
 } from "@mailroom/core"
-import { Effect, Schema } from "effect"
+import { Effect, type ParseResult, Schema } from "effect"
 import { atomically, chunksOf, insertColumns, maxInList } from "./internal/batch.js"
 import { IntegerColumn, LiteralColumn } from "./internal/columns.js"
 import { orStoreError } from "./internal/errors.js"
@@ -36,7 +36,47 @@ const SumRow = Schema.Struct({
   country: Schema.optional(Schema.String),
   total: IntegerColumn,
 })
-const decodeSums = Schema.decodeUnknown(Schema.Array(SumRow))
+const decodeSumsBySchema = Schema.decodeUnknown(Schema.Array(SumRow))
+
+const metricNames: ReadonlySet<unknown> = new Set(analyticsMetrics)
+/** An integer column's value as the drivers answer it: a number (SQLite) or a string of digits (Postgres's bigint and
+ *  numeric); undefined for anything else. */
+const integerOf = (value: unknown): number | undefined =>
+  typeof value === "number" ? (Number.isSafeInteger(value) ? value : undefined)
+  : typeof value === "string" && /^-?\d{1,15}$/.test(value) ? Number(value)
+  : undefined
+const textOf = (value: unknown): string | undefined | null =>
+  value === undefined ? undefined : typeof value === "string" ? value : null
+
+/** The sums of a statement's rows. A route reads hundreds of them (the heatmap 720 hours), so each row is checked by
+ *  hand against `SumRow`; when one does not pass, the rows are decoded by `SumRow` itself, which names the problem (or
+ *  accepts a form the check did not know). */
+const decodeSums = (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<RollupSum>, ParseResult.ParseError> => {
+  const sums: Array<RollupSum> = []
+  for (const row of rows as ReadonlyArray<Record<string, unknown>>) {
+    const total = integerOf(row["total"])
+    const hour = row["hour"] === undefined ? undefined : integerOf(row["hour"])
+    const category = textOf(row["category"])
+    const domain = textOf(row["domain"])
+    const country = textOf(row["country"])
+    if (!metricNames.has(row["metric"]) || total === undefined || (hour === undefined && row["hour"] !== undefined)
+      || category === null || domain === null || country === null) {
+      return Effect.map(decodeSumsBySchema(rows), (decoded) => decoded.map(sumOf))
+    }
+    sums.push(sumOf({ metric: row["metric"] as AnalyticsMetric, hour, category, domain, country, total }))
+  }
+  return Effect.succeed(sums)
+}
+
+/** A sum with only the dimensions it was grouped by. */
+const sumOf = (row: typeof SumRow.Type): RollupSum => ({
+  metric: row.metric,
+  ...(row.hour === undefined ? {} : { hour: row.hour }),
+  ...(row.category === undefined ? {} : { category: row.category }),
+  ...(row.domain === undefined ? {} : { domain: row.domain }),
+  ...(row.country === undefined ? {} : { country: row.country }),
+  count: row.total,
+})
 const decodeIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
 const decodeFirsts = Schema.decodeUnknown(Schema.Array(Schema.Struct({
   account_id: Schema.String, message_id: Schema.String, recipient: Schema.String, kind: Schema.Literal("open", "click"),
@@ -203,16 +243,8 @@ export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepo
             { table: byDomain ? "analytics_daily_domains" : "analytics_daily_countries", time: "day", ranges: [[firstDay, lastDay]] },
             ...(edges.length === 0 ? [] : [{ table: hourly, time: "hour", ranges: edges }]),
           ]
-        const rows = yield* sumsOf(accountId, query, parts)
         // Each group is one row: the statement groups once, over every part.
-        return rows.map((row): RollupSum => ({
-          metric: row.metric,
-          ...(row.hour === undefined ? {} : { hour: row.hour }),
-          ...(row.category === undefined ? {} : { category: row.category }),
-          ...(row.domain === undefined ? {} : { domain: row.domain }),
-          ...(row.country === undefined ? {} : { country: row.country }),
-          count: row.total,
-        }))
+        return yield* sumsOf(accountId, query, parts)
       }).pipe(orStoreError("analytics.sums")),
 
     entries: (accountId, from, to) =>

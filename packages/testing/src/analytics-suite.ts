@@ -4,10 +4,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
   Accounts, type Account, Analytics, type AnalyticsEntry, analyticsEventTypes, analyticsMetrics, type Campaign,
-  campaignCategory, type CampaignId, campaignMessage, Dns, emailEvent, enqueueEach, Ids, IdsLive, JobQueue, type JobQueueService, recordEventAnalytics, rollupKey, rollupRowsOf,
+  campaignCategory, type CampaignId, campaignMessage, Dns, EmailAddressInput, emailEvent, enqueueEach, Ids, IdsLive, JobQueue, type JobQueueService, recordEventAnalytics, rollupKey, rollupRowsOf,
   servicesLayer, Store, Tokens, Tracking, type TrackingRequest,
 } from "@mailroom/core"
-import { Effect, FastCheck as fc, Layer } from "effect"
+import { Effect, FastCheck as fc, Layer, Schema } from "effect"
 import { sendBodyTo, storeAcceptedMessage } from "./accepted-message.js"
 import { makeCaptureMailer } from "./capture-mailer.js"
 import { testTemplateEngine } from "./template-engine.js"
@@ -214,7 +214,7 @@ export const analyticsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
           const campaign: Campaign = {
             id: ids.make("campaign", at) as CampaignId, accountId: account.id, name: "March news", status: "running", listIds: ["lst_news"],
             topicId: null, templateId: null, brandId: null, subject: "News", html: "<p>News</p>", text: null,
-            from: { email: "news@example.com" }, replyTo: null, variables: {}, scheduledAt: null, startedAt: at, finishedAt: null,
+            from: Schema.decodeUnknownSync(EmailAddressInput)({ email: "news@example.com" }), replyTo: null, variables: {}, scheduledAt: null, startedAt: at, finishedAt: null,
             stopReason: null, audienceSize: 2, cursor: null, createdAt: at, updatedAt: at,
           }
           // The messages as a campaign chunk writes them, beside one API message in no category.
