@@ -252,7 +252,7 @@ export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepo
           ? [{ table: hourly, time: "hour", ranges: [[from, to]] }]
           : [
             { table: byDomain ? "analytics_daily_domains" : "analytics_daily_countries", time: "day", ranges: [[firstDay, lastDay]] },
-            ...(edges.length === 0 ? [] : [{ table: hourly, time: "hour", ranges: edges }]),
+            ...(edges.length === 0 ? [] : [{ table: hourly, time: "hour", ranges: edges } satisfies SumPart]),
           ]
         // Each group is one row: the statement groups once, over every part.
         return yield* sumsOf(accountId, query, parts)
