@@ -98,7 +98,8 @@ const heatmapZone = "Europe/Paris"
  *  and last whole day, $6 the quota's month): summary, the hourly projection and the month's quota row (the route
  *  answers both); heatmap, the hourly projection, placed in the timezone by Postgres itself (`AT TIME ZONE`) or, on
  *  SQLite (which has no timezones), per hour in JS; providers, the per-day projection by domain for whole days and the
- *  per-hour one for the edge hours, in one statement grouped once, as Mailroom reads them. */
+ *  per-hour one for each edge's hours, in one statement grouped once, as Mailroom reads them (two ranges joined by OR
+ *  make SQLite read every hour of the account). */
 const floorQueries = {
   summary: [
     `SELECT metric, SUM(count) AS total FROM analytics_hourly WHERE account_id = $1 AND category IN ('') AND hour >= $2 AND hour < $3 GROUP BY metric`,
@@ -111,7 +112,9 @@ const floorQueries = {
   providers: [`SELECT metric, domain, SUM(count) AS total FROM (
     SELECT metric, domain, count FROM analytics_daily_domains WHERE account_id = $1 AND category IN ('') AND day >= $4 AND day < $5 AND metric IN ${providerMetrics}
     UNION ALL
-    SELECT metric, domain, count FROM analytics_hourly_domains WHERE account_id = $1 AND category IN ('') AND ((hour >= $2 AND hour < $4) OR (hour >= $5 AND hour < $3)) AND metric IN ${providerMetrics}
+    SELECT metric, domain, count FROM analytics_hourly_domains WHERE account_id = $1 AND category IN ('') AND hour >= $2 AND hour < $4 AND metric IN ${providerMetrics}
+    UNION ALL
+    SELECT metric, domain, count FROM analytics_hourly_domains WHERE account_id = $1 AND category IN ('') AND hour >= $5 AND hour < $3 AND metric IN ${providerMetrics}
   ) AS parts GROUP BY metric, domain`],
 }
 

@@ -90,11 +90,12 @@ const decodeFirsts = Schema.decodeUnknown(Schema.Array(Schema.Struct({
 const CategoriesRow = Schema.Struct({ id: Schema.String, categories: Schema.NullOr(Schema.String) })
 const decodeCategories = Schema.decodeUnknown(Schema.Array(CategoriesRow))
 
-/** A table a sum reads (`time`: its hour or day column) and the time ranges read from it. */
+/** A table a sum reads (`time`: its hour or day column) and the time range read from it. */
 interface SumPart {
   readonly table: string
   readonly time: "hour" | "day"
-  readonly ranges: ReadonlyArray<readonly [number, number]>
+  readonly from: number
+  readonly to: number
 }
 
 /** Columns a sum may group by, as SQL names them (a fixed list: never user text). */
@@ -163,8 +164,9 @@ export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepo
   }
 
   /** The sums of a query as one statement over `parts`, each a table (`time` its hour or day column) and the time
-   *  ranges read from it. Two parts (whole days and edge hours) are read as one UNION ALL, grouped once: one round
-   *  trip, and each group answered once. */
+   *  range read from it. Several parts (whole days and each edge's hours) are read as one UNION ALL, grouped once: one
+   *  round trip, and each group answered once. Each range is a branch of its own: SQLite reads two ranges joined by
+   *  OR as every hour of the account (34 ms for providers' edge hours over 30 days, against 3.4 ms as two ranges). */
   const sumsOf = (accountId: string, query: RollupQuery, parts: ReadonlyArray<SumPart>) => {
     // The metrics (a fixed list) and the category of all mail are written into the statement, never bound: Postgres
     // plans a prepared statement generically after five runs, and with them bound it guessed the rows of the day
@@ -174,9 +176,9 @@ export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepo
     const metrics = query.metrics === undefined ? undefined : sql.literal(`(${query.metrics.map(metricLiteral).join(", ")})`)
     const grouped = query.groupBy.map((d) => dimensionColumns[d])
     const from = (part: SumPart, columns: string) => {
-      const within = sql.join(" OR ", false)(part.ranges.map(([a, b]) => sql`(${sql.literal(part.time)} >= ${a} AND ${sql.literal(part.time)} < ${b})`))
+      const time = sql.literal(part.time)
       return sql`SELECT ${sql.literal(columns)} FROM ${sql.literal(part.table)}
-        WHERE account_id = ${accountId} AND category IN ${categories} AND (${within})
+        WHERE account_id = ${accountId} AND category IN ${categories} AND ${time} >= ${part.from} AND ${time} < ${part.to}
           ${metrics === undefined ? sql.literal("") : sql`AND metric IN ${metrics}`}
           ${query.country === undefined ? sql.literal("") : sql`AND country = ${query.country}`}
           ${query.knownCountry === true ? sql.literal("AND country <> ''") : sql.literal("")}`
@@ -245,14 +247,14 @@ export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepo
         // Whole days from the day's projection, the hours at either edge from the hour's.
         const edges = ([[from, firstDay], [lastDay, to]] as const).filter(([a, b]) => a < b)
         const parts: ReadonlyArray<SumPart> = !byDomain && !byCountry
-          ? [{ table: "analytics_hourly", time: "hour", ranges: [[from, to]] }]
+          ? [{ table: "analytics_hourly", time: "hour", from, to }]
           : byDomain && byCountry
-          ? [{ table: "analytics_rollups", time: "hour", ranges: [[from, to]] }]
+          ? [{ table: "analytics_rollups", time: "hour", from, to }]
           : query.groupBy.includes("hour") || firstDay >= lastDay
-          ? [{ table: hourly, time: "hour", ranges: [[from, to]] }]
+          ? [{ table: hourly, time: "hour", from, to }]
           : [
-            { table: byDomain ? "analytics_daily_domains" : "analytics_daily_countries", time: "day", ranges: [[firstDay, lastDay]] },
-            ...(edges.length === 0 ? [] : [{ table: hourly, time: "hour", ranges: edges } satisfies SumPart]),
+            { table: byDomain ? "analytics_daily_domains" : "analytics_daily_countries", time: "day", from: firstDay, to: lastDay },
+            ...edges.map(([a, b]): SumPart => ({ table: hourly, time: "hour", from: a, to: b })),
           ]
         // Each group is one row: the statement groups once, over every part.
         return yield* sumsOf(accountId, query, parts)
