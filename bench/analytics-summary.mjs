@@ -7,7 +7,7 @@
 // Run: `npm run bench -- analytics-summary` (MAILROOM_BENCH_BACKENDS=sqlite to run one backend; MAILROOM_BENCH_EVENTS
 // to change the number of events, MAILROOM_BENCH_REQUESTS the requests per measured run).
 import { createMailroom } from "@mailroom/mailroom"
-import { rollupRowsOf } from "@mailroom/core"
+import { consumerProvider, offsetSpans, rollupRowsOf } from "@mailroom/core"
 import { freshPostgresUrl, freshSqliteFile, interleave, report } from "./lib.mjs"
 
 const eventCount = Number(process.env.MAILROOM_BENCH_EVENTS ?? 1_000_000)
@@ -93,16 +93,64 @@ const projections = [
 ]
 
 const providerMetrics = "('sent', 'delivered', 'bounced', 'opened', 'clicked', 'complained', 'unique_opened', 'unique_clicked')"
-/** The bare aggregates of the three routes over the same tables: summary and heatmap over the hourly projection;
- *  providers over the per-day projection by domain for whole days and the per-hour one for the edge hours ($4, $5:
- *  the first and last whole day). */
+const heatmapZone = "Europe/Paris"
+/** The bare statements of the three routes over the same tables ($1 account, $2 and $3 the range, $4 and $5 the first
+ *  and last whole day, $6 the quota's month): summary, the hourly projection and the month's quota row (the route
+ *  answers both); heatmap, the hourly projection, placed in the timezone by Postgres itself (`AT TIME ZONE`) or, on
+ *  SQLite (which has no timezones), per hour in JS; providers, the per-day projection by domain for whole days and the
+ *  per-hour one for each edge's hours, in one statement grouped once, as Mailroom reads them (two ranges joined by OR
+ *  make SQLite read every hour of the account). */
 const floorQueries = {
-  summary: [`SELECT metric, SUM(count) AS total FROM analytics_hourly WHERE account_id = $1 AND category IN ('') AND hour >= $2 AND hour < $3 GROUP BY metric`],
-  heatmap: [`SELECT metric, hour, SUM(count) AS total FROM analytics_hourly WHERE account_id = $1 AND category IN ('') AND hour >= $2 AND hour < $3 AND metric IN ('opened') GROUP BY metric, hour`],
-  providers: [
-    `SELECT metric, domain, SUM(count) AS total FROM analytics_daily_domains WHERE account_id = $1 AND category IN ('') AND day >= $4 AND day < $5 AND metric IN ${providerMetrics} GROUP BY metric, domain`,
-    `SELECT metric, domain, SUM(count) AS total FROM analytics_hourly_domains WHERE account_id = $1 AND category IN ('') AND ((hour >= $2 AND hour < $4) OR (hour >= $5 AND hour < $3)) AND metric IN ${providerMetrics} GROUP BY metric, domain`,
+  summary: [
+    `SELECT metric, SUM(count) AS total FROM analytics_hourly WHERE account_id = $1 AND category IN ('') AND hour >= $2 AND hour < $3 GROUP BY metric`,
+    `SELECT used FROM send_quota WHERE account_id = $1 AND period = $6`,
   ],
+  heatmap: [`SELECT hour, SUM(count) AS total FROM analytics_hourly WHERE account_id = $1 AND category IN ('') AND hour >= $2 AND hour < $3 AND metric IN ('opened') GROUP BY hour`],
+  heatmapPostgres: [`SELECT EXTRACT(DOW FROM local)::int AS day, EXTRACT(HOUR FROM local)::int AS hour, SUM(count) AS total
+    FROM (SELECT to_timestamp(hour / 1000) AT TIME ZONE '${heatmapZone}' AS local, count FROM analytics_hourly
+      WHERE account_id = $1 AND category IN ('') AND hour >= $2 AND hour < $3 AND metric IN ('opened')) AS hours GROUP BY 1, 2`],
+  providers: [`SELECT metric, domain, SUM(count) AS total FROM (
+    SELECT metric, domain, count FROM analytics_daily_domains WHERE account_id = $1 AND category IN ('') AND day >= $4 AND day < $5 AND metric IN ${providerMetrics}
+    UNION ALL
+    SELECT metric, domain, count FROM analytics_hourly_domains WHERE account_id = $1 AND category IN ('') AND hour >= $2 AND hour < $4 AND metric IN ${providerMetrics}
+    UNION ALL
+    SELECT metric, domain, count FROM analytics_hourly_domains WHERE account_id = $1 AND category IN ('') AND hour >= $5 AND hour < $3 AND metric IN ${providerMetrics}
+  ) AS parts GROUP BY metric, domain`],
+}
+
+/** The floor's own work after its statements, the part of each route's answer that SQL does not give: the heatmap's
+ *  168 cells (SQLite: each UTC hour placed by the offset of its span, read from Intl once per span of one offset, the
+ *  fewest Intl reads there are; Postgres: the cells it grouped), and the providers' rows (each domain's provider from
+ *  the consumer list; these domains need no MX lookup). */
+const finish = {
+  summary: (rows) => rows,
+  heatmap: (rows, [, from, to]) => {
+    const spans = offsetSpans(heatmapZone, from, to)
+    const cells = new Array(168).fill(0)
+    for (const row of rows) {
+      const hour = Number(row.hour)
+      let i = spans.length - 1
+      while (i > 0 && spans[i][0] > hour) i--
+      const local = Math.floor((hour + spans[i][1]) / hourMs)
+      cells[((Math.floor(local / 24) + 4) % 7) * 24 + (local % 24)] += Number(row.total)
+    }
+    return cells
+  },
+  heatmapPostgres: (rows) => {
+    const cells = new Array(168).fill(0)
+    for (const row of rows) cells[row.day * 24 + row.hour] += Number(row.total)
+    return cells
+  },
+  providers: (rows) => {
+    const byProvider = new Map()
+    for (const row of rows) {
+      const provider = consumerProvider(row.domain) ?? "Other"
+      const sums = byProvider.get(provider) ?? {}
+      byProvider.set(provider, sums)
+      sums[row.metric] = (sums[row.metric] ?? 0) + Number(row.total)
+    }
+    return byProvider
+  },
 }
 
 /** The parameters a floor statement uses, in the order of its $n (SQLite binds positionally). */
@@ -114,14 +162,15 @@ const openSqlite = async (file) => {
   db.pragma("journal_mode = WAL")
   db.pragma("busy_timeout = 5000")
   const insert = db.prepare(`INSERT INTO analytics_rollups (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`)
-  const statements = Object.fromEntries(Object.entries(floorQueries).map(([name, texts]) =>
+  const statements = Object.fromEntries(Object.entries(floorQueries).filter(([name]) => name !== "heatmapPostgres").map(([name, texts]) =>
     [name, texts.map((text) => ({ text, statement: db.prepare(text.replace(/\$\d/g, "?")) }))]))
   return {
     load: async (rows) => db.transaction(() => {
       for (const row of rows) insert.run(...values(row))
       for (const text of projections) db.prepare(text).run()
     })(),
-    query: async (name, params) => statements[name].flatMap(({ text, statement }) => statement.all(...paramsOf(text, params))),
+    query: async (name, params) =>
+      finish[name](statements[name].flatMap(({ text, statement }) => statement.all(...paramsOf(text, params))), params),
     close: async () => db.close(),
   }
 }
@@ -141,7 +190,8 @@ const openPostgres = async (url) => {
       for (const text of projections) await client.query(text)
       for (const table of ["analytics_rollups", "analytics_hourly", "analytics_daily_domains", "analytics_daily_countries", "analytics_hourly_domains", "analytics_hourly_countries"]) await client.query(`VACUUM ANALYZE ${table}`)
     },
-    query: async (name, params) => {
+    query: async (route, params) => {
+      const name = route === "heatmap" ? "heatmapPostgres" : route
       const rows = []
       for (const [i, text] of floorQueries[name].entries()) {
         // Only the parameters the statement uses, renumbered in order (Postgres cannot type one it does not use).
@@ -149,7 +199,7 @@ const openPostgres = async (url) => {
         const renumbered = text.replace(/\$(\d)/g, (_, n) => `$${used.indexOf(Number(n)) + 1}`)
         rows.push(...(await client.query({ name: `floor_${name}_${i}`, text: renumbered, values: used.map((n) => params[n - 1]) })).rows)
       }
-      return rows
+      return finish[name](rows, params)
     },
     close: () => client.end(),
   }
@@ -197,7 +247,7 @@ const runBackend = async (backend) => {
     })
     const firstDay = Math.ceil(from / dayMs) * dayMs
     const lastDay = Math.floor(to / dayMs) * dayMs
-    const floorSide = () => timed(() => raw.query(name, [account.id, from, to, firstDay, lastDay]))
+    const floorSide = () => timed(() => raw.query(name, [account.id, from, to, firstDay, lastDay, new Date().toISOString().slice(0, 7)]))
     const [m, f] = await interleave(mailroomSide, floorSide, 3, 1)
     results.push(report("analytics-summary", `${backend} ${name}`, m, f, target, `median=${(1000 / m).toFixed(1)}ms floor-median=${(1000 / f).toFixed(1)}ms`))
   }

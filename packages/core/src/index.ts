@@ -296,7 +296,7 @@ export {
   CampaignId, CampaignStatus, campaignStatuses, campaignLimits, type Campaign, CreateCampaignInput, UpdateCampaignInput,
   SendCampaignInput, TestCampaignInput, checkContent, campaignMoves, canMove, type CampaignAction, type CampaignAudience,
   resolveAudience, campaignTracked, campaignScope, audienceExcludes, campaignIneligibility, campaignChecks,
-  campaignMessagePrefix, type QueuedRecipient, type CampaignChunk, type CampaignProgress, contactValues, CampaignListFilters,
+  campaignMessagePrefix, campaignCategory, campaignCategories, type QueuedRecipient, type CampaignChunk, type CampaignProgress, contactValues, CampaignListFilters,
 } from "./domain/campaign.js"
 export {
   CreateDesignInput, ReplaceDraftInput, PublishInput, RollbackInput, LifecycleInput, BindBrandInput, PreviewInput,
@@ -379,7 +379,7 @@ export {
 } from "./domain/analytics.js"
 export type { AnalyticsEntry, AnalyticsMetric, FirstKey, RollupRow } from "./domain/analytics.js"
 export {
-  bucketStart, countryName, defaultRangeDays, exportGroupings, exportMetrics, exportRows, heatmapMetrics, heatmapOf,
+  bucketStart, countryName, defaultRangeDays, exportGroupings, exportMetrics, exportRows, heatmapMetrics, heatmapOf, offsetSpans,
   isTimezone, maxRangeDays, percentage, ratesOf, resolveRange,
 } from "./domain/analytics-query.js"
 export type { AnalyticsRange, ExportGrouping, ExportMetric, HeatmapMetric, Totals } from "./domain/analytics-query.js"

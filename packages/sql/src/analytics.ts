@@ -6,12 +6,12 @@
  *  hour's for the hours at its edges; the full rollups when it needs both. */
 import type { SqlClient } from "@effect/sql"
 import {
-  type AnalyticsEntry, analyticsMetrics, type AnalyticsRepository, type FirstKey, firstKeyOf,
+  type AnalyticsEntry, type AnalyticsMetric, analyticsMetrics, type AnalyticsRepository, type FirstKey, firstKeyOf,
   type RollupDimension, type RollupQuery, type RollupRow, rollupRowsOf, type RollupSum,
 } from "@mailroom/core"
-import { Effect, Schema } from "effect"
+import { Effect, type ParseResult, Schema } from "effect"
 import { atomically, chunksOf, insertColumns, maxInList } from "./internal/batch.js"
-import { IntegerColumn } from "./internal/columns.js"
+import { IntegerColumn, LiteralColumn } from "./internal/columns.js"
 import { orStoreError } from "./internal/errors.js"
 
 const dayMs = 86_400_000
@@ -29,20 +29,74 @@ const EntryRow = Schema.Struct({
 })
 const decodeEntries = Schema.decodeUnknown(Schema.Array(EntryRow))
 const SumRow = Schema.Struct({
-  metric: Metric,
+  metric: LiteralColumn(Metric),
   hour: Schema.optional(IntegerColumn),
   category: Schema.optional(Schema.String),
   domain: Schema.optional(Schema.String),
   country: Schema.optional(Schema.String),
   total: IntegerColumn,
 })
-const decodeSums = Schema.decodeUnknown(Schema.Array(SumRow))
+const decodeSumsBySchema = Schema.decodeUnknown(Schema.Array(SumRow))
+
+const metricNames: ReadonlySet<unknown> = new Set(analyticsMetrics)
+/** An integer column's value as the drivers answer it: a number (SQLite) or a string of digits (Postgres's bigint and
+ *  numeric); undefined for anything else. */
+const integerOf = (value: unknown): number | undefined =>
+  typeof value === "number" ? (Number.isSafeInteger(value) ? value : undefined)
+  : typeof value === "string" && /^-?\d{1,15}$/.test(value) ? Number(value)
+  : undefined
+const textOf = (value: unknown): string | undefined | null =>
+  value === undefined ? undefined : typeof value === "string" ? value : null
+
+/** The sums of a statement's rows. A route reads hundreds of them (the heatmap 720 hours), so each row is checked by
+ *  hand against `SumRow`; when one does not pass, the rows are decoded by `SumRow` itself, which names the problem (or
+ *  accepts a form the check did not know). */
+const decodeSums = (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<RollupSum>, ParseResult.ParseError> => {
+  const sums: Array<RollupSum> = []
+  for (const row of rows as ReadonlyArray<Record<string, unknown>>) {
+    const total = integerOf(row["total"])
+    const hour = row["hour"] === undefined ? undefined : integerOf(row["hour"])
+    const category = textOf(row["category"])
+    const domain = textOf(row["domain"])
+    const country = textOf(row["country"])
+    if (!metricNames.has(row["metric"]) || total === undefined || (hour === undefined && row["hour"] !== undefined)
+      || category === null || domain === null || country === null) {
+      return Effect.map(decodeSumsBySchema(rows), (decoded) => decoded.map(sumOf))
+    }
+    sums.push(sumOf({ metric: row["metric"] as AnalyticsMetric, hour, category, domain, country, total }))
+  }
+  return Effect.succeed(sums)
+}
+
+/** A metric as a SQL string literal; only the names of `analyticsMetrics` (letters and underscores) are written. */
+const metricLiteral = (metric: AnalyticsMetric) => {
+  if (!metricNames.has(metric) || !/^[a-z_]+$/.test(metric)) throw new Error(`not an analytics metric: ${JSON.stringify(metric)}`)
+  return `'${metric}'`
+}
+
+/** A sum with only the dimensions it was grouped by. */
+const sumOf = (row: typeof SumRow.Type): RollupSum => ({
+  metric: row.metric,
+  ...(row.hour === undefined ? {} : { hour: row.hour }),
+  ...(row.category === undefined ? {} : { category: row.category }),
+  ...(row.domain === undefined ? {} : { domain: row.domain }),
+  ...(row.country === undefined ? {} : { country: row.country }),
+  count: row.total,
+})
 const decodeIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
 const decodeFirsts = Schema.decodeUnknown(Schema.Array(Schema.Struct({
   account_id: Schema.String, message_id: Schema.String, recipient: Schema.String, kind: Schema.Literal("open", "click"),
 })))
 const CategoriesRow = Schema.Struct({ id: Schema.String, categories: Schema.NullOr(Schema.String) })
 const decodeCategories = Schema.decodeUnknown(Schema.Array(CategoriesRow))
+
+/** A table a sum reads (`time`: its hour or day column) and the time range read from it. */
+interface SumPart {
+  readonly table: string
+  readonly time: "hour" | "day"
+  readonly from: number
+  readonly to: number
+}
 
 /** Columns a sum may group by, as SQL names them (a fixed list: never user text). */
 const dimensionColumns: Record<RollupDimension, string> = { hour: "hour", category: "category", domain: "domain", country: "country" }
@@ -109,18 +163,34 @@ export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepo
     ], { discard: true })
   }
 
-  /** Sums of `table` over the time ranges given (`time` is its hour or day column). */
-  const sumsOf = (accountId: string, query: RollupQuery, table: string, time: string, ranges: ReadonlyArray<readonly [number, number]>) => {
-    const groups = query.groupBy.map((d) => d === "hour" ? `${time} AS hour` : dimensionColumns[d])
-    const grouped = query.groupBy.map((d) => d === "hour" ? time : dimensionColumns[d])
-    const categories = query.categories ?? [""]
-    const within = sql.join(" OR ", false)(ranges.map(([from, to]) => sql`(${sql.literal(time)} >= ${from} AND ${sql.literal(time)} < ${to})`))
-    return sql`SELECT ${sql.literal(["metric", ...groups].join(", "))}, SUM(count) AS total FROM ${sql.literal(table)}
-      WHERE account_id = ${accountId} AND category IN ${sql.in(categories)} AND (${within})
-        ${query.metrics === undefined ? sql.literal("") : sql`AND metric IN ${sql.in(query.metrics)}`}
-        ${query.country === undefined ? sql.literal("") : sql`AND country = ${query.country}`}
-        ${query.knownCountry === true ? sql.literal("AND country <> ''") : sql.literal("")}
-      GROUP BY ${sql.literal(["metric", ...grouped].join(", "))}`.pipe(Effect.flatMap(decodeSums))
+  /** The sums of a query as one statement over `parts`, each a table (`time` its hour or day column) and the time
+   *  range read from it. Several parts (whole days and each edge's hours) are read as one UNION ALL, grouped once: one
+   *  round trip, and each group answered once. Each range is a branch of its own: SQLite reads two ranges joined by
+   *  OR as every hour of the account (34 ms for providers' edge hours over 30 days, against 3.4 ms as two ranges). */
+  const sumsOf = (accountId: string, query: RollupQuery, parts: ReadonlyArray<SumPart>) => {
+    // The metrics (a fixed list) and the category of all mail are written into the statement, never bound: Postgres
+    // plans a prepared statement generically after five runs, and with them bound it guessed the rows of the day
+    // projections far too low (an index scan of 37 ms where the bitmap scan it picks with them written takes 15 ms).
+    // Categories a caller names stay bound (they are user text).
+    const categories = query.categories === undefined ? sql.literal("('')") : sql.in(query.categories)
+    const metrics = query.metrics === undefined ? undefined : sql.literal(`(${query.metrics.map(metricLiteral).join(", ")})`)
+    const grouped = query.groupBy.map((d) => dimensionColumns[d])
+    const from = (part: SumPart, columns: string) => {
+      const time = sql.literal(part.time)
+      return sql`SELECT ${sql.literal(columns)} FROM ${sql.literal(part.table)}
+        WHERE account_id = ${accountId} AND category IN ${categories} AND ${time} >= ${part.from} AND ${time} < ${part.to}
+          ${metrics === undefined ? sql.literal("") : sql`AND metric IN ${metrics}`}
+          ${query.country === undefined ? sql.literal("") : sql`AND country = ${query.country}`}
+          ${query.knownCountry === true ? sql.literal("AND country <> ''") : sql.literal("")}`
+    }
+    const groupList = ["metric", ...grouped].join(", ")
+    const single = parts.length === 1 ? parts[0]! : undefined
+    const statement = single !== undefined
+      ? sql`${from(single, [...["metric", ...query.groupBy.map((d) => d === "hour" ? `${single.time} AS hour` : dimensionColumns[d])], "SUM(count) AS total"].join(", "))}
+          GROUP BY ${sql.literal(["metric", ...query.groupBy.map((d) => d === "hour" ? single.time : dimensionColumns[d])].join(", "))}`
+      : sql`SELECT ${sql.literal(groupList)}, SUM(count) AS total FROM (${sql.join(" UNION ALL ", false)(parts.map((part) => from(part, `${groupList}, count`)))}) parts
+          GROUP BY ${sql.literal(groupList)}`
+    return statement.pipe(Effect.flatMap(decodeSums))
   }
 
   return {
@@ -171,39 +241,23 @@ export const makeAnalyticsRepository = (sql: SqlClient.SqlClient): AnalyticsRepo
         const to = query.to.getTime()
         const byDomain = query.groupBy.includes("domain")
         const byCountry = query.groupBy.includes("country") || query.country !== undefined || query.knownCountry === true
-        const parts: Array<ReadonlyArray<typeof SumRow.Type>> = []
         const firstDay = Math.ceil(from / dayMs) * dayMs
         const lastDay = Math.floor(to / dayMs) * dayMs
-        if (!byDomain && !byCountry) {
-          parts.push(yield* sumsOf(accountId, query, "analytics_hourly", "hour", [[from, to]]))
-        } else if (byDomain && byCountry) {
-          parts.push(yield* sumsOf(accountId, query, "analytics_rollups", "hour", [[from, to]]))
-        } else if (query.groupBy.includes("hour") || firstDay >= lastDay) {
-          parts.push(yield* sumsOf(accountId, query, byDomain ? "analytics_hourly_domains" : "analytics_hourly_countries", "hour", [[from, to]]))
-        } else {
-          // Whole days from the day's projection, the hours at either edge from the hour's.
-          parts.push(yield* sumsOf(accountId, query, byDomain ? "analytics_daily_domains" : "analytics_daily_countries", "day", [[firstDay, lastDay]]))
-          const edges = ([[from, firstDay], [lastDay, to]] as const).filter(([a, b]) => a < b)
-          if (edges.length > 0) {
-            parts.push(yield* sumsOf(accountId, query, byDomain ? "analytics_hourly_domains" : "analytics_hourly_countries", "hour", edges))
-          }
-        }
-        const merged = new Map<string, { -readonly [K in keyof RollupSum]: RollupSum[K] }>()
-        for (const row of parts.flat()) {
-          const sum = {
-            metric: row.metric,
-            ...(row.hour === undefined ? {} : { hour: row.hour }),
-            ...(row.category === undefined ? {} : { category: row.category }),
-            ...(row.domain === undefined ? {} : { domain: row.domain }),
-            ...(row.country === undefined ? {} : { country: row.country }),
-            count: row.total,
-          }
-          const key = JSON.stringify([sum.metric, sum.hour, sum.category, sum.domain, sum.country])
-          const found = merged.get(key)
-          if (found === undefined) merged.set(key, sum)
-          else found.count += sum.count
-        }
-        return [...merged.values()]
+        const hourly = byDomain ? "analytics_hourly_domains" : "analytics_hourly_countries"
+        // Whole days from the day's projection, the hours at either edge from the hour's.
+        const edges = ([[from, firstDay], [lastDay, to]] as const).filter(([a, b]) => a < b)
+        const parts: ReadonlyArray<SumPart> = !byDomain && !byCountry
+          ? [{ table: "analytics_hourly", time: "hour", from, to }]
+          : byDomain && byCountry
+          ? [{ table: "analytics_rollups", time: "hour", from, to }]
+          : query.groupBy.includes("hour") || firstDay >= lastDay
+          ? [{ table: hourly, time: "hour", from, to }]
+          : [
+            { table: byDomain ? "analytics_daily_domains" : "analytics_daily_countries", time: "day", from: firstDay, to: lastDay },
+            ...edges.map(([a, b]): SumPart => ({ table: hourly, time: "hour", from: a, to: b })),
+          ]
+        // Each group is one row: the statement groups once, over every part.
+        return yield* sumsOf(accountId, query, parts)
       }).pipe(orStoreError("analytics.sums")),
 
     entries: (accountId, from, to) =>

@@ -3,11 +3,11 @@
  *  apart), and the figures of summary, heatmap, geographic, providers and export (docs/analytics.md). */
 import { describe, expect, it } from "@effect/vitest"
 import {
-  Accounts, type Account, Analytics, type AnalyticsEntry, analyticsEventTypes, analyticsMetrics, Dns,
-  emailEvent, enqueueEach, IdsLive, JobQueue, type JobQueueService, recordEventAnalytics, rollupKey, rollupRowsOf,
+  Accounts, type Account, Analytics, type AnalyticsEntry, analyticsEventTypes, analyticsMetrics, type Campaign,
+  campaignCategory, type CampaignId, campaignMessage, Dns, EmailAddressInput, emailEvent, enqueueEach, Ids, IdsLive, JobQueue, type JobQueueService, recordEventAnalytics, rollupKey, rollupRowsOf,
   servicesLayer, Store, Tokens, Tracking, type TrackingRequest,
 } from "@mailroom/core"
-import { Effect, FastCheck as fc, Layer } from "effect"
+import { Effect, FastCheck as fc, Layer, Schema } from "effect"
 import { sendBodyTo, storeAcceptedMessage } from "./accepted-message.js"
 import { makeCaptureMailer } from "./capture-mailer.js"
 import { testTemplateEngine } from "./template-engine.js"
@@ -200,6 +200,43 @@ export const analyticsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
           expect(exported.data).toEqual([{ date: "1970-01-01", deliveries: 1, opens: 1 }])
           const all = yield* analytics.export(account, { from: "1970-01-01", to: "1970-01-10", metrics: ["deliveries", "bounces", "clicks"], groupBy: "week" })
           expect(all.data).toEqual([{ date: "1969-12-29", deliveries: 3, bounces: 1, clicks: 2 }, { date: "1970-01-05", deliveries: 0, bounces: 0, clicks: 0 }])
+        }))
+
+      it.effect("campaign mail is counted under the category campaign: its deliveries and opens read apart from API mail", () =>
+        Effect.gen(function* () {
+          const store = yield* Store
+          const ids = yield* Ids
+          const analytics = yield* Analytics
+          const tracking = yield* Tracking
+          const tokens = yield* Tokens
+          const account = yield* setup
+          const at = new Date(0)
+          const campaign: Campaign = {
+            id: ids.make("campaign", at) as CampaignId, accountId: account.id, name: "March news", status: "running", listIds: ["lst_news"],
+            topicId: null, templateId: null, brandId: null, subject: "News", html: "<p>News</p>", text: null,
+            from: Schema.decodeUnknownSync(EmailAddressInput)({ email: "news@example.com" }), replyTo: null, variables: {}, scheduledAt: null, startedAt: at, finishedAt: null,
+            stopReason: null, audienceSize: 2, cursor: null, createdAt: at, updatedAt: at,
+          }
+          // The messages as a campaign chunk writes them, beside one API message in no category.
+          const messages = ["eve@gmail.com", "fay@yahoo.com"].map((email, i) => campaignMessage(campaign, {
+            contactId: `con_${i}`, email, messageId: ids.make("message", at), reason: null, firstName: null, lastName: null, customFields: {},
+          }, true, 1, at))
+          yield* store.messages.insertMany(messages)
+          const api = yield* storeAcceptedMessage(account.id, sendBodyTo(["gus@gmail.com"]))
+          for (const message of messages) yield* delivered(account, message.id, message.recipients[0]!.email, "email.delivered")
+          yield* delivered(account, api.id, "gus@gmail.com", "email.delivered")
+          yield* relay
+          const eve = yield* tokens.trackingLinks({ accountId: account.id, recipient: "eve@gmail.com", messageId: messages[0]!.id })
+          const gus = yield* tokens.trackingLinks({ accountId: account.id, recipient: "gus@gmail.com", messageId: api.id })
+          yield* tracking.open(tokenOf(eve.pixel), person("DE"))
+          yield* tracking.open(tokenOf(gus.pixel), person("DE"))
+          yield* tracking.flush
+          const byCampaign = yield* analytics.export(account, { ...firstDay, metrics: ["deliveries", "opens"], groupBy: "day", categories: [campaignCategory] })
+          expect(byCampaign.data).toEqual([{ date: "1970-01-01", deliveries: 2, opens: 1 }])
+          const sums = yield* store.analytics.sums(account.id, { from: new Date(0), to: new Date(day), categories: [campaignCategory], metrics: ["delivered", "unique_opened"], groupBy: [] })
+          expect(Object.fromEntries(sums.map((s) => [s.metric, s.count]))).toEqual({ delivered: 2, unique_opened: 1 })
+          // All mail still counts each message once.
+          expect((yield* analytics.summary(account, firstDay)).totals).toMatchObject({ delivered: 3, opened: 2, uniqueOpens: 2 })
         }))
 
       it.effect("the heatmap places each hour in the timezone asked, day 0 being Sunday; an unknown timezone is refused", () =>

@@ -69,29 +69,29 @@ export const ratesOf = (t: Totals) => ({
 export const heatmapMetrics = { opens: "opened", clicks: "clicked", deliveries: "delivered" } as const satisfies Record<string, AnalyticsMetric>
 export type HeatmapMetric = keyof typeof heatmapMetrics
 
-/** Whether Intl knows the IANA timezone. */
-export const isTimezone = (timezone: string) => {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: timezone })
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** Formatters by timezone: making one costs far more than using it. */
+/** Formatters by timezone: making one costs far more than using it (a timezone unknown to Intl is never kept). */
 const formatters = new Map<string, Intl.DateTimeFormat>()
 const formatterOf = (timezone: string) => {
   let format = formatters.get(timezone)
   if (format === undefined) {
-    if (formatters.size >= 512) formatters.clear()
     format = new Intl.DateTimeFormat("en-US", {
       timeZone: timezone, year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric",
       second: "numeric", hourCycle: "h23",
     })
+    if (formatters.size >= 512) formatters.clear()
     formatters.set(timezone, format)
   }
   return format
+}
+
+/** Whether Intl knows the IANA timezone (its formatter is then kept for the heatmap). */
+export const isTimezone = (timezone: string) => {
+  try {
+    formatterOf(timezone)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** The timezone's offset from UTC at `ms`, in milliseconds. */
@@ -102,28 +102,52 @@ const offsetAt = (format: Intl.DateTimeFormat, ms: number) => {
   return local - Math.floor(ms / 1000) * 1000
 }
 
+/** The spans of one offset between the UTC hours `from` and `to` (exclusive): each `[start, offset]`, a span running
+ *  to the next one's start. Intl is read at both ends of each UTC day; a day whose ends differ (a change of offset)
+ *  is split by halving it to the hour where the change happens. A zone whose offset changes and changes back within
+ *  one UTC day is not told apart (no IANA zone does so). */
+export const offsetSpans = (timezone: string, from: number, to: number): ReadonlyArray<readonly [number, number]> => {
+  const format = formatterOf(timezone)
+  const spans: Array<readonly [number, number]> = []
+  let offset = offsetAt(format, from)
+  spans.push([from, offset])
+  for (let day = Math.floor(from / dayMs) * dayMs; day < to; day += dayMs) {
+    const end = Math.min(day + dayMs, to)
+    let next = offsetAt(format, end)
+    if (next === offset) continue
+    // The first hour of (start, end] at `next`'s offset, by halving.
+    let low = Math.max(day, from)
+    let high = end
+    while (high - low > hourMs) {
+      const middle = low + Math.floor((high - low) / hourMs / 2) * hourMs
+      if (offsetAt(format, middle) === offset) low = middle
+      else high = middle
+    }
+    next = offsetAt(format, high)
+    spans.push([high, next])
+    offset = next
+  }
+  return spans
+}
+
 /** Folds hourly counts into the heatmap's cells (day 0 = Sunday to 6, hour 0-23) in `timezone`: each UTC hour counts
  *  where its start falls there (a zone with a half-hour offset places the hour by its start). All 168 cells, in
- *  order of day then hour. The offset is read from Intl once at each end of a UTC day, and hour by hour only on a
- *  day whose two ends differ (a change of offset). */
-export const heatmapOf = (counts: ReadonlyArray<{ readonly hour: number; readonly count: number }>, timezone: string) => {
-  const format = formatterOf(timezone)
-  const dayEnds = new Map<number, number>()
-  const offsetOfDay = (start: number) => {
-    let offset = dayEnds.get(start)
-    if (offset === undefined) {
-      offset = offsetAt(format, start)
-      dayEnds.set(start, offset)
-    }
-    return offset
-  }
+ *  order of day then hour. Intl is read per span of one offset (`offsetSpans`), not per hour. */
+export const heatmapOf = (
+  counts: ReadonlyArray<{ readonly hour: number; readonly count: number }>,
+  timezone: string,
+  range: AnalyticsRange,
+) => {
+  const spans = offsetSpans(timezone, range.from.getTime(), range.to.getTime())
   const cells = Array.from({ length: 7 * 24 }, () => 0)
   for (const { hour, count } of counts) {
-    const start = Math.floor(hour / dayMs) * dayMs
-    const first = offsetOfDay(start)
-    const offset = first === offsetOfDay(start + dayMs) ? first : offsetAt(format, hour)
-    const local = new Date(hour + offset)
-    cells[local.getUTCDay() * 24 + local.getUTCHours()]! += count
+    let i = spans.length - 1
+    while (i > 0 && spans[i]![0] > hour) i--
+    const local = hour + spans[i]![1]
+    // Day of week and hour of the local time, without a Date: 1 January 1970 was a Thursday (day 4).
+    const localHour = Math.floor(local / hourMs)
+    const day = Math.floor(localHour / 24)
+    cells[(((day + 4) % 7) + 7) % 7 * 24 + (((localHour % 24) + 24) % 24)]! += count
   }
   return cells.map((value, i) => ({ day: Math.floor(i / 24), hour: i % 24, value }))
 }

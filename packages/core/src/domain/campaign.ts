@@ -33,6 +33,14 @@ export const campaignLimits = {
   defaultRate: 50,
 } as const
 
+/** The category every campaign's mail carries (docs/campaigns.md, "Analytics"): its delivery and engagement figures
+ *  can then be read apart from API mail (the analytics export's `categories=campaign`). */
+export const campaignCategory = "campaign"
+
+/** The categories of a campaign's messages: `campaignCategory`. Campaigns have no categories of their own; when they
+ *  get some, they are added here, for every path that writes a campaign's messages. */
+export const campaignCategories = (_campaign: Pick<Campaign, "id">): ReadonlyArray<string> => [campaignCategory]
+
 /** A campaign as stored. `cursor` is the id of the last contact of the audience already resolved: sending resumes
  *  after it (contacts are walked in id order). */
 export interface Campaign {

@@ -88,7 +88,7 @@ export class Analytics extends Effect.Service<Analytics>()("@mailroom/core/Analy
       })
       return {
         metric: params.metric, ...rangeBody(range), timezone: params.timezone,
-        data: heatmapOf(sums.map((s) => ({ hour: s.hour!, count: s.count })), params.timezone),
+        data: heatmapOf(sums.map((s) => ({ hour: s.hour!, count: s.count })), params.timezone, range),
       }
     })
 
@@ -134,8 +134,15 @@ export class Analytics extends Effect.Service<Analytics>()("@mailroom/core/Analy
     const providersReport = method("Analytics.providers")(function* (account: Account, params: RangeParams & { readonly limit: number }) {
       const range = yield* rangeOf(params)
       const sums = yield* store.analytics.sums(account.id, { from: range.from, to: range.to, metrics: providerFigures, groupBy: ["domain"] })
-      const domains = [...new Set(sums.map((s) => s.domain ?? ""))]
-      const names = new Map(yield* Effect.forEach(domains, (d) => Effect.map(providerOf(d), (p) => [d, p] as const), { concurrency: 8 }))
+      // Consumer domains are named by the list at once; only the others are looked up (MX, cached), 8 at a time.
+      const names = new Map<string, string>()
+      const custom: Array<string> = []
+      for (const domain of new Set(sums.map((s) => s.domain ?? ""))) {
+        const consumer = consumerProvider(domain)
+        if (consumer === undefined) custom.push(domain)
+        else names.set(domain, consumer)
+      }
+      for (const [d, p] of yield* Effect.forEach(custom, (d) => Effect.map(providerOf(d), (p) => [d, p] as const), { concurrency: 8 })) names.set(d, p)
       const rows = new Map<string, { totals: Record<AnalyticsMetric, number>; domains: Map<string, number> }>()
       for (const s of sums) {
         const domain = s.domain ?? ""

@@ -7,7 +7,7 @@ import { Context, Effect, Option, Schema } from "effect"
 import type { DomainEvent } from "../domain/event.js"
 import type { AccountId } from "../domain/account.js"
 import {
-  type Campaign, campaignLimits, campaignMessagePrefix, campaignTracked, contactValues, type QueuedRecipient, resolveAudience,
+  type Campaign, campaignCategories, campaignLimits, campaignMessagePrefix, campaignTracked, contactValues, type QueuedRecipient, resolveAudience,
 } from "../domain/campaign.js"
 import { emailEvent } from "../domain/email-event.js"
 import type { MessageId } from "../domain/message.js"
@@ -72,7 +72,7 @@ export const campaignMessage = (
     html: campaign.html ?? undefined,
     text: campaign.text ?? undefined,
     attachments: [],
-    categories: [],
+    categories: [...campaignCategories(campaign)],
     tags: {},
     metadata: null,
     stream: "marketing",
