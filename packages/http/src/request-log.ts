@@ -2,7 +2,7 @@
  *  is the pattern that matched (`/v1/contacts/{id}`), never the path itself, so that no address, token or id a path
  *  carries reaches the log; the query string is never logged. */
 import type { Account } from "@mailroom/core"
-import { Effect, LogLevel } from "effect"
+import { Effect, FiberRef, FiberRefs, LogLevel } from "effect"
 import type { RouterRoute } from "hono/types"
 import type { HttpRuntime } from "./run.js"
 
@@ -31,9 +31,27 @@ export interface RequestFacts {
   readonly startedAt: number
 }
 
+/** The minimum log level of each runtime, read from its FiberRefs once it is built (Logger.minimumLogLevel sets it
+ *  there): a request's line below it is dropped here, as the runtime would drop it, without running a fiber to do so
+ *  (a run per request costs more than the rest of this function). */
+const minimumLevels = new WeakMap<HttpRuntime, LogLevel.LogLevel>()
+
+const minimumLevelOf = (runtime: HttpRuntime): LogLevel.LogLevel | undefined => {
+  const known = minimumLevels.get(runtime)
+  if (known === undefined) {
+    runtime.runtime().then(
+      (built) => minimumLevels.set(runtime, FiberRefs.getOrDefault(built.fiberRefs, FiberRef.currentMinimumLogLevel)),
+      () => undefined,
+    )
+  }
+  return known
+}
+
 export const logRequest = (runtime: HttpRuntime, request: RequestFacts): void => {
   const route = routeOf(request.matched)
   const level = quietRoutes.has(route) ? LogLevel.Debug : LogLevel.Info
+  const minimum = minimumLevelOf(runtime)
+  if (minimum !== undefined && LogLevel.greaterThan(minimum, level)) return
   const line = Effect.logWithLevel(level, "request").pipe(Effect.annotateLogs({
     method: request.method,
     route,

@@ -1,16 +1,16 @@
 /** One attempt of one delivery: check the URL again (rules and DNS), sign the stored body, POST it to the checked
  *  address, record the attempt with what it did to the delivery, and move the endpoint's failure streak. Shared by
  *  POST /test, manual retries and the delivery job. Spec: "Delivery and retry", "Signature". */
-import { Clock, Effect, Either } from "effect"
+import { type Clock, Effect, Either } from "effect"
 import type { Account } from "../domain/account.js"
 import {
-  afterAttempt, isSuccessStatus, previousSecretValid, signedHeaders, type StreakDecision, type WebhookAttempt,
+  afterAttempt, isSuccessStatus, previousSecretValid, signedHeaders, type StreakDecision, type UrlRules, type WebhookAttempt,
   type WebhookDelivery, type WebhookEndpoint, webhookLimits, webhookRetryPolicy,
 } from "../domain/webhook.js"
 import { makeRecentCache } from "../internal/recent-cache.js"
 import { deriveKey, seal, unseal } from "../internal/secret-box.js"
-import { HttpTransport, type PinnedPost, type PostOutcome } from "../ports/http-transport.js"
-import { Ids } from "../ports/ids.js"
+import { HttpTransport, type HttpTransportService, type PinnedPost, type PostOutcome } from "../ports/http-transport.js"
+import { Ids, type IdsService } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 import { checkWebhookTarget, WebhooksConfig } from "./webhook-target.js"
 
@@ -119,22 +119,39 @@ export interface AttemptOptions {
   readonly masterSecret: string
 }
 
+/** What every attempt of a delivery run uses alike, resolved once per run rather than once per attempt: the ids, the
+ *  transport, the clock and the URL rules. A run makes up to webhookJobBatch attempts, and each service looked up again
+ *  is a step of Effect's runtime per attempt. */
+export interface AttemptTools {
+  readonly ids: IdsService
+  readonly transport: HttpTransportService
+  readonly clock: Clock.Clock
+  readonly urlRules: UrlRules
+  /** The MAILROOM_SECRET that unseals the endpoints' secrets. */
+  readonly masterSecret: string
+}
+
+/** The AttemptTools of the running fiber, signing with `options.masterSecret`. */
+export const attemptTools = (options: AttemptOptions): Effect.Effect<AttemptTools, never, Ids> =>
+  Effect.map(
+    Effect.all([Ids, HttpTransport, Effect.clock, WebhooksConfig]),
+    ([ids, transport, clock, config]) => ({ ids, transport, clock, urlRules: config.urlRules, masterSecret: options.masterSecret }),
+  )
+
 /** Why an attempt to `endpoint` makes no POST (a secret that cannot be read, a refused URL), or the signed POST to make:
  *  the endpoint's secrets unsealed (the current one, and the previous one during a rotation), its URL checked again
  *  (rules and DNS), the stored body signed for the checked address. */
-const signedPost = (masterSecret: string, endpoint: WebhookEndpoint, delivery: WebhookDelivery, attemptId: string, at: Date) =>
-  Effect.gen(function* () {
-    const current = unsealSecret(masterSecret, endpoint.sealedSecret)
-    if (current === undefined) return Either.left("the endpoint's secret cannot be read with this MAILROOM_SECRET; rotate it")
-    const previous = previousSecretValid(endpoint, at) && endpoint.sealedPreviousSecret !== null
-      ? unsealSecret(masterSecret, endpoint.sealedPreviousSecret)
-      : undefined
-    const config = yield* WebhooksConfig
-    const target = yield* Effect.either(checkWebhookTarget(endpoint.url, config.urlRules))
-    if (Either.isLeft(target)) return Either.left(`refused: ${target.left}`)
-    return Either.right<PinnedPost>({
-      url: target.right.url,
-      address: target.right.address,
+const signedPost = (tools: AttemptTools, endpoint: WebhookEndpoint, delivery: WebhookDelivery, attemptId: string, at: Date): Effect.Effect<PinnedPost | string, never> => {
+  const current = unsealSecret(tools.masterSecret, endpoint.sealedSecret)
+  if (current === undefined) return Effect.succeed("the endpoint's secret cannot be read with this MAILROOM_SECRET; rotate it")
+  const previous = previousSecretValid(endpoint, at) && endpoint.sealedPreviousSecret !== null
+    ? unsealSecret(tools.masterSecret, endpoint.sealedPreviousSecret)
+    : undefined
+  return Effect.match(checkWebhookTarget(endpoint.url, tools.urlRules), {
+    onFailure: (reason) => `refused: ${reason}`,
+    onSuccess: (target): PinnedPost => ({
+      url: target.url,
+      address: target.address,
       headers: signedHeaders({ current, previous }, {
         eventType: delivery.eventType,
         webhookId: delivery.id,
@@ -145,8 +162,9 @@ const signedPost = (masterSecret: string, endpoint: WebhookEndpoint, delivery: W
       body: delivery.payload,
       timeoutMs: webhookLimits.deliveryTimeoutMs,
       maxResponseBytes: webhookLimits.responseSnippetLength,
-    })
+    }),
   })
+}
 
 /** What an attempt came to, given the transport's outcome or the reason it made no POST: a 2xx succeeds; a refused
  *  URL, no answer or another status fails. */
@@ -162,32 +180,43 @@ const attemptOutcome = (outcome: PostOutcome | string) =>
       error: isSuccessStatus(outcome.right.status) ? null : describeStatus(outcome.right.status),
     }
 
+/** makeAttempt with its tools resolved: the attempt of a run (runDeliveryJob resolves them once for all its attempts).
+ *  Plain steps between the few that need the runtime (the URL check, the POST), since a run makes hundreds. */
+export const makeAttemptWith = (tools: AttemptTools, account: Pick<Account, "id">, endpoint: WebhookEndpoint, delivery: WebhookDelivery): Effect.Effect<MadeAttempt, never> =>
+  Effect.suspend(() => {
+    const startedAt = new Date(tools.clock.unsafeCurrentTimeMillis())
+    const id = tools.ids.make("webhookAttempt", startedAt)
+    const made = (outcome: PostOutcome | string): MadeAttempt => {
+      const result = attemptOutcome(outcome)
+      const attempt: WebhookAttempt = {
+        id,
+        accountId: account.id,
+        deliveryId: delivery.id,
+        endpointId: endpoint.id,
+        attempt: delivery.attempts + 1,
+        succeeded: result.error === null,
+        statusCode: result.statusCode,
+        durationMs: result.durationMs,
+        responseSnippet: result.snippet,
+        error: result.error,
+        startedAt,
+      }
+      return { attempt, finishedAt: new Date(tools.clock.unsafeCurrentTimeMillis()) }
+    }
+    return Effect.flatMap(signedPost(tools, endpoint, delivery, id, startedAt), (post) =>
+      typeof post === "string"
+        ? Effect.succeed(made(post))
+        : Effect.match(tools.transport.post(post), {
+          onFailure: (error) => made(Either.left(error)),
+          onSuccess: (answer) => made(Either.right(answer)),
+        }))
+  })
+
 /** Makes one attempt of `delivery` to `endpoint` now, without recording it: check the URL again (rules and DNS), sign
  *  the stored body, POST it to the checked address. Never fails for the receiver's sake: a refused URL, no answer or
  *  a non-2xx is a failed attempt. */
 export const makeAttempt = (account: Pick<Account, "id">, endpoint: WebhookEndpoint, delivery: WebhookDelivery, options: AttemptOptions) =>
-  Effect.gen(function* () {
-    const ids = yield* Ids
-    const transport = yield* HttpTransport
-    const startedAt = new Date(yield* Clock.currentTimeMillis)
-    const id = ids.make("webhookAttempt", startedAt)
-    const post = yield* signedPost(options.masterSecret, endpoint, delivery, id, startedAt)
-    const result = attemptOutcome(Either.isRight(post) ? yield* Effect.either(transport.post(post.right)) : post.left)
-    const attempt: WebhookAttempt = {
-      id,
-      accountId: account.id,
-      deliveryId: delivery.id,
-      endpointId: endpoint.id,
-      attempt: delivery.attempts + 1,
-      succeeded: result.error === null,
-      statusCode: result.statusCode,
-      durationMs: result.durationMs,
-      responseSnippet: result.snippet,
-      error: result.error,
-      startedAt,
-    }
-    return { attempt, finishedAt: new Date(yield* Clock.currentTimeMillis) } satisfies MadeAttempt
-  })
+  Effect.flatMap(attemptTools(options), (tools) => makeAttemptWith(tools, account, endpoint, delivery))
 
 /** What to record of a made attempt: `final` marks the delivery failed when the attempt failed (no retry left);
  *  otherwise a failed delivery stays pending. */
