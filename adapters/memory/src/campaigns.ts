@@ -1,11 +1,12 @@
 /** Campaigns in memory: the campaigns, their resolved recipients keyed by campaign and contact, and their figures
  *  read from the message and tracking tables. The audience filter is core's table (campaignIneligibility), the same
- *  rule the SQL backends compile. */
+ *  rule the SQL backends compile; a chunk's messages and events are core's (campaignMessage, campaignQueuedEvents), the
+ *  rows the SQL backends write set-based. */
 import {
-  type AccountId, type Campaign, type CampaignRepository, campaignIneligibility, audienceExcludes,
-  type IneligibleReason, matchesSegment, type TrackingHit,
+  type AccountId, type Campaign, type CampaignRepository, campaignIneligibility, campaignMessage, campaignQueuedEvents,
+  audienceExcludes, type EventOutbox, type IneligibleReason, matchesSegment, type MessageRepository, type TrackingHit,
 } from "@mailroom/core"
-import { Option } from "effect"
+import { Effect, Option } from "effect"
 import type { ContactTable } from "./contact-table.js"
 import type { MemoryDb, MemoryTable } from "./db.js"
 import { currentMemberships, type MembershipTable } from "./members.js"
@@ -34,6 +35,7 @@ export const makeCampaignRepository = (
     readonly messages: MessageTable
     readonly hits: MemoryTable<string, TrackingHit>
   },
+  repositories: { readonly outbox: EventOutbox; readonly messages: MessageRepository },
 ): CampaignRepository => {
   const campaigns = db.table<string, Campaign>()
   const recipients = db.table<string, MemoryTable<string, RecipientRow>>()
@@ -80,29 +82,38 @@ export const makeCampaignRepository = (
       const members = audienceOf(accountId, audience, at)
       return { total: members.length, eligible: members.filter((m) => m.reason === null).length }
     }),
-    queueChunk: (input) => db.atomic(() => {
+    queueChunk: (input) => Effect.flatMap(db.atomic(() => {
       let rows = recipients.get(input.campaignId)
       if (rows === undefined) {
         rows = db.table<string, RecipientRow>()
         recipients.set(input.campaignId, rows)
       }
-      const chunk = audienceOf(input.accountId, input.audience, input.at)
+      const covered = audienceOf(input.accountId, input.audience, input.at)
         .filter((m) => input.after === null || m.contact.id > input.after)
         .slice(0, input.limit)
-        .filter((m) => !rows.has(m.contact.id))
-      const written = chunk.map(({ contact, reason }) => {
-        const row: RecipientRow = {
+      const written = covered.filter((m) => !rows.has(m.contact.id)).map(({ contact, reason }) => {
+        rows.set(contact.id, {
           contactId: contact.id, accountId: input.accountId, email: contact.email,
-          messageId: reason === null ? `${input.messagePrefix}${contact.id}` : null, reason, unsubscribedAt: null,
-        }
-        rows.set(contact.id, row)
-        return {
-          contactId: contact.id, email: contact.email, messageId: row.messageId ?? "", reason,
-          firstName: reason === null ? contact.firstName : null, lastName: reason === null ? contact.lastName : null,
-          customFields: reason === null ? Object.fromEntries(contact.customFields.map((f) => [f.key, f.value])) : {},
-        }
+          messageId: reason === null ? `${input.mail.ids.message}${contact.id}` : null, reason, unsubscribedAt: null,
+        })
+        return { contact, reason }
       })
-      return { recipients: written, last: written.at(-1)?.contactId ?? null }
+      const eligible = written.flatMap(({ contact, reason }) => reason !== null ? [] : [{
+        contactId: contact.id, email: contact.email, firstName: contact.firstName, lastName: contact.lastName,
+        customFields: Object.fromEntries(contact.customFields.map((f) => [f.key, f.value])),
+      }])
+      return { covered: covered.length, last: covered.at(-1)?.contact.id ?? null, eligible }
+    }), ({ covered, last, eligible }) => {
+      const messages = eligible.map((r) => campaignMessage(input.mail, r, input.at))
+      const events = eligible.map((r) => campaignQueuedEvents(input.mail, r, input.at))
+      return Effect.as(
+        Effect.all([
+          repositories.messages.insertMany(messages),
+          repositories.outbox.append(events.map((e) => e.outbox)),
+          repositories.messages.appendEvents(events.map((e) => e.log)),
+        ], { discard: true }),
+        { covered, last, queued: messages.map((m) => m.id) },
+      )
     }),
     progress: (accountId, id) => db.atomic(() => {
       const rows = rowsOf(id).filter((r) => r.accountId === accountId)

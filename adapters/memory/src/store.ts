@@ -39,6 +39,8 @@ export const makeMemoryStore = Effect.gen(function* () {
   const topicTable = makeTopicTable(db)
   const suppressions = makeSuppressionStore(db, contactTable, topicTable)
   const messageTable = makeMessageTable(db)
+  const outbox = makeEventOutbox(db)
+  const messages = makeMessageRepository(db, messageTable)
   const designs = makeDesignRepository(db, messageTable)
   const hits = db.table<string, TrackingHit>()
   return Store.of({
@@ -55,13 +57,13 @@ export const makeMemoryStore = Effect.gen(function* () {
         optedOutOfTopic: topicId !== null && topicTable.isOptedOut(accountId, topicId, email),
       }
     }),
-    events: makeEventOutbox(db),
+    events: outbox,
     suppressions: suppressions.repository,
     topics: makeTopicRepository(db, topicTable),
     confirmations: makeConfirmationRepository(db),
     devOutbox: makeDevOutboxRepository(db),
     webhooks: makeWebhookRepository(db),
-    messages: makeMessageRepository(db, messageTable),
+    messages,
     quota: makeQuotaRepository(db),
     idempotency: makeIdempotencyRepository(db),
     forms: makeFormRepository(db),
@@ -75,7 +77,7 @@ export const makeMemoryStore = Effect.gen(function* () {
     campaigns: makeCampaignRepository(db, {
       contacts: contactTable, memberships: membershipTable, suppressions: suppressions.table, topics: topicTable,
       messages: messageTable, hits,
-    }),
+    }, { outbox, messages }),
     analytics: makeAnalyticsRepository(db, messageTable),
     transaction: db.transaction,
     ping: Effect.void,

@@ -291,13 +291,17 @@ export type { Design, DesignDraft, DesignRelease, DesignQuery, VariableSpec } fr
 export type { DesignRepository } from "./ports/design-repository.js"
 export type { CampaignRef, CampaignRepository } from "./ports/campaign-repository.js"
 export { Campaigns, CampaignSettingsInput } from "./services/campaigns.js"
-export { campaignChunkJob, CampaignConfig, recordCampaignUnsubscribes, runChunk, campaignRate, rateSettingKey, campaignMessage, type ChunkOutcome } from "./services/campaign-sending.js"
+export { campaignChunkJob, CampaignConfig, recordCampaignUnsubscribes, runChunk, campaignRate, rateSettingKey, type ChunkOutcome } from "./services/campaign-sending.js"
 export {
   CampaignId, CampaignStatus, campaignStatuses, campaignLimits, type Campaign, CreateCampaignInput, UpdateCampaignInput,
   SendCampaignInput, TestCampaignInput, checkContent, campaignMoves, canMove, type CampaignAction, type CampaignAudience,
   resolveAudience, campaignTracked, campaignScope, audienceExcludes, campaignIneligibility, campaignChecks,
-  campaignMessagePrefix, type QueuedRecipient, type CampaignChunk, type CampaignProgress, contactValues, CampaignListFilters,
+  type QueuedRecipient, type CampaignChunk, type CampaignProgress, contactValues, CampaignListFilters,
 } from "./domain/campaign.js"
+export {
+  campaignIdPrefixes, type CampaignIdPrefixes, campaignMail, type CampaignMail, campaignMessage, campaignMessagePrefix,
+  campaignQueuedEvents, paceDeliveries,
+} from "./domain/campaign-mail.js"
 export {
   CreateDesignInput, ReplaceDraftInput, PublishInput, RollbackInput, LifecycleInput, BindBrandInput, PreviewInput,
   DesignListFilters,

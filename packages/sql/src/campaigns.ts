@@ -1,19 +1,17 @@
-/** The campaigns and campaign_recipients tables behind `Store.campaigns`. A chunk of the audience is resolved by one
- *  INSERT … SELECT: the audience's next contacts in id order, each with the reason the filtering table drops it
- *  (campaignReasonSql, compiled from core's table), keyed per campaign and contact so that a chunk run twice adds
+/** The campaigns and campaign_recipients tables behind `Store.campaigns`. A chunk of the audience is resolved and its
+ *  messages written set-based (campaign-chunk.ts), keyed per campaign and contact so that a chunk run twice adds
  *  nobody twice. */
 import type { SqlClient } from "@effect/sql"
-import type { Fragment } from "@effect/sql/Statement"
 import {
-  AccountId, type Campaign, CampaignId, type CampaignAudience, type CampaignRepository, CampaignStatus, type IneligibleReason,
-  audienceExcludes,
+  AccountId, type Campaign, CampaignId, type CampaignRepository, CampaignStatus,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
 import { campaignReasonSql } from "./eligibility-sql.js"
 import { EpochMillis, IntegerColumn, JsonColumn, toJson, toMillis } from "./internal/columns.js"
 import { orStoreError } from "./internal/errors.js"
+import type { CommitSignal } from "./internal/commit-signal.js"
 import { rowLock } from "./internal/row-lock.js"
-import { segmentSql } from "./segment-sql.js"
+import { audienceSql, makeQueueChunk } from "./campaign-chunk.js"
 
 const Address = Schema.Struct({ email: Schema.String, name: Schema.optional(Schema.String) })
 const Body = Schema.Struct({
@@ -30,6 +28,7 @@ const Body = Schema.Struct({
   stopReason: Schema.NullOr(Schema.String),
   audienceSize: Schema.NullOr(Schema.Number),
   cursor: Schema.NullOr(Schema.String),
+  paceAt: Schema.optionalWith(Schema.NullOr(Schema.Number), { default: () => null }),
 })
 
 const CampaignRow = Schema.Struct({
@@ -67,6 +66,7 @@ const toCampaign = (row: typeof CampaignRow.Type): Campaign => ({
   stopReason: row.body.stopReason,
   audienceSize: row.body.audienceSize,
   cursor: row.body.cursor,
+  paceAt: row.body.paceAt === null ? null : new Date(row.body.paceAt),
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 })
@@ -83,6 +83,7 @@ const toRow = (c: Campaign) => ({
     listIds: c.listIds, topicId: c.topicId, subject: c.subject, html: c.html, text: c.text, from: c.from,
     replyTo: c.replyTo, variables: c.variables, startedAt: c.startedAt?.getTime() ?? null,
     finishedAt: c.finishedAt?.getTime() ?? null, stopReason: c.stopReason, audienceSize: c.audienceSize, cursor: c.cursor,
+    paceAt: c.paceAt?.getTime() ?? null,
   }),
   created_at: toMillis(c.createdAt),
   updated_at: toMillis(c.updatedAt),
@@ -90,28 +91,10 @@ const toRow = (c: Campaign) => ({
 
 const columns = "id, account_id, name, status, template_id, brand_id, scheduled_at, body, created_at, updated_at"
 
-/** Contacts `c` of the audience: members of a STATIC list (membership not removed) or matches of a DYNAMIC list's
- *  rules, and not PENDING (rule 6). Each contact once, however many lists hold it. */
-const audienceSql = (sql: SqlClient.SqlClient, accountId: AccountId, audience: CampaignAudience, at: Date): Fragment => {
-  const sources: Array<Fragment> = []
-  if (audience.staticListIds.length > 0) {
-    sources.push(sql`EXISTS (SELECT 1 FROM list_members lm WHERE lm.contact_id = c.id AND lm.account_id = ${accountId}
-      AND lm.list_id IN ${sql.in(audience.staticListIds)} AND lm.removed_at IS NULL)`)
-  }
-  for (const rules of audience.segments) sources.push(sql`(${segmentSql(sql, rules, at)})`)
-  const any = sources.length === 0 ? sql.literal("1 = 0") : sql.join(" OR ", false)(sources)
-  return sql`c.account_id = ${accountId} AND c.status <> ${audienceExcludes} AND (${any})`
-}
-
 const Counts = Schema.Struct({ total: Schema.NullOr(IntegerColumn), eligible: Schema.NullOr(IntegerColumn) })
-const Returned = Schema.Struct({
-  contact_id: Schema.String, email: Schema.String, message_id: Schema.NullOr(Schema.String), reason: Schema.NullOr(Schema.String),
-})
-const ContactFields = Schema.Struct({ id: Schema.String, first_name: Schema.NullOr(Schema.String), last_name: Schema.NullOr(Schema.String) })
-const FieldRow = Schema.Struct({ contact_id: Schema.String, key: Schema.String, value: Schema.String })
 const Grouped = Schema.Struct({ key: Schema.NullOr(Schema.String), n: IntegerColumn })
 
-export const makeCampaignRepository = (sql: SqlClient.SqlClient): CampaignRepository => ({
+export const makeCampaignRepository = (sql: SqlClient.SqlClient, commits: CommitSignal): CampaignRepository => ({
   save: (campaign) => {
     const row = toRow(campaign)
     return sql`INSERT INTO campaigns ${sql.insert(row)} ON CONFLICT (id) DO UPDATE SET ${sql.update(row, ["id"])}`.pipe(
@@ -144,48 +127,7 @@ export const makeCampaignRepository = (sql: SqlClient.SqlClient): CampaignReposi
     return { total: counts?.total ?? 0, eligible: counts?.eligible ?? 0 }
   }).pipe(orStoreError("campaigns.audienceCounts")),
 
-  queueChunk: (input) => Effect.gen(function* () {
-    const { accountId, audience } = input
-    const { reason, joins } = campaignReasonSql(sql, accountId, audience)
-    const after = input.after === null ? sql.literal("") : sql`AND c.id > ${input.after}`
-    const rows = yield* sql`INSERT INTO campaign_recipients
-        (campaign_id, contact_id, account_id, email, message_id, reason, unsubscribed_at, created_at)
-      SELECT ${input.campaignId}, x.id, x.account_id, x.email,
-        CASE WHEN x.reason IS NULL THEN CAST(${input.messagePrefix} AS TEXT) || x.id END, x.reason, NULL,
-        CAST(${toMillis(input.at)} AS BIGINT)
-      FROM (SELECT c.id, c.account_id, c.email, ${reason} AS reason FROM contacts c ${joins}
-        WHERE ${audienceSql(sql, accountId, audience, input.at)} ${after}
-        ORDER BY c.id LIMIT ${input.limit}) x
-      WHERE true
-      ON CONFLICT (campaign_id, contact_id) DO NOTHING
-      RETURNING contact_id, email, message_id, reason`
-    const written = yield* Schema.decodeUnknown(Schema.Array(Returned))(rows)
-    const eligible = written.filter((r) => r.message_id !== null).map((r) => r.contact_id)
-    const json = JSON.stringify(eligible)
-    const ids = sql.onDialectOrElse({
-      pg: () => sql`SELECT value FROM json_array_elements_text(${json}::json)`,
-      orElse: () => sql`SELECT value FROM json_each(${json})`,
-    })
-    const contacts = eligible.length === 0 ? [] : yield* Schema.decodeUnknown(Schema.Array(ContactFields))(
-      yield* sql`SELECT id, first_name, last_name FROM contacts WHERE account_id = ${accountId} AND id IN (${ids})`)
-    const fields = eligible.length === 0 ? [] : yield* Schema.decodeUnknown(Schema.Array(FieldRow))(
-      yield* sql`SELECT contact_id, key, value FROM contact_custom_fields WHERE account_id = ${accountId} AND contact_id IN (${ids})`)
-    const byContact = new Map(contacts.map((c) => [c.id, c]))
-    const custom = new Map<string, Record<string, string>>()
-    for (const f of fields) custom.set(f.contact_id, { ...custom.get(f.contact_id), [f.key]: f.value })
-    const recipients = written
-      .map((r) => ({
-        contactId: r.contact_id,
-        email: r.email,
-        messageId: r.message_id ?? "",
-        reason: r.reason as IneligibleReason | null,
-        firstName: byContact.get(r.contact_id)?.first_name ?? null,
-        lastName: byContact.get(r.contact_id)?.last_name ?? null,
-        customFields: custom.get(r.contact_id) ?? {},
-      }))
-      .sort((a, b) => a.contactId < b.contactId ? -1 : a.contactId > b.contactId ? 1 : 0)
-    return { recipients, last: recipients.at(-1)?.contactId ?? null }
-  }).pipe(orStoreError("campaigns.queueChunk")),
+  queueChunk: makeQueueChunk(sql, commits),
 
   progress: (accountId, id) => Effect.gen(function* () {
     const decode = Schema.decodeUnknown(Schema.Array(Grouped))

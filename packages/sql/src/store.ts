@@ -62,7 +62,7 @@ export const makeSqlStore = (sql: SqlClient.SqlClient): Store["Type"] => {
     designs: makeDesignRepository(sql),
     brands: makeBrandRepository(sql),
     assets: makeAssetRepository(sql),
-    campaigns: makeCampaignRepository(sql),
+    campaigns: makeCampaignRepository(sql, commits),
     // Nested calls become savepoints of the outer transaction. Only the client's own failures (BEGIN) turn into
     // StoreError; the effect's errors pass through unchanged.
     transaction: (effect) =>

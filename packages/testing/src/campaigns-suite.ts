@@ -1,11 +1,11 @@
 /** Campaigns, run by every backend against its own Store: the plan rule, the audience filter row by row (rule 6 and
  *  the marketing row of the send-time filtering table), deduplication across lists, chunked queueing with pause,
- *  resume and cancel, a chunk that dies and runs again, the quota rule, scheduling, personalisation, the
+ *  resume and cancel, delivery paced at the account's rate, a chunk that dies and runs again, the quota rule, scheduling, personalisation, the
  *  List-Unsubscribe headers and an unsubscribe link recording the campaignId. docs/campaigns.md. */
 import { describe, expect, it } from "@effect/vitest"
 import {
   type Account, Accounts, type AccountId, Brands, campaignIneligibility, Designs, resolveAudience, CampaignConfig, campaignMessagePrefix, Campaigns, type ChunkOutcome, Contacts,
-  deliverMessage, type EmailAddress, enqueueEach, IdsLive, JobQueue, type JobQueueService, Lists, LinkUnsubscribes,
+  deliverMessage, dispatchQueuedMessages, type EmailAddress, enqueueEach, IdsLive, JobQueue, type JobQueueService, Lists, LinkUnsubscribes,
   type MailroomError, type MessageId, Quota, recordCampaignUnsubscribes, runChunk, servicesLayer, Store, Suppressions, TemplateEngine, Topics,
 } from "@mailroom/core"
 import { makeTemplateEngine } from "@mailroom/templates"
@@ -64,7 +64,7 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
     const deliver = (accountId: AccountId, messageId: string) =>
       deliverMessage({ accountId, messageId }, { jobId: "job", attempt: 1, lastAttempt: false })
     const progress = (account: Account, id: string) => Effect.flatMap(Campaigns, (c) => c.progress(account, id))
-    const small = Effect.provideService(CampaignConfig, { chunkSize: 2 })
+    const small = Effect.provideService(CampaignConfig, { chunkSize: 2, deliveryBatch: 100 })
 
     it.layer(layer, { timeout: "120 seconds" })((it) => {
       it.effect("campaigns need the Micro plan or above", () =>
@@ -208,6 +208,41 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
           expect(yield* small(chunk(account, second.id))).toBe("idle")
           expect((yield* progress(account, second.id)).queued).toBe(2)
           expect(yield* codeOf(campaigns.resume(account, second.id))).toBe("VALIDATION_ERROR")
+        }))
+
+      it.effect("queueing is not paced, delivery is: each delivery run waits for its slot at the account's rate, across chunks and after a pause", () =>
+        Effect.gen(function* () {
+          const account = yield* newAccount()
+          const list = yield* staticList(account)
+          const members = yield* Effect.forEach([1, 2, 3, 4, 5], () => contact(account))
+          yield* addMembers(account, list.id, members.map((m) => m.id))
+          const campaigns = yield* Campaigns
+          yield* campaigns.setRate(account, { messagesPerSecond: 2 })
+          const campaign = yield* draft(account, [list.id])
+          yield* campaigns.send(account, campaign.id, {})
+          const paced = Effect.provideService(CampaignConfig, { chunkSize: 2, deliveryBatch: 1 })
+          const start = (yield* now).getTime()
+          const jobs = (name: string) => enqueued.filter((j) => j.name === name && (j.payload as { accountId: string }).accountId === account.id)
+          // Two chunks at once: the second chunk job is due at once, and delivery runs are half a second apart throughout.
+          expect(yield* paced(runChunk(account.id, campaign.id, new Date(start)))).toBe("queued")
+          expect(jobs("campaign.chunk").at(-1)?.runAt?.getTime()).toBe(start)
+          expect(yield* paced(runChunk(account.id, campaign.id, new Date(start)))).toBe("queued")
+          const deliveries = jobs("message.deliver")
+          expect(deliveries.map((j) => j.runAt!.getTime() - start)).toEqual([0, 500, 1000, 1500])
+          const sorted = [...members].sort((a, b) => a.id < b.id ? -1 : 1)
+          expect(deliveries.map((j) => (j.payload as { messageId: string }).messageId))
+            .toEqual(sorted.slice(0, 4).map((m) => `${campaignMessagePrefix(campaign.id)}${m.id}`))
+          // A pause of a minute: the rest is not delivered in a burst to catch up, it starts at its resume.
+          yield* campaigns.pause(account, campaign.id)
+          yield* campaigns.resume(account, campaign.id)
+          expect(yield* paced(runChunk(account.id, campaign.id, new Date(start + 60_000)))).toBe("finished")
+          expect(jobs("message.deliver").map((j) => j.runAt!.getTime() - start)).toEqual([0, 500, 1000, 1500, 60_000])
+          // The email.queued events of campaign mail are not dispatched again: the chunks enqueued their runs.
+          const before = enqueued.length
+          const store = yield* Store
+          yield* dispatchQueuedMessages((yield* store.events.list(account.id, { type: "email.queued" })))
+          expect(enqueued.length).toBe(before)
+          expect((yield* progress(account, campaign.id)).queued).toBe(5)
         }))
 
       it.effect("a chunk that dies half-way writes nothing and runs again; a chunk run twice adds nobody twice", () =>

@@ -27,8 +27,10 @@ export const campaignLimits = {
   scheduleAheadDays: 365,
   pageSize: 20,
   maxPageSize: 100,
-  /** Recipients resolved and queued by one chunk. */
-  chunkSize: 500,
+  /** Audience members resolved and queued by one chunk (bench/campaign-1m.mjs measured the size). */
+  chunkSize: 5000,
+  /** Messages of a campaign delivered by one delivery run (one message.deliver job); runs are paced by the rate. */
+  deliveryBatch: 100,
   /** Messages per second when the account sets none. */
   defaultRate: 50,
 } as const
@@ -58,6 +60,8 @@ export interface Campaign {
   /** Audience size counted when sending started; null before. */
   readonly audienceSize: number | null
   readonly cursor: string | null
+  /** Delivery pacing: the time the campaign's next queued message may be delivered at the earliest; null before. */
+  readonly paceAt: Date | null
   readonly createdAt: Date
   readonly updatedAt: Date
 }
@@ -169,12 +173,8 @@ export const campaignIneligibility = (
 
 export const campaignChecks = (audience: CampaignAudience) => applicableChecks(campaignScope(audience))
 
-/** The id of the message of a campaign to one contact: derived from both, so that a recipient queued twice (a chunk
- *  run again after a crash) collides with itself instead of making a second message. */
-export const campaignMessagePrefix = (campaignId: string): string => `msg_${campaignId.replace(/^cmp_/, "c")}_`
-
 /** One audience member resolved by a chunk: its contact, the message id (eligible ones), or the reason it was
- *  dropped, and the fields personalisation uses. */
+ *  dropped, and the fields personalisation uses (the memory backend builds its message from them). */
 export interface QueuedRecipient {
   readonly contactId: string
   readonly email: string
@@ -186,9 +186,12 @@ export interface QueuedRecipient {
 }
 
 export interface CampaignChunk {
-  readonly recipients: ReadonlyArray<QueuedRecipient>
+  /** Audience members after the cursor the chunk covered (at most its limit; fewer: the audience ends here). */
+  readonly covered: number
   /** The id of the last contact the chunk covered; null when the audience had no contact after the cursor. */
   readonly last: string | null
+  /** The messages this run queued, in contact order (recipients already resolved by an earlier run are not here). */
+  readonly queued: ReadonlyArray<string>
 }
 
 /** The figures of GET /campaigns/{id}. */

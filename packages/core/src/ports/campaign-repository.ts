@@ -5,6 +5,7 @@ import type { AccountId } from "../domain/account.js"
 import type {
   Campaign, CampaignAudience, CampaignChunk, CampaignId, CampaignProgress, CampaignStatus,
 } from "../domain/campaign.js"
+import type { CampaignMail } from "../domain/campaign-mail.js"
 import type { StoreError } from "../errors.js"
 
 export interface CampaignRepository {
@@ -22,16 +23,18 @@ export interface CampaignRepository {
   readonly audienceCounts: (accountId: AccountId, audience: CampaignAudience, at: Date) =>
     Effect.Effect<{ readonly total: number; readonly eligible: number }, StoreError>
   /** Resolves the next `limit` contacts of the audience after `after` (contact id order) into the campaign's
-   *  recipients, with one INSERT … SELECT: each with its message id (`messagePrefix` + contact id) or the reason the
-   *  filtering table drops it. A contact already resolved for the campaign is skipped (the per-recipient key), and is
-   *  not answered. Answers the recipients written, with the contact fields personalisation uses. */
+   *  recipients, each with its message id or the reason the filtering table drops it, and writes, for each eligible
+   *  one, its message (`mail`'s content with the contact's fields), the message's recipient, its email.queued outbox
+   *  event and its message-log row: set-based (INSERT … SELECT on SQL), the ids `mail.ids` prefix + contact id. A
+   *  contact already resolved for the campaign is skipped (the per-recipient key) and nothing of it is written again.
+   *  Answers how many members the chunk covered, the last one, and the ids of the messages it queued. */
   readonly queueChunk: (input: {
     readonly accountId: AccountId
     readonly campaignId: CampaignId
     readonly audience: CampaignAudience
     readonly after: string | null
     readonly limit: number
-    readonly messagePrefix: string
+    readonly mail: CampaignMail
     readonly at: Date
   }) => Effect.Effect<CampaignChunk, StoreError>
   /** The campaign's figures: recipients resolved and dropped (by reason), their messages' statuses, human opens and

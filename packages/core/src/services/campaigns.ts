@@ -88,7 +88,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
         listIds: [...new Set(input.listIds)], topicId: input.topicId ?? null, templateId: input.templateId ?? null,
         brandId: input.brandId ?? null, subject: input.subject, html: input.html ?? null, text: input.text ?? null,
         from: input.from, replyTo: input.replyTo ?? null, variables: input.variables ?? {}, scheduledAt: null,
-        startedAt: null, finishedAt: null, stopReason: null, audienceSize: null, cursor: null, createdAt: at, updatedAt: at,
+        startedAt: null, finishedAt: null, stopReason: null, audienceSize: null, cursor: null, paceAt: null, createdAt: at, updatedAt: at,
       }
       yield* checkRefs(account, campaign)
       yield* store.campaigns.save(campaign)

@@ -93,6 +93,7 @@ const recipientsPerRun = 100
 /** Enqueues the delivery of the messages named by email.queued events (one event per recipient): one job per account
  *  for the messages of one batch of events (up to 100 recipients each), keyed by its first message's id so that a repeat while it is pending makes
  *  nothing new. A message that lands in two runs is still sent once: a run only takes recipients still waiting.
+ *  Campaign mail is left out: the campaign's chunk enqueues its runs, paced (campaign-sending.ts).
  *  Without a JobQueue nothing happens: the events wait for a worker. */
 export const dispatchQueuedMessages = (events: ReadonlyArray<DomainEvent>): Effect.Effect<void, StoreError> =>
   Effect.gen(function* () {
@@ -102,7 +103,8 @@ export const dispatchQueuedMessages = (events: ReadonlyArray<DomainEvent>): Effe
     const byAccount = new Map<string, Map<string, number>>()
     for (const event of events) {
       const messageId = event.details["messageId"]
-      if (event.type !== "email.queued" || typeof messageId !== "string") continue
+      // Campaign mail is not dispatched here: its chunk enqueued its delivery runs, paced by the account's rate.
+      if (event.type !== "email.queued" || typeof messageId !== "string" || event.details["campaignId"] !== undefined) continue
       const messages = byAccount.get(event.accountId) ?? new Map<string, number>()
       messages.set(messageId, (messages.get(messageId) ?? 0) + 1)
       byAccount.set(event.accountId, messages)
