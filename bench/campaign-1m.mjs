@@ -7,7 +7,8 @@
 // Prints the resident-memory growth of this process during the run beside the ratio. Target 0.5; under 20 s on
 // PostgreSQL and 10 s on SQLite; memory growth under 200 MB.
 // Run alone with `npm run bench -- campaign-1m`; MAILROOM_BENCH_CAMPAIGN_MEMBERS (PostgreSQL) and
-// MAILROOM_BENCH_CAMPAIGN_MEMBERS_SQLITE change the list's size.
+// MAILROOM_BENCH_CAMPAIGN_MEMBERS_SQLITE change the list's size; MAILROOM_BENCH_CAMPAIGN_RATE the account's rate
+// (a low rate keeps delivery from running beside the queueing, to see what queueing alone costs).
 import { createMailroom } from "@mailroom/mailroom"
 import { freshPostgresUrl, freshSqliteFile } from "./lib.mjs"
 
@@ -17,6 +18,7 @@ const sizes = {
   postgres: Number(process.env.MAILROOM_BENCH_CAMPAIGN_MEMBERS ?? 1_000_000),
   sqlite: Number(process.env.MAILROOM_BENCH_CAMPAIGN_MEMBERS_SQLITE ?? 100_000),
 }
+const rate = Number(process.env.MAILROOM_BENCH_CAMPAIGN_RATE ?? 10_000)
 const synchronous = process.env.SQLITE_SYNCHRONOUS ?? "FULL"
 const listId = "lst_bench_campaign"
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -121,7 +123,7 @@ export const run = async ({ backends }) => {
       const seedStarted = performance.now()
       await seed(backend, db, account.id, topic.id, members)
       const seeded = (performance.now() - seedStarted) / 1000
-      await call(mailroom, apiKey, "PUT", "/campaigns/settings", { messagesPerSecond: 10_000 })
+      await call(mailroom, apiKey, "PUT", "/campaigns/settings", { messagesPerSecond: rate })
       const campaign = await call(mailroom, apiKey, "POST", "/campaigns", {
         name: "Bench", listIds: [listId], topicId: topic.id, subject: "News for {{contact.firstName}}",
         from: { email: "news@example.com" }, html: "<p>Hello {{contact.firstName}}</p><p><a href=\"{{unsubscribe_url}}\">Unsubscribe</a></p>",
@@ -150,7 +152,7 @@ export const run = async ({ backends }) => {
       console.log(`bench campaign-1m ${backend}: mailroom=${seconds.toFixed(1)}s floor=${floorSeconds.toFixed(1)}s ratio=${ratio.toFixed(2)} target=${target.toFixed(2)}`
         + ` members=${members} queued=${counts.queued} messages=${messages.n} resolved=${counts.resolved}`
         + ` limit=${limits[backend]}s ${seconds <= limits[backend] ? "ok" : "over"} rss_growth=${Math.round((rssPeak - rssBefore) / 1048576)}MB`
-        + ` seed=${seeded.toFixed(1)}s`)
+        + ` seed=${seeded.toFixed(1)}s${rate === 10_000 ? "" : ` rate=${rate}/s`}`)
     } finally {
       await db.close()
       await mailroom.close()
