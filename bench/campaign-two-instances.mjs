@@ -168,6 +168,8 @@ export const run = async ({ backends }) => {
     }
     const seconds = (performance.now() - started) / 1000
     const final = await statuses(db, id)
+    // What is still queued once the sink is quiet (the wait above may have given up while the survivor was sending).
+    stuck = (final.queued ?? 0) + (final.deferred ?? 0)
     const ids = sink.ids()
     console.log(`bench campaign-two-instances postgres sigkill: received=${ids.length} distinct=${new Set(ids).size}`
       + ` duplicate_message_ids=${ids.length - new Set(ids).size} at_kill=${atKill} delivered=${final.delivered ?? 0}`
