@@ -9,7 +9,7 @@
 // Run alone with `npm run bench -- campaign-1m`; MAILROOM_BENCH_CAMPAIGN_MEMBERS (PostgreSQL) and
 // MAILROOM_BENCH_CAMPAIGN_MEMBERS_SQLITE change the list's size.
 import { createMailroom } from "@mailroom/mailroom"
-import { freshPostgresUrl, freshSqliteFile } from "./lib.mjs"
+import { apiCall as call, freshPostgresUrl, freshSqliteFile } from "./lib.mjs"
 
 const target = 0.5
 const limits = { postgres: 20, sqlite: 10 }
@@ -86,16 +86,6 @@ const floor = async (db, accountId, topicId) => {
   const seconds = (performance.now() - started) / 1000
   await db.exec("ROLLBACK")
   return seconds
-}
-
-const call = async (mailroom, apiKey, method, path, body) => {
-  const response = await mailroom.fetch(new Request(`http://bench.test/v1${path}`, {
-    method, headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  }))
-  const json = await response.json()
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
-  return json.data
 }
 
 export const run = async ({ backends }) => {

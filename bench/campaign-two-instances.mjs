@@ -12,7 +12,7 @@ import { join } from "node:path"
 import { createMailroom } from "@mailroom/mailroom"
 import pg from "pg"
 import { SMTPServer } from "smtp-server"
-import { benchDir, freshPostgresUrl } from "./lib.mjs"
+import { apiCall as call, benchDir, freshPostgresUrl } from "./lib.mjs"
 
 const target = 1.7
 const recipients = Number(process.env.MAILROOM_BENCH_CAMPAIGN_RECIPIENTS ?? 20_000)
@@ -64,16 +64,6 @@ const startInstance = (database, smtpUrl) =>
       })
     })
   })
-
-const call = async (mailroom, apiKey, method, path, body) => {
-  const response = await mailroom.fetch(new Request(`http://bench.test/v1${path}`, {
-    method, headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  }))
-  const json = await response.json()
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
-  return json.data
-}
 
 /** The campaign's recipients by delivery status. */
 const statuses = async (db, campaignId) => {
