@@ -89,22 +89,28 @@ export const makeCampaignRepository = (
       const chunk = audienceOf(input.accountId, input.audience, input.at)
         .filter((m) => input.after === null || m.contact.id > input.after)
         .slice(0, input.limit)
-        .filter((m) => !rows.has(m.contact.id))
-      const written = chunk.map(({ contact, reason }) => {
-        const row: RecipientRow = {
+      for (const { contact, reason } of chunk) {
+        if (rows.has(contact.id)) continue
+        rows.set(contact.id, {
           contactId: contact.id, accountId: input.accountId, email: contact.email,
           messageId: reason === null ? `${input.messagePrefix}${contact.id}` : null, reason, unsubscribedAt: null,
-        }
-        rows.set(contact.id, row)
-        return {
-          contactId: contact.id, email: contact.email, messageId: row.messageId ?? "", reason,
-          firstName: reason === null ? contact.firstName : null, lastName: reason === null ? contact.lastName : null,
-          customFields: reason === null ? Object.fromEntries(contact.customFields.map((f) => [f.key, f.value])) : {},
-        }
-      })
-      return { recipients: written, last: written.at(-1)?.contactId ?? null }
+        })
+      }
+      return { covered: chunk.length, last: chunk.at(-1)?.contact.id ?? null }
     }),
-    progress: (accountId, id) => db.atomic(() => {
+    nextRecipients: (input) => db.atomic(() =>
+      rowsOf(input.campaignId)
+        .filter((r) => r.accountId === input.accountId && r.messageId !== null && (input.after === null || r.contactId > input.after))
+        .sort((a, b) => a.contactId < b.contactId ? -1 : a.contactId > b.contactId ? 1 : 0)
+        .flatMap((r) => {
+          const contact = tables.contacts.find(input.accountId, r.contactId)
+          return contact === undefined ? [] : [{
+            contactId: r.contactId, email: r.email, messageId: r.messageId!, firstName: contact.firstName, lastName: contact.lastName,
+            customFields: Object.fromEntries(contact.customFields.map((f) => [f.key, f.value])),
+          }]
+        })
+        .slice(0, input.limit)),
+    progress: (accountId, id, sendCursor) => db.atomic(() => {
       const rows = rowsOf(id).filter((r) => r.accountId === accountId)
       const dropped: Record<string, number> = {}
       const statuses: Record<string, number> = {}
@@ -127,6 +133,7 @@ export const makeCampaignRepository = (
         opened: engaged("open"),
         clicked: engaged("click"),
         unsubscribed: rows.filter((r) => r.unsubscribedAt !== null).length,
+        waiting: rows.filter((r) => r.messageId !== null && (sendCursor === null || r.contactId > sendCursor)).length,
       }
     }),
     recordUnsubscribe: (accountId, id, email, at) => db.atomic(() => {

@@ -291,7 +291,10 @@ export type { Design, DesignDraft, DesignRelease, DesignQuery, VariableSpec } fr
 export type { DesignRepository } from "./ports/design-repository.js"
 export type { CampaignRef, CampaignRepository } from "./ports/campaign-repository.js"
 export { Campaigns, CampaignSettingsInput } from "./services/campaigns.js"
-export { campaignChunkJob, CampaignConfig, recordCampaignUnsubscribes, runChunk, campaignRate, rateSettingKey, campaignMessage, type ChunkOutcome } from "./services/campaign-sending.js"
+export {
+  campaignChunkJob, campaignSendJob, CampaignConfig, recordCampaignUnsubscribes, runChunk, runSend, campaignRate, rateSettingKey, campaignMessage,
+  type ChunkOutcome, type SendOutcome,
+} from "./services/campaign-sending.js"
 export {
   CampaignId, CampaignStatus, campaignStatuses, campaignLimits, type Campaign, CreateCampaignInput, UpdateCampaignInput,
   SendCampaignInput, TestCampaignInput, checkContent, campaignMoves, canMove, type CampaignAction, type CampaignAudience,

@@ -1,7 +1,7 @@
-/** Two Mailroom processes on one Postgres database share a running campaign: a 700-recipient campaign (two chunks of
- *  the 500 a chunk job resolves) is sent by instance A while instance B runs beside it; each instance relays to an SMTP
- *  sink of its own that takes 20 ms a message, so that what each delivered can be told apart. Chunk and delivery jobs
- *  go to whichever instance claims them. A is SIGKILLed mid-run; B finishes the campaign. No address reaches the
+/** Two Mailroom processes on one Postgres database share a running campaign: a 700-recipient campaign (queued by one
+ *  chunk, then written by send runs of 250 messages a second) is sent by instance A while instance B runs beside it;
+ *  each instance relays to an SMTP sink of its own that takes 20 ms a message, so that what each delivered can be told
+ *  apart. Chunk, send and delivery jobs go to whichever instance claims them. A is SIGKILLed mid-run; B finishes the campaign. No address reaches the
  *  sinks twice, across both; every eligible recipient is delivered, except those of A's delivery runs in flight when
  *  it died, which stay held for an operator (their submission may have happened: docs/mail-delivery.md). Each
  *  instance runs one delivery run at a time (see `start`). */
@@ -37,7 +37,7 @@ describe.skipIf(serverUrl === undefined)("a campaign shared by two Mailroom proc
     const emails = Array.from({ length: 700 }, (_, i) => `reader${String(i).padStart(4, "0")}@example.org`)
 
     const setup = createMailroom({ database, secret, backgroundWork: false, logLevel: "error" })
-    // 250 messages a second: the second chunk (200 members) is due 2 seconds after the first.
+    // 250 messages a second: three send runs, a second apart.
     const { apiKey, campaign } = await seedCampaign(setup, { name: "Shared", emails, suppressed: emails[3]!, messagesPerSecond: 250, batch: 500 })
 
     const db = new pg.Client({ connectionString: database })
@@ -54,8 +54,8 @@ describe.skipIf(serverUrl === undefined)("a campaign shared by two Mailroom proc
     const smtp = (sink: { url: string }) => `${sink.url}?maxConnections=2`
     const b = await start([database, secret, smtp(sinkB)], "ready")
     const a = await start([database, secret, smtp(sinkA), apiKey, campaign], "sent")
-    // Killed once both chunks are queued and A is delivering, with recipients still waiting.
-    await waitFor("both chunks queued and A delivering", async () => (await campaignStatus()) === "finished" && sinkA.messages.length >= 20, 60_000)
+    // Killed once every message is written and A is delivering, with recipients still waiting.
+    await waitFor("every message written and A delivering", async () => (await campaignStatus()) === "finished" && sinkA.messages.length >= 20, 60_000)
     a.kill("SIGKILL")
     await new Promise((done) => a.once("exit", done))
     const atKill = sinkA.messages.length + sinkB.messages.length

@@ -5,8 +5,7 @@
 import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import {
-  AccountId, type Campaign, CampaignId, type CampaignAudience, type CampaignRepository, CampaignStatus, type IneligibleReason,
-  audienceExcludes,
+  AccountId, type Campaign, CampaignId, type CampaignAudience, type CampaignRepository, CampaignStatus, audienceExcludes,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
 import { campaignReasonSql } from "./eligibility-sql.js"
@@ -30,6 +29,9 @@ const Body = Schema.Struct({
   stopReason: Schema.NullOr(Schema.String),
   audienceSize: Schema.NullOr(Schema.Number),
   cursor: Schema.NullOr(Schema.String),
+  // Campaigns stored before sending had two cursors carry neither.
+  queuedAt: Schema.optionalWith(Schema.NullOr(Schema.Number), { default: () => null }),
+  sendCursor: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
 })
 
 const CampaignRow = Schema.Struct({
@@ -67,6 +69,8 @@ const toCampaign = (row: typeof CampaignRow.Type): Campaign => ({
   stopReason: row.body.stopReason,
   audienceSize: row.body.audienceSize,
   cursor: row.body.cursor,
+  queuedAt: row.body.queuedAt === null ? null : new Date(row.body.queuedAt),
+  sendCursor: row.body.sendCursor,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 })
@@ -83,6 +87,7 @@ const toRow = (c: Campaign) => ({
     listIds: c.listIds, topicId: c.topicId, subject: c.subject, html: c.html, text: c.text, from: c.from,
     replyTo: c.replyTo, variables: c.variables, startedAt: c.startedAt?.getTime() ?? null,
     finishedAt: c.finishedAt?.getTime() ?? null, stopReason: c.stopReason, audienceSize: c.audienceSize, cursor: c.cursor,
+    queuedAt: c.queuedAt?.getTime() ?? null, sendCursor: c.sendCursor,
   }),
   created_at: toMillis(c.createdAt),
   updated_at: toMillis(c.updatedAt),
@@ -91,23 +96,27 @@ const toRow = (c: Campaign) => ({
 const columns = "id, account_id, name, status, template_id, brand_id, scheduled_at, body, created_at, updated_at"
 
 /** Contacts `c` of the audience: members of a STATIC list (membership not removed) or matches of a DYNAMIC list's
- *  rules, and not PENDING (rule 6). Each contact once, however many lists hold it. */
-const audienceSql = (sql: SqlClient.SqlClient, accountId: AccountId, audience: CampaignAudience, at: Date): Fragment => {
+ *  rules, and not PENDING (rule 6). Each contact once, however many lists hold it. `after` limits both the contacts
+ *  and the memberships to ids past a chunk's cursor, so that the planner starts both index walks there. */
+const audienceSql = (sql: SqlClient.SqlClient, accountId: AccountId, audience: CampaignAudience, at: Date, after: string | null = null): Fragment => {
   const sources: Array<Fragment> = []
   if (audience.staticListIds.length > 0) {
+    const past = after === null ? sql.literal("") : sql`AND lm.contact_id > ${after}`
     sources.push(sql`EXISTS (SELECT 1 FROM list_members lm WHERE lm.contact_id = c.id AND lm.account_id = ${accountId}
-      AND lm.list_id IN ${sql.in(audience.staticListIds)} AND lm.removed_at IS NULL)`)
+      AND lm.list_id IN ${sql.in(audience.staticListIds)} AND lm.removed_at IS NULL ${past})`)
   }
   for (const rules of audience.segments) sources.push(sql`(${segmentSql(sql, rules, at)})`)
   const any = sources.length === 0 ? sql.literal("1 = 0") : sql.join(" OR ", false)(sources)
-  return sql`c.account_id = ${accountId} AND c.status <> ${audienceExcludes} AND (${any})`
+  const past = after === null ? sql.literal("") : sql`AND c.id > ${after}`
+  return sql`c.account_id = ${accountId} AND c.status <> ${audienceExcludes} AND (${any}) ${past}`
 }
 
 const Counts = Schema.Struct({ total: Schema.NullOr(IntegerColumn), eligible: Schema.NullOr(IntegerColumn) })
-const Returned = Schema.Struct({
-  contact_id: Schema.String, email: Schema.String, message_id: Schema.NullOr(Schema.String), reason: Schema.NullOr(Schema.String),
+const Extent = Schema.Struct({ covered: IntegerColumn, last: Schema.NullOr(Schema.String) })
+const Queued = Schema.Struct({
+  contact_id: Schema.String, email: Schema.String, message_id: Schema.String,
+  first_name: Schema.NullOr(Schema.String), last_name: Schema.NullOr(Schema.String),
 })
-const ContactFields = Schema.Struct({ id: Schema.String, first_name: Schema.NullOr(Schema.String), last_name: Schema.NullOr(Schema.String) })
 const FieldRow = Schema.Struct({ contact_id: Schema.String, key: Schema.String, value: Schema.String })
 const Grouped = Schema.Struct({ key: Schema.NullOr(Schema.String), n: IntegerColumn })
 
@@ -147,47 +156,57 @@ export const makeCampaignRepository = (sql: SqlClient.SqlClient): CampaignReposi
   queueChunk: (input) => Effect.gen(function* () {
     const { accountId, audience } = input
     const { reason, joins } = campaignReasonSql(sql, accountId, audience)
-    const after = input.after === null ? sql.literal("") : sql`AND c.id > ${input.after}`
-    const rows = yield* sql`INSERT INTO campaign_recipients
+    // The chunk's contacts first (an index walk from the cursor), then the filter's joins over those alone.
+    const chunk = sql`SELECT c.id, c.account_id, c.email, ${reason} AS reason
+      FROM (SELECT c.id, c.account_id, c.email, c.status FROM contacts c
+        WHERE ${audienceSql(sql, accountId, audience, input.at, input.after)} ORDER BY c.id LIMIT ${input.limit}) c ${joins}`
+    const insert = (rows: Fragment) => sql`INSERT INTO campaign_recipients
         (campaign_id, contact_id, account_id, email, message_id, reason, unsubscribed_at, created_at)
       SELECT ${input.campaignId}, x.id, x.account_id, x.email,
         CASE WHEN x.reason IS NULL THEN CAST(${input.messagePrefix} AS TEXT) || x.id END, x.reason, NULL,
         CAST(${toMillis(input.at)} AS BIGINT)
-      FROM (SELECT c.id, c.account_id, c.email, ${reason} AS reason FROM contacts c ${joins}
-        WHERE ${audienceSql(sql, accountId, audience, input.at)} ${after}
-        ORDER BY c.id LIMIT ${input.limit}) x
+      FROM ${rows} x
       WHERE true
-      ON CONFLICT (campaign_id, contact_id) DO NOTHING
-      RETURNING contact_id, email, message_id, reason`
-    const written = yield* Schema.decodeUnknown(Schema.Array(Returned))(rows)
-    const eligible = written.filter((r) => r.message_id !== null).map((r) => r.contact_id)
-    const json = JSON.stringify(eligible)
+      ON CONFLICT (campaign_id, contact_id) DO NOTHING`
+    // PostgreSQL answers the chunk's extent from the statement itself; SQLite, in process, reads back the ids written.
+    const rows = yield* sql.onDialectOrElse({
+      pg: () => sql`WITH x AS MATERIALIZED (${chunk}), written AS (${insert(sql`x`)})
+        SELECT count(*) AS covered, max(x.id) AS last FROM x`,
+      orElse: () => Effect.map(sql<{ readonly contact_id: string }>`${insert(sql`(${chunk})`)} RETURNING contact_id`, (ids) => {
+        let last: string | null = null
+        for (const { contact_id } of ids) if (last === null || contact_id > last) last = contact_id
+        return [{ covered: ids.length, last }]
+      }),
+    })
+    const [extent] = yield* Schema.decodeUnknown(Schema.Array(Extent))(rows)
+    return { covered: extent?.covered ?? 0, last: extent?.last ?? null }
+  }).pipe(orStoreError("campaigns.queueChunk")),
+
+  nextRecipients: (input) => Effect.gen(function* () {
+    const { accountId } = input
+    const after = input.after === null ? sql.literal("") : sql`AND cr.contact_id > ${input.after}`
+    const queued = yield* Schema.decodeUnknown(Schema.Array(Queued))(yield* sql`SELECT cr.contact_id, cr.email, cr.message_id,
+        c.first_name, c.last_name
+      FROM campaign_recipients cr JOIN contacts c ON c.id = cr.contact_id AND c.account_id = cr.account_id
+      WHERE cr.campaign_id = ${input.campaignId} AND cr.account_id = ${accountId} AND cr.message_id IS NOT NULL ${after}
+      ORDER BY cr.contact_id LIMIT ${input.limit}`)
+    if (queued.length === 0) return []
+    const json = JSON.stringify(queued.map((r) => r.contact_id))
     const ids = sql.onDialectOrElse({
       pg: () => sql`SELECT value FROM json_array_elements_text(${json}::json)`,
       orElse: () => sql`SELECT value FROM json_each(${json})`,
     })
-    const contacts = eligible.length === 0 ? [] : yield* Schema.decodeUnknown(Schema.Array(ContactFields))(
-      yield* sql`SELECT id, first_name, last_name FROM contacts WHERE account_id = ${accountId} AND id IN (${ids})`)
-    const fields = eligible.length === 0 ? [] : yield* Schema.decodeUnknown(Schema.Array(FieldRow))(
+    const fields = yield* Schema.decodeUnknown(Schema.Array(FieldRow))(
       yield* sql`SELECT contact_id, key, value FROM contact_custom_fields WHERE account_id = ${accountId} AND contact_id IN (${ids})`)
-    const byContact = new Map(contacts.map((c) => [c.id, c]))
     const custom = new Map<string, Record<string, string>>()
     for (const f of fields) custom.set(f.contact_id, { ...custom.get(f.contact_id), [f.key]: f.value })
-    const recipients = written
-      .map((r) => ({
-        contactId: r.contact_id,
-        email: r.email,
-        messageId: r.message_id ?? "",
-        reason: r.reason as IneligibleReason | null,
-        firstName: byContact.get(r.contact_id)?.first_name ?? null,
-        lastName: byContact.get(r.contact_id)?.last_name ?? null,
-        customFields: custom.get(r.contact_id) ?? {},
-      }))
-      .sort((a, b) => a.contactId < b.contactId ? -1 : a.contactId > b.contactId ? 1 : 0)
-    return { recipients, last: recipients.at(-1)?.contactId ?? null }
-  }).pipe(orStoreError("campaigns.queueChunk")),
+    return queued.map((r) => ({
+      contactId: r.contact_id, email: r.email, messageId: r.message_id, firstName: r.first_name, lastName: r.last_name,
+      customFields: custom.get(r.contact_id) ?? {},
+    }))
+  }).pipe(orStoreError("campaigns.nextRecipients")),
 
-  progress: (accountId, id) => Effect.gen(function* () {
+  progress: (accountId, id, sendCursor) => Effect.gen(function* () {
     const decode = Schema.decodeUnknown(Schema.Array(Grouped))
     const reasons = yield* decode(yield* sql`SELECT reason AS key, count(*) AS n FROM campaign_recipients
       WHERE campaign_id = ${id} AND account_id = ${accountId} GROUP BY reason`)
@@ -198,6 +217,9 @@ export const makeCampaignRepository = (sql: SqlClient.SqlClient): CampaignReposi
       WHERE account_id = ${accountId} AND campaign_id = ${id} AND classification = 'human' GROUP BY kind`)
     const [unsubscribed] = yield* decode(yield* sql`SELECT NULL AS key, count(*) AS n FROM campaign_recipients
       WHERE campaign_id = ${id} AND account_id = ${accountId} AND unsubscribed_at IS NOT NULL`)
+    const after = sendCursor === null ? sql.literal("") : sql`AND contact_id > ${sendCursor}`
+    const [waiting] = yield* decode(yield* sql`SELECT NULL AS key, count(*) AS n FROM campaign_recipients
+      WHERE campaign_id = ${id} AND account_id = ${accountId} AND message_id IS NOT NULL ${after}`)
     const status = (name: string) => statuses.find((s) => s.key === name)?.n ?? 0
     return {
       resolved: reasons.reduce((t, r) => t + r.n, 0),
@@ -209,6 +231,7 @@ export const makeCampaignRepository = (sql: SqlClient.SqlClient): CampaignReposi
       opened: engaged.find((e) => e.key === "open")?.n ?? 0,
       clicked: engaged.find((e) => e.key === "click")?.n ?? 0,
       unsubscribed: unsubscribed?.n ?? 0,
+      waiting: waiting?.n ?? 0,
     }
   }).pipe(orStoreError("campaigns.progress")),
 

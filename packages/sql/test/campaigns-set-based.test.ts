@@ -1,6 +1,6 @@
-/** A campaign chunk works on sets: resolving it is one INSERT … SELECT into campaign_recipients (the audience, the
- *  filtering table and the per-recipient key in one statement) and two reads of the chunk's contact fields, whatever
- *  the chunk's size; never a query per recipient. */
+/** A campaign works on sets: resolving a chunk of its audience is one INSERT … SELECT into campaign_recipients (the
+ *  audience, the filtering table and the per-recipient key in one statement) whatever the chunk's size, and a send
+ *  run reads its recipients and their contact fields in two statements; never a query per recipient. */
 import { expect, layer } from "@effect/vitest"
 import { type CampaignId, type ListId, resolveAudience, Store, type SuppressionId } from "@mailroom/core"
 import { makeAccount, makeContact, makeMembers, uniqueText } from "@mailroom/testing"
@@ -33,7 +33,7 @@ const setUp = (count: number) => Effect.gen(function* () {
 
 for (const backend of backends) {
   layer(backend.layer, { timeout: "60 seconds" })(`campaign chunks on sets (${backend.name})`, (it) => {
-    it.effect("a chunk of 40 and a chunk of 400 each take one INSERT … SELECT and two reads; a chunk run again adds nobody", () =>
+    it.effect("a chunk of 40 and a chunk of 400 each take one INSERT … SELECT; a send run two reads; a chunk run again adds nobody", () =>
       Effect.gen(function* () {
         const store = yield* Store
         for (const size of [40, 400]) {
@@ -43,18 +43,30 @@ for (const backend of backends) {
             id: campaignId, accountId, name: "News", status: "running", listIds: [], topicId: null, templateId: null,
             brandId: null, subject: "News", html: null, text: "Hello", from: { email: "news@example.com" } as never, replyTo: null,
             variables: {}, scheduledAt: null, startedAt: at, finishedAt: null, stopReason: null, audienceSize: null,
-            cursor: null, createdAt: at, updatedAt: at,
+            cursor: null, queuedAt: null, sendCursor: null, createdAt: at, updatedAt: at,
           })
           const input = { accountId, campaignId, audience, after: null, limit: 500, messagePrefix: `msg_${campaignId}_`, at }
           const { value: chunk, statements } = yield* recordStatements(store.campaigns.queueChunk(input))
-          expect(chunk.recipients).toHaveLength(size)
-          expect(chunk.recipients.filter((r) => r.reason === "MANUAL_SUPPRESSION")).toHaveLength(size / 10)
-          expect(chunk.recipients.filter((r) => r.reason === null).every((r) => r.customFields["n"] !== undefined)).toBe(true)
+          expect(chunk.covered).toBe(size)
           expect(touching(statements, "INSERT INTO", "campaign_recipients")).toHaveLength(1)
-          expect(statements).toHaveLength(3)
+          expect(statements).toHaveLength(1)
+          const figures = yield* store.campaigns.progress(accountId, campaignId, null)
+          expect([figures.resolved, figures.dropped, figures.waiting]).toEqual([size, { MANUAL_SUPPRESSION: size / 10 }, size - size / 10])
+
+          const { value: queued, statements: reads } = yield* recordStatements(
+            store.campaigns.nextRecipients({ accountId, campaignId, after: null, limit: 500 }))
+          expect(reads).toHaveLength(2)
+          expect(queued).toHaveLength(size - size / 10)
+          expect(chunk.last).toBe(queued.at(-1)!.contactId)
+          expect(queued.every((r) => r.customFields["n"] !== undefined && r.messageId === `msg_${campaignId}_${r.contactId}`)).toBe(true)
+          expect(queued.map((r) => r.contactId)).toEqual(queued.map((r) => r.contactId).sort())
+          const later = yield* store.campaigns.nextRecipients({ accountId, campaignId, after: queued[4]!.contactId, limit: 10 })
+          expect(later.map((r) => r.contactId)).toEqual(queued.slice(5, 15).map((r) => r.contactId))
+          expect((yield* store.campaigns.progress(accountId, campaignId, queued[4]!.contactId)).waiting).toBe(size - size / 10 - 5)
+
           const again = yield* recordStatements(store.campaigns.queueChunk(input))
-          expect(again.value.recipients).toHaveLength(0)
           expect(again.statements).toHaveLength(1)
+          expect((yield* store.campaigns.progress(accountId, campaignId, null)).resolved).toBe(size)
         }
       }))
   })

@@ -215,11 +215,11 @@ export const analyticsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
             id: ids.make("campaign", at) as CampaignId, accountId: account.id, name: "March news", status: "running", listIds: ["lst_news"],
             topicId: null, templateId: null, brandId: null, subject: "News", html: "<p>News</p>", text: null,
             from: Schema.decodeUnknownSync(EmailAddressInput)({ email: "news@example.com" }), replyTo: null, variables: {}, scheduledAt: null, startedAt: at, finishedAt: null,
-            stopReason: null, audienceSize: 2, cursor: null, createdAt: at, updatedAt: at,
+            stopReason: null, audienceSize: 2, cursor: null, queuedAt: null, sendCursor: null, createdAt: at, updatedAt: at,
           }
-          // The messages as a campaign chunk writes them, beside one API message in no category.
+          // The messages as a campaign send run writes them, beside one API message in no category.
           const messages = ["eve@gmail.com", "fay@yahoo.com"].map((email, i) => campaignMessage(campaign, {
-            contactId: `con_${i}`, email, messageId: ids.make("message", at), reason: null, firstName: null, lastName: null, customFields: {},
+            contactId: `con_${i}`, email, messageId: ids.make("message", at), firstName: null, lastName: null, customFields: {},
           }, true, 1, at))
           yield* store.messages.insertMany(messages)
           const api = yield* storeAcceptedMessage(account.id, sendBodyTo(["gus@gmail.com"]))

@@ -1,12 +1,13 @@
 /** Campaigns, run by every backend against its own Store: the plan rule, the audience filter row by row (rule 6 and
- *  the marketing row of the send-time filtering table), deduplication across lists, chunked queueing with pause,
- *  resume and cancel, a chunk that dies and runs again, the quota rule, scheduling, personalisation, the
- *  List-Unsubscribe headers and an unsubscribe link recording the campaignId. docs/campaigns.md. */
+ *  the marketing row of the send-time filtering table), deduplication across lists, chunked queueing and paced send
+ *  runs with pause, resume and cancel, a chunk or a run that dies and runs again, a job delivered twice, the quota
+ *  rule, scheduling, personalisation, the List-Unsubscribe headers and an unsubscribe link recording the campaignId.
+ *  docs/campaigns.md. */
 import { describe, expect, it } from "@effect/vitest"
 import {
   type Account, Accounts, type AccountId, Brands, campaignIneligibility, Designs, resolveAudience, CampaignConfig, campaignMessagePrefix, Campaigns, type ChunkOutcome, Contacts,
   deliverMessage, type EmailAddress, enqueueEach, IdsLive, JobQueue, type JobQueueService, Lists, LinkUnsubscribes,
-  type MailroomError, type MessageId, Quota, recordCampaignUnsubscribes, runChunk, servicesLayer, Store, Suppressions, TemplateEngine, Topics,
+  type MailroomError, type MessageId, Quota, recordCampaignUnsubscribes, runChunk, runSend, type SendOutcome, servicesLayer, Store, Suppressions, TemplateEngine, Topics,
 } from "@mailroom/core"
 import { makeTemplateEngine } from "@mailroom/templates"
 import { Clock, Effect, Layer, Option } from "effect"
@@ -49,22 +50,31 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
     const codeOf = <A, R>(effect: Effect.Effect<A, MailroomError, R>) => Effect.map(Effect.flip(effect), (error) => error.code)
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
     const chunk = (account: Account, id: string) => Effect.flatMap(now, (at) => runChunk(account.id, id, at))
-    /** Runs chunks until the campaign stops queueing; answers each run's outcome. */
-    const drain = (account: Account, id: string) => Effect.gen(function* () {
-      const outcomes: Array<ChunkOutcome> = []
+    const sendRun = (account: Account, id: string) => Effect.flatMap(now, (at) => runSend(account.id, id, at))
+    /** Runs `step` until it answers other than `more`; answers each run's outcome. */
+    const repeat = <A extends string, E, R>(step: Effect.Effect<A, E, R>, more: A) => Effect.gen(function* () {
+      const outcomes: Array<A> = []
       for (let i = 0; i < 50; i++) {
-        const outcome = yield* chunk(account, id)
+        const outcome = yield* step
         outcomes.push(outcome)
-        if (outcome !== "queued") break
+        if (outcome !== more) break
       }
       return outcomes
     })
+    const queueAll = (account: Account, id: string) => repeat<ChunkOutcome, MailroomError, never>(chunk(account, id) as never, "queued")
+    const sendAll = (account: Account, id: string) => repeat<SendOutcome, MailroomError, never>(sendRun(account, id) as never, "sent")
+    /** Queues the whole audience, then runs send runs until the campaign stops; answers every outcome. */
+    const drain = (account: Account, id: string) =>
+      Effect.flatMap(queueAll(account, id), (queued) => Effect.map(sendAll(account, id), (sent) => [...queued, ...sent]))
+    const campaignQueued = (accountId: AccountId, campaignId: string) => Effect.map(
+      Effect.flatMap(Store, (store) => store.events.list(accountId, { type: "email.queued" })),
+      (events) => events.filter((e) => e.details["campaignId"] === campaignId).length)
     const messageOf = (accountId: AccountId, campaignId: string, contactId: string) =>
       Effect.flatMap(Store, (store) => store.messages.findById(accountId, `${campaignMessagePrefix(campaignId)}${contactId}` as MessageId))
     const deliver = (accountId: AccountId, messageId: string) =>
       deliverMessage({ accountId, messageId }, { jobId: "job", attempt: 1, lastAttempt: false })
     const progress = (account: Account, id: string) => Effect.flatMap(Campaigns, (c) => c.progress(account, id))
-    const small = Effect.provideService(CampaignConfig, { chunkSize: 2 })
+    const small = Effect.provideService(CampaignConfig, { chunkSize: 2, sendBatch: 2 })
 
     it.layer(layer, { timeout: "120 seconds" })((it) => {
       it.effect("campaigns need the Micro plan or above", () =>
@@ -111,7 +121,7 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
           yield* (yield* Lists).removeMembers(account, list.id, { contactIds: [removed.id] })
           const campaign = yield* draft(account, [list.id], { topicId: own.id })
           yield* (yield* Campaigns).send(account, campaign.id, {})
-          expect(yield* drain(account, campaign.id)).toEqual(["finished"])
+          expect(yield* drain(account, campaign.id)).toEqual(["complete", "sent", "finished"])
           const figures = yield* progress(account, campaign.id)
           expect(figures.dropped).toEqual({
             CONTACT_UNSUBSCRIBED: 1, CONTACT_BOUNCED: 1, CONTACT_COMPLAINED: 1, CONTACT_CLEANED: 1,
@@ -182,35 +192,51 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
           expect((yield* progress(account, campaign.id)).queued).toBe(2)
         }))
 
-      it.effect("queued in chunks: pause stops queueing, resume continues where it stopped, nobody gets it twice; cancel ends it", () =>
+      it.effect("queued in chunks, sent in paced runs: pause stops both, resume continues where each stopped, nobody gets it twice; cancel ends it", () =>
         Effect.gen(function* () {
           const account = yield* newAccount()
           const list = yield* staticList(account)
           const members = yield* Effect.forEach([1, 2, 3, 4, 5], (i) => contact(account, { firstName: `R${i}` }))
           yield* addMembers(account, list.id, members.map((m) => m.id))
+          const ordered = [...members].sort((a, b) => a.id < b.id ? -1 : 1)
           const campaigns = yield* Campaigns
           const campaign = yield* draft(account, [list.id])
           yield* campaigns.send(account, campaign.id, {})
           expect(yield* small(chunk(account, campaign.id))).toBe("queued")
           expect((yield* campaigns.pause(account, campaign.id)).status).toBe("paused")
           expect(yield* small(chunk(account, campaign.id))).toBe("idle")
+          expect(yield* small(sendRun(account, campaign.id))).toBe("idle")
           expect((yield* progress(account, campaign.id)).queued).toBe(2)
           expect((yield* campaigns.resume(account, campaign.id)).status).toBe("running")
-          expect(yield* small(drain(account, campaign.id))).toEqual(["queued", "finished"])
+          expect(yield* small(queueAll(account, campaign.id))).toEqual(["queued", "complete"])
+          expect((yield* campaigns.get(account, campaign.id)).queuedAt).not.toBeNull()
+          expect(yield* small(sendRun(account, campaign.id))).toBe("sent")
+          // Paused between two send runs: the first two messages are written, the other three wait.
+          yield* campaigns.pause(account, campaign.id)
+          expect(yield* small(sendRun(account, campaign.id))).toBe("idle")
+          expect(yield* Effect.forEach(ordered, (m) => Effect.map(messageOf(account.id, campaign.id, m.id), Option.isSome)))
+            .toEqual([true, true, false, false, false])
           expect((yield* progress(account, campaign.id)).queued).toBe(5)
+          yield* campaigns.resume(account, campaign.id)
+          expect(yield* small(sendAll(account, campaign.id))).toEqual(["sent", "sent", "finished"])
+          expect((yield* progress(account, campaign.id)).queued).toBe(5)
+          expect(yield* campaignQueued(account.id, campaign.id)).toBe(5)
           expect((yield* campaigns.get(account, campaign.id)).status).toBe("finished")
           expect(yield* codeOf(campaigns.pause(account, campaign.id))).toBe("VALIDATION_ERROR")
 
           const second = yield* draft(account, [list.id])
           yield* campaigns.send(account, second.id, {})
-          yield* small(chunk(account, second.id))
+          yield* small(queueAll(account, second.id))
+          expect(yield* small(sendRun(account, second.id))).toBe("sent")
           expect((yield* campaigns.cancel(account, second.id)).status).toBe("cancelled")
-          expect(yield* small(chunk(account, second.id))).toBe("idle")
-          expect((yield* progress(account, second.id)).queued).toBe(2)
+          expect(yield* small(sendRun(account, second.id))).toBe("idle")
+          const cancelled = yield* progress(account, second.id)
+          expect([cancelled.queued, cancelled.cancelled]).toEqual([2, 3])
+          expect(yield* campaignQueued(account.id, second.id)).toBe(2)
           expect(yield* codeOf(campaigns.resume(account, second.id))).toBe("VALIDATION_ERROR")
         }))
 
-      it.effect("a chunk that dies half-way writes nothing and runs again; a chunk run twice adds nobody twice", () =>
+      it.effect("a chunk or a send run that dies half-way writes nothing and runs again; a job delivered twice does nothing the second time", () =>
         Effect.gen(function* () {
           const account = yield* newAccount()
           const list = yield* staticList(account)
@@ -218,23 +244,30 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
           yield* addMembers(account, list.id, members.map((m) => m.id))
           const campaign = yield* draft(account, [list.id])
           yield* (yield* Campaigns).send(account, campaign.id, {})
-          const quota = yield* Quota
-          // The process "dies" after the recipients were inserted, before the messages: the transaction rolls back.
-          const crashing = { ...quota, reserve: () => Effect.dieMessage("process killed") }
-          const died = yield* Effect.exit(small(Effect.provideService(chunk(account, campaign.id), Quota, crashing as never)))
-          expect(died._tag).toBe("Failure")
-          expect((yield* progress(account, campaign.id)).resolved).toBe(0)
-          expect(yield* small(drain(account, campaign.id))).toEqual(["queued", "finished"])
-          // The queue delivers a job twice: the campaign is rewound to its first chunk and run again.
           const store = yield* Store
-          const current = Option.getOrThrow(yield* store.campaigns.findById(account.id, campaign.id))
-          yield* store.campaigns.save({ ...current, status: "running", cursor: null })
-          yield* small(drain(account, campaign.id))
+          // The process "dies" after the recipients were inserted, before the cursor moved: the transaction rolls back.
+          const dying = { ...store, campaigns: { ...store.campaigns, save: () => Effect.dieMessage("process killed") } }
+          const chunkDied = yield* Effect.exit(Effect.provideService(chunk(account, campaign.id), Store, dying))
+          expect(chunkDied._tag).toBe("Failure")
+          expect((yield* progress(account, campaign.id)).resolved).toBe(0)
+          expect(yield* queueAll(account, campaign.id)).toEqual(["complete"])
+          // The same chunk job delivered again (it names the cursor it started from) does nothing.
+          expect(yield* Effect.flatMap(now, (at) => runChunk(account.id, campaign.id, at, null))).toBe("idle")
+          expect((yield* progress(account, campaign.id)).resolved).toBe(3)
+
+          // A send run dies after the messages were written, before they committed.
+          const quota = yield* Quota
+          const crashing = { ...quota, reserve: () => Effect.dieMessage("process killed") }
+          const runDied = yield* Effect.exit(Effect.provideService(sendRun(account, campaign.id), Quota, crashing as never))
+          expect(runDied._tag).toBe("Failure")
+          for (const m of members) expect(Option.isNone(yield* messageOf(account.id, campaign.id, m.id))).toBe(true)
+          expect(yield* Effect.flatMap(now, (at) => runSend(account.id, campaign.id, at, null))).toBe("sent")
+          // The queue delivers the same run twice: its cursor is no longer the campaign's.
+          expect(yield* Effect.flatMap(now, (at) => runSend(account.id, campaign.id, at, null))).toBe("idle")
+          expect(yield* sendAll(account, campaign.id)).toEqual(["finished"])
           const figures = yield* progress(account, campaign.id)
-          expect(figures.resolved).toBe(3)
-          expect(figures.queued).toBe(3)
-          const queued = (yield* store.events.list(account.id, { type: "email.queued" })).filter((e) => e.details["campaignId"] === campaign.id)
-          expect(queued).toHaveLength(3)
+          expect([figures.resolved, figures.queued]).toEqual([3, 3])
+          expect(yield* campaignQueued(account.id, campaign.id)).toBe(3)
         }))
 
       it.effect("the quota: an audience larger than the quota left is refused before starting; a quota used up mid-way pauses the campaign", () =>
@@ -257,13 +290,15 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
           yield* addMembers(other, otherList.id, readers.map((m) => m.id))
           const running = yield* draft(other, [otherList.id])
           yield* campaigns.send(other, running.id, {})
-          expect(yield* small(chunk(other, running.id))).toBe("queued")
+          yield* small(queueAll(other, running.id))
+          expect(yield* small(sendRun(other, running.id))).toBe("sent")
           yield* store.quota.reserve(other.id, period, 20_000 - 2 - 1, 20_000)
-          expect(yield* small(chunk(other, running.id))).toBe("quota")
+          expect(yield* small(sendRun(other, running.id))).toBe("quota")
           const paused = yield* campaigns.get(other, running.id)
           expect(paused.status).toBe("paused")
           expect(paused.stopReason).toBe("QUOTA_EXCEEDED")
-          expect((yield* progress(other, running.id)).queued).toBe(2)
+          expect(yield* campaignQueued(other.id, running.id)).toBe(2)
+          expect((yield* progress(other, running.id)).queued).toBe(4)
         }))
 
       it.effect("scheduled within a year: nothing is queued before its time; drafts alone are edited and deleted; foreign ids are not found", () =>
@@ -284,7 +319,9 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
           expect(yield* chunk(account, campaign.id)).toBe("idle")
           expect(yield* codeOf(campaigns.update(account, campaign.id, { subject: "Again" }))).toBe("VALIDATION_ERROR")
           expect(yield* codeOf(campaigns.remove(account, campaign.id))).toBe("VALIDATION_ERROR")
-          expect(yield* runChunk(account.id, campaign.id, new Date(soon.getTime() + 1))).toBe("finished")
+          expect(yield* runChunk(account.id, campaign.id, new Date(soon.getTime() + 1))).toBe("complete")
+          expect((yield* campaigns.get(account, campaign.id)).status).toBe("running")
+          expect(yield* sendAll(account, campaign.id)).toEqual(["sent", "finished"])
           expect((yield* campaigns.get(account, campaign.id)).status).toBe("finished")
           const stranger = yield* newAccount()
           expect(yield* codeOf(campaigns.get(stranger, campaign.id))).toBe("RESOURCE_NOT_FOUND")

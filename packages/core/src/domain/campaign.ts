@@ -27,8 +27,10 @@ export const campaignLimits = {
   scheduleAheadDays: 365,
   pageSize: 20,
   maxPageSize: 100,
-  /** Recipients resolved and queued by one chunk. */
-  chunkSize: 500,
+  /** Audience members resolved into the campaign's queue by one chunk (one INSERT … SELECT). */
+  chunkSize: 20_000,
+  /** Most messages one send run writes; a run writes about one second's worth at the account's rate. */
+  sendBatch: 500,
   /** Messages per second when the account sets none. */
   defaultRate: 50,
 } as const
@@ -41,8 +43,9 @@ export const campaignCategory = "campaign"
  *  get some, they are added here, for every path that writes a campaign's messages. */
 export const campaignCategories = (_campaign: Pick<Campaign, "id">): ReadonlyArray<string> => [campaignCategory]
 
-/** A campaign as stored. `cursor` is the id of the last contact of the audience already resolved: sending resumes
- *  after it (contacts are walked in id order). */
+/** A campaign as stored. Contacts are walked in id order twice: `cursor` is the id of the last contact of the audience
+ *  already resolved into the campaign's queue (its recipients), and `sendCursor` the id of the last queued recipient
+ *  whose message was written and handed to delivery. Both resume where they stopped. */
 export interface Campaign {
   readonly id: CampaignId
   readonly accountId: AccountId
@@ -66,6 +69,9 @@ export interface Campaign {
   /** Audience size counted when sending started; null before. */
   readonly audienceSize: number | null
   readonly cursor: string | null
+  /** When the whole audience was resolved into the queue; null until then. */
+  readonly queuedAt: Date | null
+  readonly sendCursor: string | null
   readonly createdAt: Date
   readonly updatedAt: Date
 }
@@ -181,20 +187,21 @@ export const campaignChecks = (audience: CampaignAudience) => applicableChecks(c
  *  run again after a crash) collides with itself instead of making a second message. */
 export const campaignMessagePrefix = (campaignId: string): string => `msg_${campaignId.replace(/^cmp_/, "c")}_`
 
-/** One audience member resolved by a chunk: its contact, the message id (eligible ones), or the reason it was
- *  dropped, and the fields personalisation uses. */
+/** A queued recipient whose message a send run writes: its contact, its message id and the fields personalisation
+ *  uses. */
 export interface QueuedRecipient {
   readonly contactId: string
   readonly email: string
   readonly messageId: string
-  readonly reason: IneligibleReason | null
   readonly firstName: string | null
   readonly lastName: string | null
   readonly customFields: Readonly<Record<string, string>>
 }
 
+/** What one chunk resolved into the campaign's queue. */
 export interface CampaignChunk {
-  readonly recipients: ReadonlyArray<QueuedRecipient>
+  /** Audience members the chunk covered (eligible or dropped). */
+  readonly covered: number
   /** The id of the last contact the chunk covered; null when the audience had no contact after the cursor. */
   readonly last: string | null
 }
@@ -205,6 +212,8 @@ export interface CampaignProgress {
   readonly resolved: number
   readonly dropped: Readonly<Record<string, number>>
   readonly queued: number
+  /** Eligible recipients whose message was never written because the campaign was cancelled. */
+  readonly cancelled: number
   readonly sent: number
   readonly delivered: number
   readonly bounced: number

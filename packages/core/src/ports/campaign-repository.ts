@@ -3,7 +3,7 @@
 import type { Effect, Option } from "effect"
 import type { AccountId } from "../domain/account.js"
 import type {
-  Campaign, CampaignAudience, CampaignChunk, CampaignId, CampaignProgress, CampaignStatus,
+  Campaign, CampaignAudience, CampaignChunk, CampaignId, CampaignProgress, CampaignStatus, QueuedRecipient,
 } from "../domain/campaign.js"
 import type { StoreError } from "../errors.js"
 
@@ -21,10 +21,10 @@ export interface CampaignRepository {
    *  the filtering table keeps. One query. */
   readonly audienceCounts: (accountId: AccountId, audience: CampaignAudience, at: Date) =>
     Effect.Effect<{ readonly total: number; readonly eligible: number }, StoreError>
-  /** Resolves the next `limit` contacts of the audience after `after` (contact id order) into the campaign's
-   *  recipients, with one INSERT … SELECT: each with its message id (`messagePrefix` + contact id) or the reason the
-   *  filtering table drops it. A contact already resolved for the campaign is skipped (the per-recipient key), and is
-   *  not answered. Answers the recipients written, with the contact fields personalisation uses. */
+  /** Resolves the next `limit` contacts of the audience after `after` (contact id order) into the campaign's queue
+   *  (its recipients) with one INSERT … SELECT: each with its message id (`messagePrefix` + contact id) or the reason the
+   *  filtering table drops it. A contact already resolved for the campaign is skipped (the per-recipient key). Nothing
+   *  of the audience comes back to the process: only how many contacts the chunk covered and the last one. */
   readonly queueChunk: (input: {
     readonly accountId: AccountId
     readonly campaignId: CampaignId
@@ -34,9 +34,19 @@ export interface CampaignRepository {
     readonly messagePrefix: string
     readonly at: Date
   }) => Effect.Effect<CampaignChunk, StoreError>
+  /** The next `limit` queued recipients after `after` (contact id order) that were not dropped and whose contact still
+   *  exists, with the fields personalisation uses. Reads only. */
+  readonly nextRecipients: (input: {
+    readonly accountId: AccountId
+    readonly campaignId: CampaignId
+    readonly after: string | null
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<QueuedRecipient>, StoreError>
   /** The campaign's figures: recipients resolved and dropped (by reason), their messages' statuses, human opens and
-   *  clicks (distinct recipients), unsubscribes recorded with the campaign. */
-  readonly progress: (accountId: AccountId, id: CampaignId) => Effect.Effect<Omit<CampaignProgress, "audienceSize">, StoreError>
+   *  clicks (distinct recipients), unsubscribes recorded with the campaign, and `waiting`: the recipients not dropped
+   *  after `sendCursor`, whose messages are not written yet. */
+  readonly progress: (accountId: AccountId, id: CampaignId, sendCursor: string | null) =>
+    Effect.Effect<Omit<CampaignProgress, "audienceSize" | "cancelled"> & { readonly waiting: number }, StoreError>
   /** Records an unsubscribe that came through a link of the campaign (once per recipient). */
   readonly recordUnsubscribe: (accountId: AccountId, id: string, email: string, at: Date) => Effect.Effect<void, StoreError>
   /** The account's campaigns that use the design (`templateId`) or the brand (`brandId`), newest first. */

@@ -16,7 +16,9 @@ import { Store } from "../ports/store.js"
 import { decodeInput } from "../validation.js"
 import { quotaPeriod, quotaResetsAt } from "../domain/quota.js"
 import { Background } from "./background.js"
-import { campaignChunkJob, campaignRate, chunkKey, rateSettingKey, recordCampaignUnsubscribes, runChunk } from "./campaign-sending.js"
+import {
+  campaignChunkJob, campaignRate, campaignSendJob, chunkKey, rateSettingKey, recordCampaignUnsubscribes, runChunk, runSend, sendKey,
+} from "./campaign-sending.js"
 import { checkSender } from "./domains.js"
 import { Quota } from "./quota.js"
 import { Sending } from "./sending.js"
@@ -46,7 +48,10 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
     const background = yield* Background
 
     yield* background.work(campaignChunkJob, (payload) =>
-      Effect.asVoid(Effect.flatMap(now, (at) => runChunk(payload.accountId as AccountId, payload.campaignId, at))).pipe(
+      Effect.asVoid(Effect.flatMap(now, (at) => runChunk(payload.accountId as AccountId, payload.campaignId, at, payload.cursor))),
+    { concurrency: 2 })
+    yield* background.work(campaignSendJob, (payload) =>
+      Effect.asVoid(Effect.flatMap(now, (at) => runSend(payload.accountId as AccountId, payload.campaignId, at, payload.cursor))).pipe(
         Effect.provideService(Quota, quota), Effect.provideService(Ids, ids)), { concurrency: 2 })
 
     // Unsubscribes through a campaign's links count in its figures.
@@ -89,7 +94,8 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
         listIds: [...new Set(input.listIds)], topicId: input.topicId ?? null, templateId: input.templateId ?? null,
         brandId: input.brandId ?? null, subject: input.subject, html: input.html ?? null, text: input.text ?? null,
         from: input.from, replyTo: input.replyTo ?? null, variables: input.variables ?? {}, scheduledAt: null,
-        startedAt: null, finishedAt: null, stopReason: null, audienceSize: null, cursor: null, createdAt: at, updatedAt: at,
+        startedAt: null, finishedAt: null, stopReason: null, audienceSize: null, cursor: null, queuedAt: null, sendCursor: null,
+        createdAt: at, updatedAt: at,
       }
       yield* checkRefs(account, campaign)
       yield* store.campaigns.save(campaign)
@@ -167,7 +173,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
         updatedAt: at,
       }
       yield* store.campaigns.save(next)
-      yield* enqueueChunk(account.id, id, scheduledAt ?? at, null)
+      yield* enqueue(campaignChunkJob, { accountId: account.id, campaignId: id, cursor: null }, scheduledAt ?? at, chunkKey(id, null))
       return next
     }, store.transaction)
 
@@ -181,13 +187,12 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
       }
     })
 
-    const enqueueChunk = (accountId: AccountId, campaignId: string, runAt: Date, cursor: string | null) =>
-      Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({
-        onNone: () => Effect.void,
-        onSome: (queue) => Effect.asVoid(queue.enqueue(campaignChunkJob, { accountId, campaignId }, {
-          runAt, dedupeKey: chunkKey(campaignId, cursor),
-        })),
-      }))
+    const enqueue = (
+      job: typeof campaignChunkJob, payload: typeof campaignChunkJob.payload.Type, runAt: Date, dedupeKey: string,
+    ) => Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({
+      onNone: () => Effect.void,
+      onSome: (queue) => Effect.asVoid(queue.enqueue(job, payload, { runAt, dedupeKey })),
+    }))
 
     const control = (action: "pause" | "resume" | "cancel") =>
       Effect.fn(`Campaigns.${action}`)(function* (account: Account, id: string) {
@@ -205,15 +210,28 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
         }
         if (action === "resume" && status === "running") yield* checkPlan(account)
         yield* store.campaigns.save(next)
-        if (action === "resume") yield* enqueueChunk(account.id, id, status === "scheduled" ? current.scheduledAt! : at, current.cursor)
+        if (action === "resume") {
+          // Queueing continues from its cursor, or else sending from its own. A job of the chain may still wait in the
+          // queue (a pause and a resume before it ran): both then name the same cursor, and the second to run does nothing.
+          const runAt = status === "scheduled" ? current.scheduledAt! : at
+          const payload = { accountId: account.id, campaignId: id }
+          const resumed = `:resume:${at.getTime()}`
+          if (current.queuedAt === null) {
+            yield* enqueue(campaignChunkJob, { ...payload, cursor: current.cursor }, runAt, `${chunkKey(id, current.cursor)}${resumed}`)
+          } else {
+            yield* enqueue(campaignSendJob, { ...payload, cursor: current.sendCursor }, runAt, sendKey(id, current.sendCursor, resumed))
+          }
+        }
         return next
       }, store.transaction)
 
     /** The campaign's figures. */
     const progress = Effect.fn("Campaigns.progress")(function* (account: Account, id: string) {
       const campaign = yield* load(account.id, id)
-      const figures = yield* store.campaigns.progress(account.id, campaign.id)
-      return { ...figures, audienceSize: campaign.audienceSize } satisfies CampaignProgress
+      const { waiting, ...figures } = yield* store.campaigns.progress(account.id, campaign.id, campaign.sendCursor)
+      // Recipients whose messages are not written yet are queued, or never sent when the campaign was cancelled.
+      const cancelled = campaign.status === "cancelled" ? waiting : 0
+      return { ...figures, queued: figures.queued + waiting - cancelled, cancelled, audienceSize: campaign.audienceSize } satisfies CampaignProgress
     })
 
     /** POST /campaigns/{id}/test: the campaign's content to a few addresses, as a marketing send under its topic (the

@@ -36,6 +36,7 @@ export const campaignBody = (c: Campaign, progress?: CampaignProgress) => ({
   variables: c.variables,
   scheduledAt: iso(c.scheduledAt),
   startedAt: iso(c.startedAt),
+  queuedAt: iso(c.queuedAt),
   finishedAt: iso(c.finishedAt),
   stopReason: c.stopReason,
   createdAt: c.createdAt.toISOString(),
