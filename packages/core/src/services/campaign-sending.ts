@@ -150,14 +150,11 @@ export const runChunk = (accountId: AccountId, campaignId: string, at: Date, exp
       // The next chunk, or after the last one the first send run, commits with this chunk: no crash leaves a running
       // campaign without one.
       if (Option.isSome(queue)) {
-        if (!complete) {
-          yield* queue.value.enqueue(campaignChunkJob, { accountId, campaignId, cursor }, { runAt: at, dedupeKey: chunkKey(campaignId, cursor) })
-        }
-        if (complete) {
-          yield* queue.value.enqueue(campaignSendJob, { accountId, campaignId, cursor: campaign.sendCursor }, {
+        yield* complete
+          ? queue.value.enqueue(campaignSendJob, { accountId, campaignId, cursor: campaign.sendCursor }, {
             runAt: at, dedupeKey: sendKey(campaignId, campaign.sendCursor),
           })
-        }
+          : queue.value.enqueue(campaignChunkJob, { accountId, campaignId, cursor }, { runAt: at, dedupeKey: chunkKey(campaignId, cursor) })
       }
       return complete ? "complete" : "queued"
     }))
