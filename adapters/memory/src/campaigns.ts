@@ -136,10 +136,11 @@ export const makeCampaignRepository = (
         waiting: rows.filter((r) => r.messageId !== null && (sendCursor === null || r.contactId > sendCursor)).length,
       }
     }),
-    recordUnsubscribe: (accountId, id, email, at) => db.atomic(() => {
+    recordUnsubscribe: (accountId, id, recipient, at) => db.atomic(() => {
       const rows = recipients.get(id)
       for (const r of rows?.values() ?? []) {
-        if (r.accountId === accountId && r.email === email && r.unsubscribedAt === null) rows!.set(r.contactId, { ...r, unsubscribedAt: at })
+        const same = recipient.contactId === null ? r.email === recipient.email : r.contactId === recipient.contactId
+        if (r.accountId === accountId && same && r.unsubscribedAt === null) rows!.set(r.contactId, { ...r, unsubscribedAt: at })
       }
     }),
     using: (accountId, ref) => db.atomic(() =>

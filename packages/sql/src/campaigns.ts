@@ -235,10 +235,12 @@ export const makeCampaignRepository = (sql: SqlClient.SqlClient): CampaignReposi
     }
   }).pipe(orStoreError("campaigns.progress")),
 
-  recordUnsubscribe: (accountId, id, email, at) =>
-    sql`UPDATE campaign_recipients SET unsubscribed_at = ${toMillis(at)}
-      WHERE campaign_id = ${id} AND account_id = ${accountId} AND email = ${email} AND unsubscribed_at IS NULL`.pipe(
-      Effect.asVoid, orStoreError("campaigns.recordUnsubscribe")),
+  recordUnsubscribe: (accountId, id, recipient, at) => {
+    const which = recipient.contactId === null ? sql`email = ${recipient.email}` : sql`contact_id = ${recipient.contactId}`
+    return sql`UPDATE campaign_recipients SET unsubscribed_at = ${toMillis(at)}
+      WHERE campaign_id = ${id} AND account_id = ${accountId} AND ${which} AND unsubscribed_at IS NULL`.pipe(
+      Effect.asVoid, orStoreError("campaigns.recordUnsubscribe"))
+  },
 
   using: (accountId, ref) =>
     sql`SELECT ${sql.literal(columns)} FROM campaigns WHERE account_id = ${accountId}

@@ -47,8 +47,11 @@ export interface CampaignRepository {
    *  after `sendCursor`, whose messages are not written yet. */
   readonly progress: (accountId: AccountId, id: CampaignId, sendCursor: string | null) =>
     Effect.Effect<Omit<CampaignProgress, "audienceSize" | "cancelled"> & { readonly waiting: number }, StoreError>
-  /** Records an unsubscribe that came through a link of the campaign (once per recipient). */
-  readonly recordUnsubscribe: (accountId: AccountId, id: string, email: string, at: Date) => Effect.Effect<void, StoreError>
+  /** Records an unsubscribe that came through a link of the campaign (once per recipient): the recipient of the
+   *  contact when its id is known, else of the address. */
+  readonly recordUnsubscribe: (
+    accountId: AccountId, id: string, recipient: { readonly contactId: string | null; readonly email: string }, at: Date,
+  ) => Effect.Effect<void, StoreError>
   /** The account's campaigns that use the design (`templateId`) or the brand (`brandId`), newest first. */
   readonly using: (accountId: AccountId, ref: CampaignRef) => Effect.Effect<ReadonlyArray<Campaign>, StoreError>
 }

@@ -34,13 +34,16 @@ export class CampaignConfig extends Context.Reference<CampaignConfig>()("@mailro
 }) {}
 
 /** The outbox consumer that counts unsubscribes through a campaign's links: contact.unsubscribed carries the
- *  campaignId; its recipient row is marked once. */
+ *  campaignId and the contact; its recipient row is marked once. */
 export const recordCampaignUnsubscribes = (events: ReadonlyArray<DomainEvent>) =>
   Effect.flatMap(Store, (store) => Effect.forEach(events, (event) => {
     const campaignId = event.details["campaignId"]
     const email = event.details["contactEmail"]
+    const contactId = event.details["contactId"]
     return event.type === "contact.unsubscribed" && typeof campaignId === "string" && typeof email === "string"
-      ? store.campaigns.recordUnsubscribe(event.accountId, campaignId, email, event.occurredAt)
+      ? store.campaigns.recordUnsubscribe(event.accountId, campaignId, {
+        contactId: typeof contactId === "string" ? contactId : null, email,
+      }, event.occurredAt)
       : Effect.void
   }, { discard: true }))
 

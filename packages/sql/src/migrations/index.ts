@@ -24,6 +24,7 @@ import { analytics } from "./0022_analytics.js"
 import { campaigns } from "./0023_campaigns.js"
 import { confirmationTemplate } from "./0024_confirmation_template.js"
 import { brandTrackingDomains } from "./0025_brand_tracking_domains.js"
+import { campaignRecipientsByContact } from "./0026_campaign_recipients_by_contact.js"
 import type { Migration } from "./migration.js"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -52,6 +53,7 @@ export const migrations: ReadonlyArray<Migration> = [
   campaigns,
   confirmationTemplate,
   brandTrackingDomains,
+  campaignRecipientsByContact,
 ]
 
 export type { Migration } from "./migration.js"
