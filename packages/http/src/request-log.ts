@@ -2,7 +2,7 @@
  *  is the pattern that matched (`/v1/contacts/{id}`), never the path itself, so that no address, token or id a path
  *  carries reaches the log; the query string is never logged. */
 import type { Account } from "@mailroom/core"
-import { Effect, FiberRef, FiberRefs, LogLevel } from "effect"
+import { Effect, FiberRef, FiberRefs, LogLevel, Runtime } from "effect"
 import type { RouterRoute } from "hono/types"
 import type { HttpRuntime } from "./run.js"
 
@@ -31,16 +31,25 @@ export interface RequestFacts {
   readonly startedAt: number
 }
 
-/** The minimum log level of each runtime, read from its FiberRefs once it is built (Logger.minimumLogLevel sets it
- *  there): a request's line below it is dropped here, as the runtime would drop it, without running a fiber to do so
- *  (a run per request costs more than the rest of this function). */
-const minimumLevels = new WeakMap<HttpRuntime, LogLevel.LogLevel>()
+/** Each runtime once built: its minimum log level (Logger.minimumLogLevel sets it in its FiberRefs) and a synchronous
+ *  runner. A request's line below the level is dropped here, as the runtime would drop it, without running a fiber;
+ *  one at or above it is written by a fiber run synchronously on the built runtime, without a Promise or a scheduled
+ *  step (a log line needs neither). Until the runtime is built, lines go through runPromise, which waits for it. */
+interface BuiltLog {
+  readonly minimum: LogLevel.LogLevel
+  readonly runSync: (effect: Effect.Effect<void>) => void
+}
 
-const minimumLevelOf = (runtime: HttpRuntime): LogLevel.LogLevel | undefined => {
-  const known = minimumLevels.get(runtime)
+const builtLogs = new WeakMap<HttpRuntime, BuiltLog>()
+
+const builtLogOf = (runtime: HttpRuntime): BuiltLog | undefined => {
+  const known = builtLogs.get(runtime)
   if (known === undefined) {
     runtime.runtime().then(
-      (built) => minimumLevels.set(runtime, FiberRefs.getOrDefault(built.fiberRefs, FiberRef.currentMinimumLogLevel)),
+      (built) => builtLogs.set(runtime, {
+        minimum: FiberRefs.getOrDefault(built.fiberRefs, FiberRef.currentMinimumLogLevel),
+        runSync: Runtime.runSync(built),
+      }),
       () => undefined,
     )
   }
@@ -48,10 +57,12 @@ const minimumLevelOf = (runtime: HttpRuntime): LogLevel.LogLevel | undefined => 
 }
 
 export const logRequest = (runtime: HttpRuntime, request: RequestFacts): void => {
+  const built = builtLogOf(runtime)
+  // Both of a request line's levels (Info, Debug for quiet routes) are dropped: nothing to work out.
+  if (built !== undefined && LogLevel.greaterThan(built.minimum, LogLevel.Info)) return
   const route = routeOf(request.matched)
   const level = quietRoutes.has(route) ? LogLevel.Debug : LogLevel.Info
-  const minimum = minimumLevelOf(runtime)
-  if (minimum !== undefined && LogLevel.greaterThan(minimum, level)) return
+  if (built !== undefined && LogLevel.greaterThan(built.minimum, level)) return
   const line = Effect.logWithLevel(level, "request").pipe(Effect.annotateLogs({
     method: request.method,
     route,
@@ -60,6 +71,14 @@ export const logRequest = (runtime: HttpRuntime, request: RequestFacts): void =>
     requestId: request.requestId,
     accountId: request.account?.id ?? null,
   }))
-  // Not awaited: the answer does not wait for its log line. A runtime that failed to start has no logger to write to.
-  runtime.runPromise(line).catch(() => undefined)
+  // Not awaited: the answer does not wait for its log line. A runtime that failed to start has no logger to write to;
+  // a logger that throws loses its line, never the answer.
+  if (built === undefined) runtime.runPromise(line).catch(() => undefined)
+  else {
+    try {
+      built.runSync(line)
+    } catch {
+      // The line is lost; the request was answered.
+    }
+  }
 }

@@ -1,25 +1,33 @@
 import { Store } from "@mailroom/core"
 import { MemoryStore } from "@mailroom/memory"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, Layer, Option, TestClock } from "effect"
 import { RateLimiterMemory } from "rate-limiter-flexible"
 import { describe, expect, it } from "vitest"
 import { credentialOf } from "../src/index.js"
 import { adminToken, call, makeTestApp, newAccount } from "./support.js"
 
-/** The memory Store, counting the key lookups that reach it. */
+/** The memory Store, counting the key lookups that reach it. Once `lookups.revoked` is set, every key reads as
+ *  revoked, as after a revocation by another process sharing the database. */
 const countingStore = () => {
-  const lookups = { count: 0 }
+  const lookups = { count: 0, revoked: false }
   const layer = Layer.effect(Store, Effect.map(Store, (store) => ({
     ...store,
     apiKeys: {
       ...store.apiKeys,
       findByHash: (hash: string) => Effect.suspend(() => {
         lookups.count++
-        return store.apiKeys.findByHash(hash)
+        return store.apiKeys.findByHash(hash).pipe(Effect.map(Option.map((key) =>
+          lookups.revoked ? { ...key, revokedAt: new Date(0) } : key)))
       }),
     },
   }))).pipe(Layer.provide(MemoryStore.layer))
   return { layer, lookups }
+}
+
+/** Waits (in real time) until `done` holds: for work the app does in the background. */
+const eventually = async (done: () => boolean) => {
+  for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 5))
+  expect(done()).toBe(true)
 }
 
 describe("credentialOf", () => {
@@ -123,5 +131,41 @@ describe("the cache of recent authentications", () => {
     await app.runtime.runPromise(TestClock.adjust("2 seconds"))
     expect((await call(app, "GET", "/v1/contacts", { key })).status).toBe(200)
     expect(lookups.count).toBe(2)
+  })
+})
+
+describe("the lookup of a key in use ahead of its expiry", () => {
+  it("happens once, in the background, so that the key's requests never miss the cache", async () => {
+    const { layer, lookups } = countingStore()
+    const app = makeTestApp({}, layer, { testClock: true })
+    await app.runtime.runPromise(TestClock.setTime(Date.UTC(2040, 0, 1)))
+    const { key } = await newAccount(app)
+    expect((await call(app, "GET", "/v1/contacts", { key })).status).toBe(200)
+    expect(lookups.count).toBe(1)
+    // In the last quarter of the entry's two seconds: answered from the cache, and one lookup starts behind it.
+    await app.runtime.runPromise(TestClock.adjust("1600 millis"))
+    const burst = await Promise.all(Array.from({ length: 10 }, () => call(app, "GET", "/v1/contacts", { key })))
+    expect(burst.map((answer) => answer.status)).toEqual(Array(10).fill(200))
+    await eventually(() => lookups.count === 2)
+    // Past the first entry's expiry, within the refreshed one's: no lookup.
+    await app.runtime.runPromise(TestClock.adjust("600 millis"))
+    expect((await call(app, "GET", "/v1/contacts", { key })).status).toBe(200)
+    expect(lookups.count).toBe(2)
+  })
+
+  it("drops the key at once when it reads as revoked", async () => {
+    const { layer, lookups } = countingStore()
+    const app = makeTestApp({}, layer, { testClock: true })
+    await app.runtime.runPromise(TestClock.setTime(Date.UTC(2040, 0, 1)))
+    const { key } = await newAccount(app)
+    expect((await call(app, "GET", "/v1/contacts", { key })).status).toBe(200)
+    lookups.revoked = true
+    await app.runtime.runPromise(TestClock.adjust("1600 millis"))
+    expect((await call(app, "GET", "/v1/contacts", { key })).status).toBe(200)
+    await eventually(() => lookups.count === 2)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    const answer = await call(app, "GET", "/v1/contacts", { key })
+    expect(answer.status).toBe(401)
+    expect(answer.json).toMatchObject({ error: { code: "INVALID_CREDENTIALS" } })
   })
 })

@@ -74,10 +74,9 @@ const formatters = new Map<string, Intl.DateTimeFormat>()
 const formatterOf = (timezone: string) => {
   let format = formatters.get(timezone)
   if (format === undefined) {
-    format = new Intl.DateTimeFormat("en-US", {
-      timeZone: timezone, year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric",
-      second: "numeric", hourCycle: "h23",
-    })
+    // The date with the zone's offset from UTC written out ("11/29/2026, GMT+01:00"): one string to read per instant,
+    // where the offset computed from formatToParts's date and time costs an array of parts and a Date.UTC.
+    format = new Intl.DateTimeFormat("en-US", { timeZone: timezone, timeZoneName: "longOffset" })
     if (formatters.size >= 512) formatters.clear()
     formatters.set(timezone, format)
   }
@@ -94,12 +93,18 @@ export const isTimezone = (timezone: string) => {
   }
 }
 
+/** The offset at the end of a longOffset date: `GMT` alone for UTC itself, else sign, hours, minutes and, for the local
+ *  mean times of old dates, seconds. */
+const longOffset = /GMT(?:([+-])(\d\d):(\d\d)(?::(\d\d))?)?$/
+
 /** The timezone's offset from UTC at `ms`, in milliseconds. */
 const offsetAt = (format: Intl.DateTimeFormat, ms: number) => {
-  const parts: Record<string, number> = {}
-  for (const part of format.formatToParts(new Date(ms))) if (part.type !== "literal") parts[part.type] = Number(part.value)
-  const local = Date.UTC(parts["year"]!, parts["month"]! - 1, parts["day"], parts["hour"]! % 24, parts["minute"], parts["second"])
-  return local - Math.floor(ms / 1000) * 1000
+  const written = format.format(new Date(ms))
+  const match = longOffset.exec(written)
+  if (match === null) throw new Error(`Intl wrote no offset: ${written}`)
+  if (match[1] === undefined) return 0
+  const seconds = (Number(match[2]) * 60 + Number(match[3])) * 60 + Number(match[4] ?? 0)
+  return (match[1] === "-" ? -seconds : seconds) * 1000
 }
 
 /** The spans of one offset between the UTC hours `from` and `to` (exclusive): each `[start, offset]`, a span running

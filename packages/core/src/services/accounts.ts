@@ -1,5 +1,5 @@
 /** Accounts, API keys and application credentials: the operator API's service, and key authentication. */
-import { Clock, Context, Deferred, Effect, Exit, Option } from "effect"
+import { Clock, Context, Deferred, Effect, Exit, Option, Runtime } from "effect"
 import {
   type Account, type AccountId, type ApiKey, type ApiKeyId, type AppCredential, CreateAccountBody, CreateApiKeyBody,
   CreateAppCredentialBody, credentialKind, credentialSecretBytes, keyPrefixes, scopes, UpdateAccountBody,
@@ -26,9 +26,10 @@ export type CreateAppCredentialInput = typeof CreateAppCredentialBody.Encoded
 const secretSetting = "mailroom_secret"
 
 export interface AccountsOptions {
-  /** How long a successful key lookup is reused, in milliseconds (default 2,000; 0 turns the cache off). A revocation
-   *  or account change made through this process takes effect at once; one made by another process sharing the
-   *  database takes effect within this time. */
+  /** How long a successful key lookup is reused, in milliseconds (default 2,000; 0 turns the cache off). A key in use
+   *  is looked up again in the background during the last quarter of that time, once. A revocation or account change
+   *  made through this process takes effect at once; one made by another process sharing the database takes effect
+   *  within this time. */
   readonly authCacheTtlMs?: number | undefined
   /** The host's MAILROOM_SECRET. When unset, a secret is generated once and kept in the database. */
   readonly secret?: string | undefined
@@ -48,6 +49,8 @@ export interface Authentication {
 
 interface CachedAuthentication extends Authentication {
   readonly expiresAt: number
+  /** Whether the lookup ahead of expiry has started for this entry (at most one does). */
+  refreshing: boolean
 }
 
 export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Accounts", {
@@ -58,6 +61,12 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
     const config = yield* AccountsConfig
     const now = currentDate
     const cacheTtlMs = config.authCacheTtlMs ?? defaultAuthCacheTtlMs
+    /** How long before its expiry a key in use is looked up again, in the background: requests keep being answered
+     *  from the cache meanwhile, instead of all missing it together at its expiry (each then checking the client's
+     *  failed authentications and entering the runtime). */
+    const refreshAheadMs = cacheTtlMs / 4
+    /** Runs the lookups ahead of expiry: cachedAuthentication is called outside the runtime. */
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     /** Successful lookups by key hash. Entries of an account are dropped when it or one of its keys changes. */
     const authCache = new Map<string, CachedAuthentication>()
     /** Lookups under way by key hash: requests that miss the cache together (it expires under every request that is
@@ -185,9 +194,26 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
      *  (only keys that authenticated are cached). For the HTTP layer, which checks it before entering the runtime on
      *  every request; `nowMs` is the caller's clock. */
     const cachedAuthentication = (bearer: string, nowMs: number): Authentication | undefined => {
-      const cached = authCache.get(hashCredential(bearer))
-      return cached !== undefined && cached.expiresAt > nowMs ? { account: cached.account, apiKey: cached.apiKey } : undefined
+      const hash = hashCredential(bearer)
+      const cached = authCache.get(hash)
+      if (cached === undefined || cached.expiresAt <= nowMs) return undefined
+      if (!cached.refreshing && cached.expiresAt - nowMs <= refreshAheadMs) {
+        cached.refreshing = true
+        runFork(refreshAhead(hash, cached, nowMs))
+      }
+      return { account: cached.account, apiKey: cached.apiKey }
     }
+
+    /** Looks `hash` up again before its entry expires: a success replaces the entry (lookupAndShare), a refusal (the
+     *  key revoked or deleted by another process) drops it at once, and a failure of the store leaves it to expire. */
+    const refreshAhead = (hash: string, entry: CachedAuthentication, at: number) =>
+      Effect.uninterruptible(lookupAndShare(hash, at)).pipe(
+        Effect.catchTag("InvalidCredentials", () =>
+          Effect.sync(() => {
+            if (authCache.get(hash) === entry) authCache.delete(hash)
+          })),
+        Effect.ignore,
+      )
 
     const lookup = (hash: string) =>
       Effect.gen(function* () {
@@ -210,7 +236,7 @@ export class Accounts extends Effect.Service<Accounts>()("@mailroom/core/Account
         if (lookups.get(hash) === shared) lookups.delete(hash)
         yield* Deferred.done(shared, exit)
         if (Exit.isSuccess(exit) && cacheTtlMs > 0 && changes === changesBefore) {
-          authCache.set(hash, { ...exit.value, expiresAt: at + cacheTtlMs })
+          authCache.set(hash, { ...exit.value, expiresAt: at + cacheTtlMs, refreshing: false })
         }
         return yield* exit
       })
