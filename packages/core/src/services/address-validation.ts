@@ -27,7 +27,7 @@ export const bulkValidationJob = defineJob(
   Schema.Struct({ accountId: Schema.String, jobId: Schema.String, from: Schema.optional(Schema.Number) }),
   // A run is one slice (a few chunks, or about a second of them), so its timeout, and with it the time a crashed run
   // waits before a queue hands it out again (pg-boss's expiry), stays short: a crash costs at most one slice's work.
-  { retry: { delays: [Duration.seconds(5), Duration.seconds(30), Duration.minutes(2)] }, timeout: "5 minutes" },
+  { retry: { delays: [Duration.seconds(5), Duration.seconds(30), Duration.minutes(2)] }, timeout: "1 minute" },
 )
 
 /** A bulk job, with its results once it finished (completed, or failed with the results before its failure); null
