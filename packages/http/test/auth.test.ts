@@ -114,13 +114,19 @@ describe("a key lookup that fails on the database's side", () => {
   })
 })
 
+/** An app on a counting store under a TestClock set far from the system's time (so that a cache read against the
+ *  system clock could not agree with this one), and a key of a new account. */
+const underTestClock = async () => {
+  const { layer, lookups } = countingStore()
+  const app = makeTestApp({}, layer, { testClock: true })
+  await app.runtime.runPromise(TestClock.setTime(Date.UTC(2040, 0, 1)))
+  const { key } = await newAccount(app)
+  return { app, lookups, key }
+}
+
 describe("the cache of recent authentications", () => {
   it("expires by Mailroom's Clock: under a TestClock, a key is looked up again once the clock passes its lifetime", async () => {
-    const { layer, lookups } = countingStore()
-    const app = makeTestApp({}, layer, { testClock: true })
-    // Far from the system's time, so that a cache read against the system clock could not agree with this one.
-    await app.runtime.runPromise(TestClock.setTime(Date.UTC(2040, 0, 1)))
-    const { key } = await newAccount(app)
+    const { app, lookups, key } = await underTestClock()
     expect((await call(app, "GET", "/v1/contacts", { key })).status).toBe(200)
     expect((await call(app, "GET", "/v1/contacts", { key })).status).toBe(200)
     expect(lookups.count).toBe(1)
@@ -136,10 +142,7 @@ describe("the cache of recent authentications", () => {
 
 describe("the lookup of a key in use ahead of its expiry", () => {
   it("happens once, in the background, so that the key's requests never miss the cache", async () => {
-    const { layer, lookups } = countingStore()
-    const app = makeTestApp({}, layer, { testClock: true })
-    await app.runtime.runPromise(TestClock.setTime(Date.UTC(2040, 0, 1)))
-    const { key } = await newAccount(app)
+    const { app, lookups, key } = await underTestClock()
     expect((await call(app, "GET", "/v1/contacts", { key })).status).toBe(200)
     expect(lookups.count).toBe(1)
     // In the last quarter of the entry's two seconds: answered from the cache, and one lookup starts behind it.
@@ -154,10 +157,7 @@ describe("the lookup of a key in use ahead of its expiry", () => {
   })
 
   it("drops the key at once when it reads as revoked", async () => {
-    const { layer, lookups } = countingStore()
-    const app = makeTestApp({}, layer, { testClock: true })
-    await app.runtime.runPromise(TestClock.setTime(Date.UTC(2040, 0, 1)))
-    const { key } = await newAccount(app)
+    const { app, lookups, key } = await underTestClock()
     expect((await call(app, "GET", "/v1/contacts", { key })).status).toBe(200)
     lookups.revoked = true
     await app.runtime.runPromise(TestClock.adjust("1600 millis"))

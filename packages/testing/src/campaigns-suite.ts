@@ -5,17 +5,18 @@
  *  docs/campaigns.md. */
 import { describe, expect, it } from "@effect/vitest"
 import {
-  type Account, Accounts, type AccountId, Brands, campaignIneligibility, Designs, resolveAudience, CampaignConfig, campaignMessagePrefix, Campaigns, type ChunkOutcome, Contacts,
-  deliverMessage, type EmailAddress, enqueueEach, IdsLive, JobQueue, type JobQueueService, Lists, LinkUnsubscribes,
-  type MailroomError, type MessageId, Quota, recordCampaignUnsubscribes, runChunk, runSend, type SendOutcome, servicesLayer, Store, Suppressions, TemplateEngine, Topics,
+  Brands, campaignIneligibility, Designs, resolveAudience, Campaigns, type EmailAddress, enqueueEach, IdsLive, JobQueue,
+  type JobQueueService, Lists, LinkUnsubscribes, Quota, recordCampaignUnsubscribes, runChunk, runSend, servicesLayer, Store,
+  Suppressions, TemplateEngine, Topics,
 } from "@mailroom/core"
 import { makeTemplateEngine } from "@mailroom/templates"
-import { Clock, Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { makeCaptureMailer } from "./capture-mailer.js"
+import {
+  addMembers, campaignQueued, chunk, codeOf, contact, deliver, drain, draft, fresh, freshKey, messageOf, newAccount, now, progress,
+  queueAll, sendAll, sendRun, small, staticList,
+} from "./campaigns-steps.js"
 
-let counter = 0
-const fresh = (label: string) => `${label}-${Date.now().toString(36)}-${(counter++).toString(36)}@example.org`
-const from = { email: "news@example.com", name: "Example News" }
 
 export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store, E>) =>
   describe(`campaigns (${backend})`, () => {
@@ -34,47 +35,6 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
       mailer.layer,
     )
 
-    const newAccount = (plan: "free" | "micro" | "pro" = "pro") =>
-      Effect.map(Effect.flatMap(Accounts, (accounts) => accounts.create({ name: "campaigns", plan })), ({ account }) => account)
-    const contact = (account: Account, fields: Record<string, unknown> = {}) =>
-      Effect.flatMap(Contacts, (contacts) => contacts.create(account, { email: fresh("c"), ...fields }))
-    const staticList = (account: Account, fields: Record<string, unknown> = {}) =>
-      Effect.map(Effect.flatMap(Lists, (lists) => lists.create(account, { name: "Readers", ...fields })), (made) => made.list)
-    const addMembers = (account: Account, listId: string, contactIds: ReadonlyArray<string>) =>
-      Effect.flatMap(Lists, (lists) => lists.addMembers(account, listId, { contactIds: [...contactIds] }))
-    const draft = (account: Account, listIds: ReadonlyArray<string>, fields: Record<string, unknown> = {}) =>
-      Effect.flatMap(Campaigns, (campaigns) => campaigns.create(account, {
-        name: "March news", listIds, subject: "News for {{contact.firstName}}", from,
-        html: "<p>Hi {{contact.firstName}} from {{contact.city}}</p><a href=\"{{unsubscribe_url}}\">Leave</a>", ...fields,
-      }))
-    const codeOf = <A, R>(effect: Effect.Effect<A, MailroomError, R>) => Effect.map(Effect.flip(effect), (error) => error.code)
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
-    const chunk = (account: Account, id: string) => Effect.flatMap(now, (at) => runChunk(account.id, id, at))
-    const sendRun = (account: Account, id: string) => Effect.flatMap(now, (at) => runSend(account.id, id, at))
-    /** Runs `step` until it answers other than `more`; answers each run's outcome. */
-    const repeat = <A extends string, E, R>(step: Effect.Effect<A, E, R>, more: A) => Effect.gen(function* () {
-      const outcomes: Array<A> = []
-      for (let i = 0; i < 50; i++) {
-        const outcome = yield* step
-        outcomes.push(outcome)
-        if (outcome !== more) break
-      }
-      return outcomes
-    })
-    const queueAll = (account: Account, id: string) => repeat<ChunkOutcome, MailroomError, never>(chunk(account, id) as never, "queued")
-    const sendAll = (account: Account, id: string) => repeat<SendOutcome, MailroomError, never>(sendRun(account, id) as never, "sent")
-    /** Queues the whole audience, then runs send runs until the campaign stops; answers every outcome. */
-    const drain = (account: Account, id: string) =>
-      Effect.flatMap(queueAll(account, id), (queued) => Effect.map(sendAll(account, id), (sent) => [...queued, ...sent]))
-    const campaignQueued = (accountId: AccountId, campaignId: string) => Effect.map(
-      Effect.flatMap(Store, (store) => store.events.list(accountId, { type: "email.queued" })),
-      (events) => events.filter((e) => e.details["campaignId"] === campaignId).length)
-    const messageOf = (accountId: AccountId, campaignId: string, contactId: string) =>
-      Effect.flatMap(Store, (store) => store.messages.findById(accountId, `${campaignMessagePrefix(campaignId)}${contactId}` as MessageId))
-    const deliver = (accountId: AccountId, messageId: string) =>
-      deliverMessage({ accountId, messageId }, { jobId: "job", attempt: 1, lastAttempt: false })
-    const progress = (account: Account, id: string) => Effect.flatMap(Campaigns, (c) => c.progress(account, id))
-    const small = Effect.provideService(CampaignConfig, { chunkSize: 2, sendBatch: 2 })
 
     it.layer(layer, { timeout: "120 seconds" })((it) => {
       it.effect("campaigns need the Micro plan or above", () =>
@@ -364,7 +324,7 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
           const caller = { account, application: null }
           const designs = yield* Designs
           const design = yield* designs.create(caller, {
-            key: `news-${counter++}`, locale: "en",
+            key: freshKey("news"), locale: "en",
             draft: { name: "News", subject: "Letter", html: "<p>Dear {{contact.firstName}} ({{edition}})</p><a href=\"{{unsubscribe_url}}\">x</a>" },
           })
           const list = yield* staticList(account)
@@ -398,7 +358,7 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
           const chosen = (yield* brands.create(caller, { name: "Chosen", colors: { primary: "#654321" } })).brand
           const designs = yield* Designs
           const design = yield* designs.create(caller, {
-            key: `branded-${counter++}`, locale: "en", brandId: bound.id,
+            key: freshKey("branded"), locale: "en", brandId: bound.id,
             draft: { name: "News", subject: "Letter", html: "<p style=\"color: {{theme.colors.primary}}\">{{theme.name}}</p><a href=\"{{unsubscribe_url}}\">x</a>" },
           })
           yield* designs.publish(caller, design.id, 1)
