@@ -58,8 +58,6 @@ const builtLogOf = (runtime: HttpRuntime): BuiltLog | undefined => {
 
 export const logRequest = (runtime: HttpRuntime, request: RequestFacts): void => {
   const built = builtLogOf(runtime)
-  // Both of a request line's levels (Info, Debug for quiet routes) are dropped: nothing to work out.
-  if (built !== undefined && LogLevel.greaterThan(built.minimum, LogLevel.Info)) return
   const route = routeOf(request.matched)
   const level = quietRoutes.has(route) ? LogLevel.Debug : LogLevel.Info
   if (built !== undefined && LogLevel.greaterThan(built.minimum, level)) return

@@ -47,7 +47,7 @@ export const recordCampaignUnsubscribes = (events: ReadonlyArray<DomainEvent>) =
       : Effect.void
   }, { discard: true }))
 
-const Progress = Schema.Struct({
+const CampaignJobPayload = Schema.Struct({
   accountId: Schema.String,
   campaignId: Schema.String,
   /** The cursor the job continues from; absent on jobs enqueued before jobs named one (they continue from any). */
@@ -57,16 +57,14 @@ const retry = { delays: ["5 seconds", "30 seconds", "2 minutes", "10 minutes", "
 
 /** One chunk of a campaign's queueing. Retried on failure (a crash included: the run is retried once its timeout
  *  passed). */
-export const campaignChunkJob = defineJob("campaign.chunk", Progress, { retry, timeout: "1 minute" })
+export const campaignChunkJob = defineJob("campaign.chunk", CampaignJobPayload, { retry, timeout: "1 minute" })
 
 /** One send run of a campaign. Retried as a chunk is. */
-export const campaignSendJob = defineJob("campaign.send", Progress, { retry, timeout: "30 seconds" })
+export const campaignSendJob = defineJob("campaign.send", CampaignJobPayload, { retry, timeout: "30 seconds" })
 
-/** The dedupe key of the chunk job that continues after `cursor`. */
-export const chunkKey = (campaignId: string, cursor: string | null) => `${campaignId}:${cursor ?? "start"}`
-
-/** The dedupe key of the send run that continues after `cursor`; `attempt` tells apart runs from one cursor that are
- *  meant to be distinct (a resume), since a key stays taken until its job finishes. */
+/** The dedupe keys of the chunk job and of the send run that continue after `cursor`; `attempt` tells apart jobs from
+ *  one cursor that are meant to be distinct (a resume), since a key stays taken until its job finishes. */
+export const chunkKey = (campaignId: string, cursor: string | null, attempt = "") => `${campaignId}:${cursor ?? "start"}${attempt}`
 export const sendKey = (campaignId: string, cursor: string | null, attempt = "") => `${campaignId}:send:${cursor ?? "start"}${attempt}`
 
 /** The setting key of an account's campaign rate (messages per second). */

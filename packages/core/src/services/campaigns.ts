@@ -11,7 +11,7 @@ import { ListNotFound, PlanUpgradeRequired, QuotaExceeded, ResourceNotFound, Top
 import { BrandNotFound } from "../brand-errors.js"
 import { sendableVersion } from "../domain/design.js"
 import { Ids } from "../ports/ids.js"
-import { JobQueue } from "../ports/job-queue.js"
+import { type JobDefinition, JobQueue } from "../ports/job-queue.js"
 import { Store } from "../ports/store.js"
 import { decodeInput } from "../validation.js"
 import { quotaPeriod, quotaResetsAt } from "../domain/quota.js"
@@ -187,12 +187,11 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
       }
     })
 
-    const enqueue = (
-      job: typeof campaignChunkJob, payload: typeof campaignChunkJob.payload.Type, runAt: Date, dedupeKey: string,
-    ) => Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({
-      onNone: () => Effect.void,
-      onSome: (queue) => Effect.asVoid(queue.enqueue(job, payload, { runAt, dedupeKey })),
-    }))
+    const enqueue = <A, I>(job: JobDefinition<A, I>, payload: A, runAt: Date, dedupeKey: string) =>
+      Effect.flatMap(Effect.serviceOption(JobQueue), Option.match({
+        onNone: () => Effect.void,
+        onSome: (queue) => Effect.asVoid(queue.enqueue(job, payload, { runAt, dedupeKey })),
+      }))
 
     const control = (action: "pause" | "resume" | "cancel") =>
       Effect.fn(`Campaigns.${action}`)(function* (account: Account, id: string) {
@@ -217,7 +216,7 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
           const payload = { accountId: account.id, campaignId: id }
           const resumed = `:resume:${at.getTime()}`
           if (current.queuedAt === null) {
-            yield* enqueue(campaignChunkJob, { ...payload, cursor: current.cursor }, runAt, `${chunkKey(id, current.cursor)}${resumed}`)
+            yield* enqueue(campaignChunkJob, { ...payload, cursor: current.cursor }, runAt, chunkKey(id, current.cursor, resumed))
           } else {
             yield* enqueue(campaignSendJob, { ...payload, cursor: current.sendCursor }, runAt, sendKey(id, current.sendCursor, resumed))
           }
