@@ -59,7 +59,7 @@ export const messageDeliveryJob = defineJob(
     accountId: Schema.String,
     messageId: Schema.String,
     /** Every message of the run when it delivers several of the account's messages (messageId is the first): the
-     *  messages queued together (up to 100 recipients) share one run, so their bookkeeping costs a few transactions,
+     *  messages queued together (up to recipientsPerRun recipients) share one run, so their bookkeeping costs a few transactions,
      *  not a few each. */
     batch: Schema.optional(Schema.Array(Schema.String)),
   }),
@@ -83,15 +83,14 @@ const waiting = (r: MessageRecipient) => r.status === "queued" || r.status === "
 
 const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLowerCase()
 
-/** Most submissions of one delivery run under way at once. */
-const submissionConcurrency = 10
-
-/** Most recipients one delivery run takes (a message of more recipients has a run of its own), so that a run stays
- *  as short as a run of one large message: well inside the job's timeout even through a slow relay. */
-const recipientsPerRun = 100
+/** Most recipients one delivery run takes (a message of more recipients has a run of its own), all submitted at once.
+ *  A run marks its recipients held before it submits any, so this also bounds what a process killed mid-run leaves
+ *  held for an operator: the recipients of its runs in flight, whose submission may have happened. Ten keeps that to
+ *  about what is on the wire, and a run short through a slow relay. */
+export const recipientsPerRun = 10
 
 /** Enqueues the delivery of the messages named by email.queued events (one event per recipient): one job per account
- *  for the messages of one batch of events (up to 100 recipients each), keyed by its first message's id so that a repeat while it is pending makes
+ *  for the messages of one batch of events (up to recipientsPerRun recipients each), keyed by its first message's id so that a repeat while it is pending makes
  *  nothing new. A message that lands in two runs is still sent once: a run only takes recipients still waiting.
  *  Without a JobQueue nothing happens: the events wait for a worker. */
 export const dispatchQueuedMessages = (events: ReadonlyArray<DomainEvent>): Effect.Effect<void, StoreError> =>
@@ -120,8 +119,7 @@ export const dispatchQueuedMessages = (events: ReadonlyArray<DomainEvent>): Effe
       }
       return runs.map((batch) => batch.length === 1 ? { accountId, messageId: batch[0]! } : { accountId, messageId: batch[0]!, batch })
     })
-    yield* Effect.forEach(payloads, (payload) =>
-      queue.value.enqueue(messageDeliveryJob, payload, { dedupeKey: payload.messageId }), { discard: true })
+    yield* queue.value.enqueueAll(messageDeliveryJob, payloads.map((payload) => ({ payload, options: { dedupeKey: payload.messageId } })))
   })
 
 interface Outcome {
@@ -426,9 +424,10 @@ export const deliverMessage = (
       }))
     })
 
-    // Every submission of the run at once, up to the bound (the Mailer's pool queues the rest).
+    // Every submission of the run at once (up to recipientsPerRun for a message of more); the Mailer's pool queues what
+    // its connections cannot take yet.
     const attempts = yield* Effect.forEach(taken, submissions)
-    const flat: ReadonlyArray<Outcome> = yield* Effect.all(attempts.flat(), { concurrency: submissionConcurrency })
+    const flat: ReadonlyArray<Outcome> = yield* Effect.all(attempts.flat(), { concurrency: recipientsPerRun })
     const at = new Date(yield* Clock.currentTimeMillis)
     // A deferral on the last run gives up; otherwise resolveRecipient decides from the run's number.
     const attemptNumber = lastAttempt ? deferralDelays.length + 1 : Math.min(run.attempt, deferralDelays.length)
