@@ -59,8 +59,8 @@ export const messageDeliveryJob = defineJob(
     accountId: Schema.String,
     messageId: Schema.String,
     /** Every message of the run when it delivers several of the account's messages (messageId is the first): the
-     *  messages queued together (up to recipientsPerRun recipients) share one run, so their bookkeeping costs a few transactions,
-     *  not a few each. */
+     *  messages queued together (up to recipientsPerRun recipients) share one run, so their bookkeeping costs a few
+     *  transactions, not a few each. */
     batch: Schema.optional(Schema.Array(Schema.String)),
   }),
   { retry: { delays: deferralDelays }, timeout: "10 minutes" },
@@ -89,10 +89,10 @@ const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLo
  *  about what is on the wire, and a run short through a slow relay. */
 export const recipientsPerRun = 10
 
-/** Enqueues the delivery of the messages named by email.queued events (one event per recipient): one job per account
- *  for the messages of one batch of events (up to recipientsPerRun recipients each), keyed by its first message's id so that a repeat while it is pending makes
- *  nothing new. A message that lands in two runs is still sent once: a run only takes recipients still waiting.
- *  Without a JobQueue nothing happens: the events wait for a worker. */
+/** Enqueues the delivery of the messages named by email.queued events (one event per recipient), with one write: one
+ *  job per account for the messages of one batch of events (up to recipientsPerRun recipients each), keyed by its first
+ *  message's id so that a repeat while it is pending makes nothing new. A message that lands in two runs is still sent
+ *  once: a run only takes recipients still waiting. Without a JobQueue nothing happens: the events wait for a worker. */
 export const dispatchQueuedMessages = (events: ReadonlyArray<DomainEvent>): Effect.Effect<void, StoreError> =>
   Effect.gen(function* () {
     const queue = yield* Effect.serviceOption(JobQueue)
