@@ -76,9 +76,9 @@ export const makeCampaignRepository = (
       recipients.delete(id)
       return true
     }),
-    audienceCounts: (accountId, audience, at) => db.atomic(() => {
+    audienceCounts: (accountId, audience, at, options) => db.atomic(() => {
       const members = audienceOf(accountId, audience, at)
-      return { total: members.length, eligible: members.filter((m) => m.reason === null).length }
+      return { total: members.length, eligible: options.eligible ? members.filter((m) => m.reason === null).length : null }
     }),
     queueChunk: (input) => db.atomic(() => {
       let rows = recipients.get(input.campaignId)

@@ -23,21 +23,28 @@ export const makeMessageRepository = (db: MemoryDb, messages: MessageTable = mak
 
     findById: (accountId, id) => db.atomic(() => Option.map(Option.fromNullable(owned(accountId, id)), copyMessage)),
 
-    updateRecipients: (accountId, id, updates) =>
+    findByIds: (accountId, ids) => db.atomic(() => ids.flatMap((id) => {
+      const message = owned(accountId, id)
+      return message === undefined ? [] : [copyMessage(message)]
+    })),
+
+    updateRecipients: (accountId, updates) =>
       db.atomic(() => {
-        const message = owned(accountId, id)
-        if (message === undefined) return
-        const recipients = message.recipients.map((recipient) => {
-          const update = updates.find((u) => u.position === recipient.position)
-          return update === undefined ? recipient : {
-            ...recipient,
-            status: update.status,
-            attempts: recipient.attempts + update.addAttempts,
-            lastResponse: update.lastResponse,
-            updatedAt: new Date(update.at.getTime()),
-          }
-        })
-        messages.set(id, { ...message, recipients })
+        for (const id of new Set(updates.map((u) => u.messageId))) {
+          const message = owned(accountId, id)
+          if (message === undefined) continue
+          const recipients = message.recipients.map((recipient) => {
+            const update = updates.find((u) => u.messageId === id && u.position === recipient.position)
+            return update === undefined ? recipient : {
+              ...recipient,
+              status: update.status,
+              attempts: recipient.attempts + update.addAttempts,
+              lastResponse: update.lastResponse,
+              updatedAt: new Date(update.at.getTime()),
+            }
+          })
+          messages.set(id, { ...message, recipients })
+        }
       }),
 
     moveScheduled: (accountId, id, to) =>

@@ -223,7 +223,7 @@ export type { AutomatedSignal, ConfirmationMode, LinkRequest, LinkVisit } from "
 export { SendingPause } from "./services/sending-pause.js"
 export type { PauseScope } from "./services/sending-pause.js"
 export {
-  MessageDelivery, DeliveryConfig, DeliveryDeferred, messageDeliveryJob, dispatchQueuedMessages, deliverMessage,
+  MessageDelivery, DeliveryConfig, DeliveryDeferred, messageDeliveryJob, dispatchQueuedMessages, deliverMessage, recipientsPerRun,
   submissionInProgress, heldResolutions,
 } from "./services/message-delivery.js"
 export type { DeliveryOptions, HeldResolution, HeldRecipient } from "./services/message-delivery.js"

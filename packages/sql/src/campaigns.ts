@@ -145,12 +145,15 @@ export const makeCampaignRepository = (sql: SqlClient.SqlClient): CampaignReposi
     sql`DELETE FROM campaigns WHERE id = ${id} AND account_id = ${accountId} RETURNING id`.pipe(
       Effect.map((rows) => rows.length > 0), orStoreError("campaigns.delete")),
 
-  audienceCounts: (accountId, audience, at) => Effect.gen(function* () {
+  audienceCounts: (accountId, audience, at, options) => Effect.gen(function* () {
+    const members = audienceSql(sql, accountId, audience, at)
     const { reason, joins } = campaignReasonSql(sql, accountId, audience)
-    const rows = yield* sql`SELECT count(*) AS total, sum(CASE WHEN x.reason IS NULL THEN 1 ELSE 0 END) AS eligible
-      FROM (SELECT ${reason} AS reason FROM contacts c ${joins} WHERE ${audienceSql(sql, accountId, audience, at)}) x`
+    const rows = options.eligible
+      ? yield* sql`SELECT count(*) AS total, sum(CASE WHEN x.reason IS NULL THEN 1 ELSE 0 END) AS eligible
+          FROM (SELECT ${reason} AS reason FROM contacts c ${joins} WHERE ${members}) x`
+      : yield* sql`SELECT count(*) AS total, NULL AS eligible FROM contacts c WHERE ${members}`
     const [counts] = yield* Schema.decodeUnknown(Schema.Array(Counts))(rows)
-    return { total: counts?.total ?? 0, eligible: counts?.eligible ?? 0 }
+    return { total: counts?.total ?? 0, eligible: options.eligible ? counts?.eligible ?? 0 : null }
   }).pipe(orStoreError("campaigns.audienceCounts")),
 
   queueChunk: (input) => Effect.gen(function* () {

@@ -6,7 +6,7 @@ import {
   type StoredMessage, StoredContent,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
-import { atomically, insertRows } from "./internal/batch.js"
+import { atomically, forEachChunk, insertRows, maxInList, rowsStatement } from "./internal/batch.js"
 import { EpochMillis, IntegerColumn, JsonColumn, toJson, toMillis } from "./internal/columns.js"
 import { orStoreError } from "./internal/errors.js"
 
@@ -107,90 +107,116 @@ const eventRow = (event: MessageEvent) => ({
 
 const recipientColumns = "message_id, position, email, name, field, status, attempts, last_response, updated_at"
 
-export const makeMessageRepository = (sql: SqlClient.SqlClient): MessageRepository => ({
-  insertMany: (messages) =>
-    messages.length === 0
-      ? Effect.void
-      : atomically(sql, Effect.zipRight(
-        insertRows(sql, "messages", messages.map(messageRow)),
-        insertRows(sql, "message_recipients", messages.flatMap(recipientRows)),
-      )).pipe(Effect.asVoid, orStoreError("messages.insertMany")),
-
-  findById: (accountId, id) =>
+export const makeMessageRepository = (sql: SqlClient.SqlClient): MessageRepository => {
+  /** The account's messages among `ids`, in the order of `ids`: one read of the messages and one of their recipients
+   *  per chunk of ids. */
+  const findByIds: MessageRepository["findByIds"] = (accountId, ids) =>
     Effect.gen(function* () {
-      const rows = yield* decodeMessages(yield* sql`SELECT id, account_id, batch_id, state, content, scheduled_for, created_at
-        FROM messages WHERE id = ${id} AND account_id = ${accountId}`)
-      const row = rows[0]
-      if (row === undefined) return Option.none<StoredMessage>()
-      const recipients = yield* decodeRecipients(yield* sql`SELECT ${sql.literal(recipientColumns)}
-        FROM message_recipients WHERE message_id = ${id} ORDER BY position`)
-      return Option.some<StoredMessage>({
-        id: row.id,
-        accountId: row.account_id,
-        batchId: row.batch_id,
-        state: row.state,
-        content: row.content,
-        recipients: recipients.map(toRecipient),
-        scheduledFor: row.scheduled_for,
-        createdAt: row.created_at,
+      if (ids.length === 0) return []
+      const rows = yield* forEachChunk(sql, ids, maxInList, (chunk) =>
+        sql`SELECT id, account_id, batch_id, state, content, scheduled_for, created_at
+          FROM messages WHERE account_id = ${accountId} AND id IN ${sql.in(chunk)}`.pipe(Effect.flatMap(decodeMessages)))
+      if (rows.length === 0) return []
+      const recipients = yield* forEachChunk(sql, rows.map((row) => row.id), maxInList, (chunk) =>
+        sql`SELECT ${sql.literal(recipientColumns)} FROM message_recipients
+          WHERE message_id IN ${sql.in(chunk)} ORDER BY message_id, position`.pipe(Effect.flatMap(decodeRecipients)))
+      const byMessage = new Map<string, Array<MessageRecipient>>()
+      for (const recipient of recipients) {
+        const list = byMessage.get(recipient.message_id)
+        if (list === undefined) byMessage.set(recipient.message_id, [toRecipient(recipient)])
+        else list.push(toRecipient(recipient))
+      }
+      const byId = new Map(rows.map((row) => [row.id as string, row]))
+      return ids.flatMap((id): Array<StoredMessage> => {
+        const row = byId.get(id)
+        return row === undefined ? [] : [{
+          id: row.id,
+          accountId: row.account_id,
+          batchId: row.batch_id,
+          state: row.state,
+          content: row.content,
+          recipients: byMessage.get(row.id) ?? [],
+          scheduledFor: row.scheduled_for,
+          createdAt: row.created_at,
+        }]
       })
-    }).pipe(orStoreError("messages.findById")),
+    }).pipe(orStoreError("messages.findByIds"))
 
-  updateRecipients: (accountId, id, updates) =>
-    Effect.forEach(updates, (update) =>
-      sql`UPDATE message_recipients SET status = ${update.status}, attempts = attempts + ${update.addAttempts},
-        last_response = ${update.lastResponse}, updated_at = ${toMillis(update.at)}
-        WHERE message_id = ${id} AND position = ${update.position} AND account_id = ${accountId}`,
-    { discard: true }).pipe(
-      (effect) => updates.length > 1 ? sql.withTransaction(effect) : effect,
-      orStoreError("messages.updateRecipients"),
-    ),
+  /** Recipients' new state, one row each: `(message_id, position, account_id, status, add_attempts, last_response, at)`;
+   *  one statement for any number of messages. */
+  const updateRows = rowsStatement(sql, [
+    ["message_id", "text"], ["position", "integer"], ["account_id", "text"], ["status", "text"], ["add_attempts", "integer"],
+    ["last_response", "text"], ["at", "bigint"],
+  ], (source) => `WITH v (message_id, position, account_id, status, add_attempts, last_response, at) AS (${source})
+    UPDATE message_recipients SET status = v.status, attempts = message_recipients.attempts + v.add_attempts,
+      last_response = v.last_response, updated_at = v.at
+    FROM v WHERE message_recipients.message_id = v.message_id AND message_recipients.position = v.position
+      AND message_recipients.account_id = v.account_id`)
 
-  moveScheduled: (accountId, id, to) =>
-    sql<{ readonly id: string }>`UPDATE messages SET state = ${to}
-      WHERE id = ${id} AND account_id = ${accountId} AND state = 'scheduled' RETURNING id`.pipe(
-      Effect.map((rows) => rows.length === 1),
-      orStoreError("messages.moveScheduled"),
-    ),
+  return {
+    insertMany: (messages) =>
+      messages.length === 0
+        ? Effect.void
+        : atomically(sql, Effect.zipRight(
+          insertRows(sql, "messages", messages.map(messageRow)),
+          insertRows(sql, "message_recipients", messages.flatMap(recipientRows)),
+        )).pipe(Effect.asVoid, orStoreError("messages.insertMany")),
 
-  dueScheduled: (at, limit) =>
-    sql`SELECT account_id, id, scheduled_for FROM messages
-      WHERE state = 'scheduled' AND scheduled_for <= ${toMillis(at)}
-      ORDER BY scheduled_for, id LIMIT ${limit}`.pipe(
-      Effect.flatMap(decodeDue),
-      Effect.map((rows) => rows.map((row) => ({ accountId: row.account_id, id: row.id, scheduledFor: row.scheduled_for }))),
-      orStoreError("messages.dueScheduled"),
-    ),
+    findById: (accountId, id) => Effect.map(findByIds(accountId, [id]), (found) => Option.fromNullable(found[0])),
 
-  recipientsWithStatus: (accountId, status, limit) =>
-    sql`SELECT ${sql.literal(recipientColumns)} FROM message_recipients
-      WHERE account_id = ${accountId} AND status = ${status}
-      ORDER BY updated_at, message_id, position LIMIT ${limit}`.pipe(
-      Effect.flatMap(decodeRecipients),
-      Effect.map((rows) => rows.map((row) => ({ messageId: row.message_id, recipient: toRecipient(row) }))),
-      orStoreError("messages.recipientsWithStatus"),
-    ),
+    findByIds,
 
-  appendEvents: (events) =>
-    insertRows(sql, "message_events", events.map(eventRow)).pipe(Effect.asVoid, orStoreError("messages.appendEvents")),
+    updateRecipients: (accountId, updates) =>
+      updateRows(updates.map((u) => [
+        u.messageId, u.position, accountId, u.status, u.addAttempts, u.lastResponse, toMillis(u.at),
+      ])).pipe(Effect.asVoid, orStoreError("messages.updateRecipients")),
 
-  events: (accountId, id) =>
-    sql`SELECT id, account_id, message_id, recipient, type, occurred_at, smtp_response, bounce_type, bounce_code,
-        bounce_reason
-      FROM message_events WHERE message_id = ${id} AND account_id = ${accountId} ORDER BY occurred_at, seq`.pipe(
-      Effect.flatMap(decodeEvents),
-      Effect.map((rows) => rows.map((row): MessageEvent => ({
-        id: row.id,
-        accountId: row.account_id,
-        messageId: row.message_id,
-        recipient: row.recipient,
-        type: row.type,
-        occurredAt: row.occurred_at,
-        smtpResponse: row.smtp_response,
-        bounceType: row.bounce_type,
-        bounceCode: row.bounce_code,
-        bounceReason: row.bounce_reason,
-      }))),
-      orStoreError("messages.events"),
-    ),
-})
+    moveScheduled: (accountId, id, to) =>
+      sql<{ readonly id: string }>`UPDATE messages SET state = ${to}
+        WHERE id = ${id} AND account_id = ${accountId} AND state = 'scheduled' RETURNING id`.pipe(
+        Effect.map((rows) => rows.length === 1),
+        orStoreError("messages.moveScheduled"),
+      ),
+
+    dueScheduled: (at, limit) =>
+      sql`SELECT account_id, id, scheduled_for FROM messages
+        WHERE state = 'scheduled' AND scheduled_for <= ${toMillis(at)}
+        ORDER BY scheduled_for, id LIMIT ${limit}`.pipe(
+        Effect.flatMap(decodeDue),
+        Effect.map((rows) => rows.map((row) => ({ accountId: row.account_id, id: row.id, scheduledFor: row.scheduled_for }))),
+        orStoreError("messages.dueScheduled"),
+      ),
+
+    recipientsWithStatus: (accountId, status, limit) =>
+      sql`SELECT ${sql.literal(recipientColumns)} FROM message_recipients
+        WHERE account_id = ${accountId} AND status = ${status}
+        ORDER BY updated_at, message_id, position LIMIT ${limit}`.pipe(
+        Effect.flatMap(decodeRecipients),
+        Effect.map((rows) => rows.map((row) => ({ messageId: row.message_id, recipient: toRecipient(row) }))),
+        orStoreError("messages.recipientsWithStatus"),
+      ),
+
+    appendEvents: (events) =>
+      insertRows(sql, "message_events", events.map(eventRow)).pipe(Effect.asVoid, orStoreError("messages.appendEvents")),
+
+    events: (accountId, id) =>
+      sql`SELECT id, account_id, message_id, recipient, type, occurred_at, smtp_response, bounce_type, bounce_code,
+          bounce_reason
+        FROM message_events WHERE message_id = ${id} AND account_id = ${accountId} ORDER BY occurred_at, seq`.pipe(
+        Effect.flatMap(decodeEvents),
+        Effect.map((rows) => rows.map((row): MessageEvent => ({
+          id: row.id,
+          accountId: row.account_id,
+          messageId: row.message_id,
+          recipient: row.recipient,
+          type: row.type,
+          occurredAt: row.occurred_at,
+          smtpResponse: row.smtp_response,
+          bounceType: row.bounce_type,
+          bounceCode: row.bounce_code,
+          bounceReason: row.bounce_reason,
+        }))),
+        orStoreError("messages.events"),
+      ),
+  }
+}

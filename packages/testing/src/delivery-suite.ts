@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import {
   Accounts, type AccountId, DeliveryConfig, DeliveryDeferred, deliverMessage, dispatchQueuedMessages, deferralDelays,
   enqueueEach, Feedback, IdsLive, JobQueue, type JobQueueService, type JobRun, Mailer, MailerError, MessageDelivery,
-  Messages, messageDeliveryJob, type OutgoingMessage, Quota, recipientMessageId, Sending, servicesLayer, Store,
+  Messages, messageDeliveryJob, type OutgoingMessage, Quota, recipientMessageId, recipientsPerRun, Sending, servicesLayer, Store,
   type StoredMessage, StoreError, Suppressions, Tokens,
 } from "@mailroom/core"
 import { Effect, Either, Layer, Option } from "effect"
@@ -123,18 +123,20 @@ export const deliverySuite = <E>(backend: string, storeLayer: Layer.Layer<Store,
             .map((sent) => sent.length)).toEqual([1, 1, 1])
         }))
 
-      it.effect("a run takes up to 100 recipients: a message of 100 recipients has a job of its own", () =>
+      it.effect(`a run takes up to ${recipientsPerRun} recipients: a message of ${recipientsPerRun} has a job of its own, smaller ones share`, () =>
         Effect.gen(function* () {
           const account = yield* setup
           const store = yield* Store
-          const large = yield* storeAcceptedMessage(account.id, sendBodyTo(Array.from({ length: 100 }, (_, i) => `reader-${i}@example.org`)))
-          const small = yield* storeAcceptedMessage(account.id, sendBodyTo(["ada@example.org"]))
-          const smaller = yield* storeAcceptedMessage(account.id, sendBodyTo(["bob@example.org"]))
+          const large = yield* storeAcceptedMessage(account.id, sendBodyTo(Array.from({ length: recipientsPerRun }, (_, i) => `reader-${i}@example.org`)))
+          const small = yield* Effect.forEach(Array.from({ length: recipientsPerRun + 2 }, (_, i) => `single-${i}@example.org`), (email) =>
+            storeAcceptedMessage(account.id, sendBodyTo([email])))
           const before = enqueued.length
           yield* dispatchQueuedMessages(yield* store.events.list(account.id, { type: "email.queued" }))
+          const ids = small.map((m) => m.id)
           expect(enqueued.slice(before).map((job) => job.payload)).toEqual([
             { accountId: account.id, messageId: large.id },
-            { accountId: account.id, messageId: small.id, batch: [small.id, smaller.id] },
+            { accountId: account.id, messageId: ids[0], batch: ids.slice(0, recipientsPerRun) },
+            { accountId: account.id, messageId: ids[recipientsPerRun], batch: ids.slice(recipientsPerRun) },
           ])
         }))
 

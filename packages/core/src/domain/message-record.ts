@@ -98,6 +98,7 @@ export interface MessageEvent {
 
 /** The change of one recipient's status after a delivery attempt or a report. */
 export interface RecipientUpdate {
+  readonly messageId: MessageId
   readonly position: number
   readonly status: RecipientStatus
   /** Added to the recipient's attempts (1 for a submission, 0 for a report that arrived later). */

@@ -17,10 +17,11 @@ export interface CampaignRepository {
     Effect.Effect<{ readonly campaigns: ReadonlyArray<Campaign>; readonly total: number }, StoreError>
   /** Deletes the account's campaign; false when there was none. */
   readonly delete: (accountId: AccountId, id: string) => Effect.Effect<boolean, StoreError>
-  /** The audience's size (contacts that are not PENDING, each once however many lists hold it) and how many of them
-   *  the filtering table keeps. One query. */
-  readonly audienceCounts: (accountId: AccountId, audience: CampaignAudience, at: Date) =>
-    Effect.Effect<{ readonly total: number; readonly eligible: number }, StoreError>
+  /** The audience's size (contacts that are not PENDING, each once however many lists hold it) and, when `eligible` is
+   *  asked for, how many of them the filtering table keeps (else null: the size alone skips the filter's joins). One
+   *  query. */
+  readonly audienceCounts: (accountId: AccountId, audience: CampaignAudience, at: Date, options: { readonly eligible: boolean }) =>
+    Effect.Effect<{ readonly total: number; readonly eligible: number | null }, StoreError>
   /** Resolves the next `limit` contacts of the audience after `after` (contact id order) into the campaign's queue
    *  (its recipients) with one INSERT … SELECT: each with its message id (`messagePrefix` + contact id) or the reason the
    *  filtering table drops it. A contact already resolved for the campaign is skipped (the per-recipient key). Nothing

@@ -436,9 +436,13 @@ export interface MessageRepository {
   readonly insertMany: (messages: ReadonlyArray<StoredMessage>) => Effect.Effect<void, StoreError>
   /** The account's message with its recipients in envelope order, or none (also for another account's id). */
   readonly findById: (accountId: AccountId, id: MessageId) => Effect.Effect<Option.Option<StoredMessage>, StoreError>
-  /** Sets status and last response of the named recipients of the account's message, adds `addAttempts` to their
-   *  attempts and sets updatedAt. Recipients not named, and positions the message does not have, are left alone. */
-  readonly updateRecipients: (accountId: AccountId, id: MessageId, updates: ReadonlyArray<RecipientUpdate>) => Effect.Effect<void, StoreError>
+  /** The account's messages among `ids`, with their recipients, in the order of `ids`; ids unknown in the account are
+   *  left out. A bounded number of statements whatever their number (findById is this with one id). */
+  readonly findByIds: (accountId: AccountId, ids: ReadonlyArray<MessageId>) => Effect.Effect<ReadonlyArray<StoredMessage>, StoreError>
+  /** Sets status and last response of the named recipients (message and position) of the account's messages, adds
+   *  `addAttempts` to their attempts and sets updatedAt, in one statement whatever their number. Recipients not named,
+   *  and messages or positions the account does not have, are left alone. */
+  readonly updateRecipients: (accountId: AccountId, updates: ReadonlyArray<RecipientUpdate>) => Effect.Effect<void, StoreError>
   /** Moves the account's scheduled message to `to`: queued when its time comes, cancelled by DELETE
    *  /emails/schedule/{id}. False, and nothing written, when the message is not scheduled (already queued, cancelled,
    *  unknown or another account's). Conditional on the state, so of a concurrent cancel and send exactly one wins. */

@@ -162,8 +162,10 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
           return yield* Effect.fail(new ValidationFailed({ field: "scheduledAt", detail: "must be in the future and within a year" }))
         }
       }
-      const counts = yield* store.campaigns.audienceCounts(account.id, resolveAudience(current.topicId, lists), at)
-      if (scheduledAt === null) yield* checkQuota(account, counts.eligible, at)
+      // The eligible count is needed only where the quota rule applies: a send at once on a plan with a quota.
+      const quotaApplies = scheduledAt === null && planLimits[account.plan].monthlySendQuota !== null
+      const counts = yield* store.campaigns.audienceCounts(account.id, resolveAudience(current.topicId, lists), at, { eligible: quotaApplies })
+      if (counts.eligible !== null) yield* checkQuota(account, counts.eligible, at)
       const next: Campaign = {
         ...current,
         status: scheduledAt === null ? "running" : "scheduled",

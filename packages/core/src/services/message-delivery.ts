@@ -59,8 +59,8 @@ export const messageDeliveryJob = defineJob(
     accountId: Schema.String,
     messageId: Schema.String,
     /** Every message of the run when it delivers several of the account's messages (messageId is the first): the
-     *  messages queued together (up to 100 recipients) share one run, so their bookkeeping costs a few transactions,
-     *  not a few each. */
+     *  messages queued together (up to recipientsPerRun recipients) share one run, so their bookkeeping costs a few
+     *  transactions, not a few each. */
     batch: Schema.optional(Schema.Array(Schema.String)),
   }),
   { retry: { delays: deferralDelays }, timeout: "10 minutes" },
@@ -83,17 +83,16 @@ const waiting = (r: MessageRecipient) => r.status === "queued" || r.status === "
 
 const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLowerCase()
 
-/** Most submissions of one delivery run under way at once. */
-const submissionConcurrency = 10
+/** Most recipients one delivery run takes (a message of more recipients has a run of its own), all submitted at once.
+ *  A run marks its recipients held before it submits any, so this also bounds what a process killed mid-run leaves
+ *  held for an operator: the recipients of its runs in flight, whose submission may have happened. Ten keeps that to
+ *  about what is on the wire, and a run short through a slow relay. */
+export const recipientsPerRun = 10
 
-/** Most recipients one delivery run takes (a message of more recipients has a run of its own), so that a run stays
- *  as short as a run of one large message: well inside the job's timeout even through a slow relay. */
-const recipientsPerRun = 100
-
-/** Enqueues the delivery of the messages named by email.queued events (one event per recipient): one job per account
- *  for the messages of one batch of events (up to 100 recipients each), keyed by its first message's id so that a repeat while it is pending makes
- *  nothing new. A message that lands in two runs is still sent once: a run only takes recipients still waiting.
- *  Without a JobQueue nothing happens: the events wait for a worker. */
+/** Enqueues the delivery of the messages named by email.queued events (one event per recipient), with one write: one
+ *  job per account for the messages of one batch of events (up to recipientsPerRun recipients each), keyed by its first
+ *  message's id so that a repeat while it is pending makes nothing new. A message that lands in two runs is still sent
+ *  once: a run only takes recipients still waiting. Without a JobQueue nothing happens: the events wait for a worker. */
 export const dispatchQueuedMessages = (events: ReadonlyArray<DomainEvent>): Effect.Effect<void, StoreError> =>
   Effect.gen(function* () {
     const queue = yield* Effect.serviceOption(JobQueue)
@@ -120,8 +119,7 @@ export const dispatchQueuedMessages = (events: ReadonlyArray<DomainEvent>): Effe
       }
       return runs.map((batch) => batch.length === 1 ? { accountId, messageId: batch[0]! } : { accountId, messageId: batch[0]!, batch })
     })
-    yield* Effect.forEach(payloads, (payload) =>
-      queue.value.enqueue(messageDeliveryJob, payload, { dedupeKey: payload.messageId }), { discard: true })
+    yield* queue.value.enqueueAll(messageDeliveryJob, payloads.map((payload) => ({ payload, options: { dedupeKey: payload.messageId } })))
   })
 
 interface Outcome {
@@ -190,13 +188,14 @@ export const recordResolutions = (
 ) =>
   Effect.gen(function* () {
     const store = yield* Store
-    const { outbox, records } = yield* writeResolutions(message, resolutions, at)
+    const { outbox, records, updates } = yield* writeResolutions(message, resolutions, at)
+    yield* store.messages.updateRecipients(message.accountId, updates)
     if (records.length > 0) yield* store.messages.appendEvents(records)
     if (outbox.length > 0) yield* store.events.append(outbox)
   })
 
-/** recordResolutions without appending the events: it answers them, for a caller that appends the events of many
- *  messages at once. */
+/** recordResolutions without writing: it answers the recipients' updates and the events, for a caller that writes
+ *  those of many messages at once. What a hard bounce does to the address is written here. */
 const writeResolutions = (
   message: StoredMessage,
   resolutions: ReadonlyArray<{
@@ -210,13 +209,13 @@ const writeResolutions = (
   at: Date,
 ) =>
   Effect.gen(function* () {
-    const store = yield* Store
     const ids = yield* Ids
     const updates: Array<RecipientUpdate> = []
     const outbox: Array<DomainEvent> = []
     const records: Array<MessageEvent> = []
     for (const { recipient, subject, resolution, addAttempts, keepStatus } of resolutions) {
       updates.push({
+        messageId: message.id,
         position: recipient.position,
         status: keepStatus === true ? recipient.status : resolution.status,
         addAttempts,
@@ -232,8 +231,7 @@ const writeResolutions = (
         yield* recordHardBounce(message.accountId, recipient.email, { ...resolution.suppression, messageId: message.id }, at)
       }
     }
-    yield* store.messages.updateRecipients(message.accountId, message.id, updates)
-    return { outbox, records }
+    return { outbox, records, updates }
   })
 
 /** The handler of messageDeliveryJob: one attempt for every recipient still waiting of each message of the run.
@@ -266,11 +264,10 @@ export const deliverMessage = (
       yield* store.accounts.lock(accountId)
       const at = new Date(yield* Clock.currentTimeMillis)
       const loaded: Array<{ readonly message: StoredMessage; readonly candidates: ReadonlyArray<MessageRecipient> }> = []
-      for (const messageId of messageIds) {
-        const found = yield* store.messages.findById(accountId, messageId)
-        if (Option.isNone(found) || found.value.state !== "queued") continue
-        const candidates = found.value.recipients.filter(waiting)
-        if (candidates.length > 0) loaded.push({ message: found.value, candidates })
+      for (const message of yield* store.messages.findByIds(accountId, messageIds)) {
+        if (message.state !== "queued") continue
+        const candidates = message.recipients.filter(waiting)
+        if (candidates.length > 0) loaded.push({ message, candidates })
       }
       // Send-time filtering again, one set-based query per scope (stream and topic) over the run's messages of that
       // scope: an address may have bounced, complained or opted out since the message was accepted (a deferral retried
@@ -294,16 +291,20 @@ export const deliverMessage = (
         readonly dropped: ReadonlySet<string>
       }> = []
       const droppedEvents: Array<ReturnType<typeof eventsOf>> = []
+      const updates: Array<RecipientUpdate> = []
       for (const { message, candidates } of loaded) {
         const reasons = reasonsByScope.get(`${message.content.stream}\u0000${message.content.topicId ?? ""}`)!
         const recipients = candidates.filter((r) => !reasons.has(r.email))
         const blocked = candidates.filter((r) => reasons.has(r.email))
-        yield* store.messages.updateRecipients(accountId, message.id, [
-          ...recipients.map((r): RecipientUpdate => ({ position: r.position, status: "held", addAttempts: 0, lastResponse: submissionInProgress, at })),
-          ...blocked.map((r): RecipientUpdate => ({
-            position: r.position, status: "dropped", addAttempts: 0, lastResponse: `not sent: ${reasons.get(r.email)!}`, at,
+        updates.push(
+          ...recipients.map((r): RecipientUpdate => ({
+            messageId: message.id, position: r.position, status: "held", addAttempts: 0, lastResponse: submissionInProgress, at,
           })),
-        ])
+          ...blocked.map((r): RecipientUpdate => ({
+            messageId: message.id, position: r.position, status: "dropped", addAttempts: 0,
+            lastResponse: `not sent: ${reasons.get(r.email)!}`, at,
+          })),
+        )
         droppedEvents.push(...blocked.map((r) =>
           eventsOf(ids, message, r.email, message.content.subject, "email.dropped", undefined, at, { reason: reasons.get(r.email)! })))
         if (recipients.length > 0) {
@@ -311,6 +312,7 @@ export const deliverMessage = (
           taken.push({ message, recipients, dropped })
         }
       }
+      yield* store.messages.updateRecipients(accountId, updates)
       if (droppedEvents.length > 0) {
         yield* store.messages.appendEvents(droppedEvents.map((m) => m.record))
         yield* store.events.append(droppedEvents.map((m) => m.outbox))
@@ -422,9 +424,10 @@ export const deliverMessage = (
       }))
     })
 
-    // Every submission of the run at once, up to the bound (the Mailer's pool queues the rest).
+    // Every submission of the run at once (up to recipientsPerRun for a message of more); the Mailer's pool queues what
+    // its connections cannot take yet.
     const attempts = yield* Effect.forEach(taken, submissions)
-    const flat: ReadonlyArray<Outcome> = yield* Effect.all(attempts.flat(), { concurrency: submissionConcurrency })
+    const flat: ReadonlyArray<Outcome> = yield* Effect.all(attempts.flat(), { concurrency: recipientsPerRun })
     const at = new Date(yield* Clock.currentTimeMillis)
     // A deferral on the last run gives up; otherwise resolveRecipient decides from the run's number.
     const attemptNumber = lastAttempt ? deferralDelays.length + 1 : Math.min(run.attempt, deferralDelays.length)
@@ -436,6 +439,7 @@ export const deliverMessage = (
       // The events of every message of the run, appended with one insert of each kind at the end.
       const outbox: Array<DomainEvent> = []
       const records: Array<MessageEvent> = []
+      const updates: Array<RecipientUpdate> = []
       let offset = 0
       for (const [index, { message }] of taken.entries()) {
         const outcomes = flat.slice(offset, offset + attempts[index]!.length)
@@ -457,7 +461,9 @@ export const deliverMessage = (
             case "not-sent": {
               if (!lastAttempt) {
                 retry ??= "the message could not be submitted"
-                restored.push({ position: recipient.position, status: outcome.before, addAttempts: 0, lastResponse: result.detail, at })
+                restored.push({
+                  messageId: message.id, position: recipient.position, status: outcome.before, addAttempts: 0, lastResponse: result.detail, at,
+                })
                 lines.push({ messageId: message.id, recipient: recipient.email, outcome: "not-sent", reply: result.detail })
               } else {
                 const verdict = gaveUp(recipient.attempts, result.detail)
@@ -468,7 +474,7 @@ export const deliverMessage = (
               break
             }
             case "dropped": {
-              restored.push({ position: recipient.position, status: "dropped", addAttempts: 0, lastResponse: result.detail, at })
+              restored.push({ messageId: message.id, position: recipient.position, status: "dropped", addAttempts: 0, lastResponse: result.detail, at })
               lines.push({ messageId: message.id, recipient: recipient.email, outcome: "dropped", reply: result.detail })
               dropped.push(eventsOf(ids, message, recipient.email, subject, "email.dropped", undefined, at, { reason: result.reason }))
               break
@@ -478,8 +484,9 @@ export const deliverMessage = (
         const written = yield* writeResolutions(message, resolutions, at)
         outbox.push(...written.outbox, ...dropped.map((d) => d.outbox))
         records.push(...written.records, ...dropped.map((d) => d.record))
-        if (restored.length > 0) yield* store.messages.updateRecipients(accountId, message.id, restored)
+        updates.push(...written.updates, ...restored)
       }
+      yield* store.messages.updateRecipients(accountId, updates)
       if (records.length > 0) yield* store.messages.appendEvents(records)
       if (outbox.length > 0) yield* store.events.append(outbox)
     }))
@@ -545,8 +552,8 @@ export class MessageDelivery extends Effect.Service<MessageDelivery>()("@mailroo
             return yield* Effect.fail(new ValidationFailed({ field: "email", detail: `is not held (its status is ${recipient.status})` }))
           }
           if (resolution === "resend") {
-            yield* store.messages.updateRecipients(accountId, message.id, [{
-              position: recipient.position, status: "queued", addAttempts: 0, lastResponse: "queued again by an operator", at,
+            yield* store.messages.updateRecipients(accountId, [{
+              messageId: message.id, position: recipient.position, status: "queued", addAttempts: 0, lastResponse: "queued again by an operator", at,
             }])
             return { message, recipient: { ...recipient, status: "queued" as const } }
           }

@@ -409,8 +409,8 @@ export class Sending extends Effect.Service<Sending>()("@mailroom/core/Sending",
           : (yield* Effect.either(quota.reserve(account.value, kept.length)))._tag === "Right"
         const reasonOf = (email: string) => reserved ? dropped.get(email) : (dropped.get(email) ?? dropReasons.quota)
         const droppedNow = message.recipients.filter((r) => reasonOf(r.email) !== undefined)
-        yield* store.messages.updateRecipients(accountId, id, droppedNow.map((r) => ({
-          position: r.position, status: "dropped", addAttempts: 0, lastResponse: null, at,
+        yield* store.messages.updateRecipients(accountId, droppedNow.map((r) => ({
+          messageId: id, position: r.position, status: "dropped", addAttempts: 0, lastResponse: null, at,
         })))
         yield* appendEvents(message.recipients.map((r) => {
           const reason = reasonOf(r.email)

@@ -24,8 +24,8 @@ const storeMessage = (accountId: string, options: { scheduledFor?: Date } = {}) 
       createdAt: new Date("2026-02-01T10:00:00Z"),
     })
     yield* store.messages.insertMany([message])
-    yield* store.messages.updateRecipients(message.accountId, message.id, [
-      { position: 0, status: "delivered", addAttempts: 1, lastResponse: "250 2.0.0 Ok", at: new Date("2026-02-01T10:00:02Z") },
+    yield* store.messages.updateRecipients(message.accountId, [
+      { messageId: message.id, position: 0, status: "delivered", addAttempts: 1, lastResponse: "250 2.0.0 Ok", at: new Date("2026-02-01T10:00:02Z") },
     ])
     yield* store.messages.appendEvents([{
       id: `mev_${message.id}`, accountId: message.accountId, messageId: message.id, recipient: "ada@example.org",

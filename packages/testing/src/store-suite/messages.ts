@@ -118,85 +118,54 @@ export const messageTests = (it: StoreTester) => {
         expect(last.content.text).toBe("t999")
       }))
 
-    it.effect("updateRecipients changes only the named recipients of the account's message", () =>
+    it.effect("updateRecipients changes only the named recipients of the account's messages, across messages at once", () =>
       Effect.gen(function* () {
         const { messages } = yield* Store
         const accountId = yield* insertAccount
         const stranger = yield* insertAccount
         const message = makeStoredMessage(accountId)
-        yield* messages.insertMany([message])
-        yield* messages.updateRecipients(accountId, message.id, [
-          { position: 0, status: "delivered", addAttempts: 1, lastResponse: "250 2.0.0 Ok", at: at(5) },
-          { position: 2, status: "deferred", addAttempts: 1, lastResponse: "451 4.3.0 later", at: at(5) },
-          { position: 7, status: "bounced", addAttempts: 1, lastResponse: "550", at: at(5) },
+        const other = makeStoredMessage(accountId)
+        yield* messages.insertMany([message, other])
+        yield* messages.updateRecipients(accountId, [
+          { messageId: message.id, position: 0, status: "delivered", addAttempts: 1, lastResponse: "250 2.0.0 Ok", at: at(5) },
+          { messageId: message.id, position: 2, status: "deferred", addAttempts: 1, lastResponse: "451 4.3.0 later", at: at(5) },
+          { messageId: message.id, position: 7, status: "bounced", addAttempts: 1, lastResponse: "550", at: at(5) },
+          { messageId: other.id, position: 1, status: "held", addAttempts: 0, lastResponse: "in progress", at: at(6) },
+          { messageId: "msg_unknown" as MessageId, position: 0, status: "held", addAttempts: 0, lastResponse: "x", at: at(6) },
         ])
-        yield* messages.updateRecipients(accountId, message.id, [
-          { position: 2, status: "bounced", addAttempts: 1, lastResponse: "550 5.1.1 unknown", at: at(9) },
+        yield* messages.updateRecipients(accountId, [
+          { messageId: message.id, position: 2, status: "bounced", addAttempts: 1, lastResponse: "550 5.1.1 unknown", at: at(9) },
         ])
-        yield* messages.updateRecipients(stranger, message.id, [
-          { position: 1, status: "held", addAttempts: 1, lastResponse: "x", at: at(9) },
+        yield* messages.updateRecipients(stranger, [
+          { messageId: message.id, position: 1, status: "held", addAttempts: 1, lastResponse: "x", at: at(9) },
         ])
+        yield* messages.updateRecipients(accountId, [])
         const found = Option.getOrThrow(yield* messages.findById(accountId, message.id))
         expect(found.recipients.map((r) => [r.status, r.attempts, r.lastResponse, r.updatedAt.getTime()])).toEqual([
           ["delivered", 1, "250 2.0.0 Ok", at(5).getTime()],
           ["queued", 0, null, at(0).getTime()],
           ["bounced", 2, "550 5.1.1 unknown", at(9).getTime()],
         ])
+        const second = Option.getOrThrow(yield* messages.findById(accountId, other.id))
+        expect(second.recipients.map((r) => [r.status, r.attempts, r.lastResponse])).toEqual([
+          ["queued", 0, null], ["held", 0, "in progress"], ["queued", 0, null],
+        ])
       }))
-
-    it.effect("moveScheduled moves a scheduled message once; queued, cancelled, foreign and unknown ones stay", () =>
+    it.effect("findByIds answers the account's messages among the ids, in their order, with their recipients", () =>
       Effect.gen(function* () {
         const { messages } = yield* Store
         const accountId = yield* insertAccount
         const stranger = yield* insertAccount
-        const scheduled = makeStoredMessage(accountId, { scheduledFor: at(3600) })
-        const other = makeStoredMessage(accountId, { scheduledFor: at(7200) })
-        const queued = makeStoredMessage(accountId)
-        yield* messages.insertMany([scheduled, other, queued])
-        expect(scheduled.state).toBe("scheduled")
-        expect(yield* messages.moveScheduled(stranger, scheduled.id, "cancelled")).toBe(false)
-        expect(yield* messages.moveScheduled(accountId, scheduled.id, "cancelled")).toBe(true)
-        expect(yield* messages.moveScheduled(accountId, scheduled.id, "queued")).toBe(false)
-        expect(yield* messages.moveScheduled(accountId, queued.id, "cancelled")).toBe(false)
-        expect(yield* messages.moveScheduled(accountId, "msg_unknown" as MessageId, "cancelled")).toBe(false)
-        expect(yield* messages.moveScheduled(accountId, other.id, "queued")).toBe(true)
-        const states = yield* Effect.forEach([scheduled, other, queued], (m) =>
-          Effect.map(messages.findById(accountId, m.id), (found) => Option.getOrThrow(found).state))
-        expect(states).toEqual(["cancelled", "queued", "queued"])
+        const [first, second, third] = [makeStoredMessage(accountId), makeStoredMessage(accountId), makeStoredMessage(accountId)]
+        const foreign = makeStoredMessage(stranger)
+        yield* messages.insertMany([first, second, third, foreign])
+        const found = yield* messages.findByIds(accountId, [third.id, "msg_unknown" as MessageId, foreign.id, first.id])
+        expect(found.map((m) => m.id)).toEqual([third.id, first.id])
+        expect(found[0]).toEqual(Option.getOrThrow(yield* messages.findById(accountId, third.id)))
+        expect(found[1]!.recipients.map((r) => r.email)).toEqual(first.recipients.map((r) => r.email))
+        expect(yield* messages.findByIds(accountId, [])).toEqual([])
+        expect(yield* messages.findByIds(stranger, [first.id])).toEqual([])
       }))
-
-    it.effect("of concurrent cancels and sends of one scheduled message exactly one moves it", () =>
-      Effect.gen(function* () {
-        const { messages } = yield* Store
-        const accountId = yield* insertAccount
-        const message = makeStoredMessage(accountId, { scheduledFor: at(60) })
-        yield* messages.insertMany([message])
-        const moves = yield* Effect.forEach(
-          Array.from({ length: 10 }, (_, i): "queued" | "cancelled" => (i % 2 === 0 ? "queued" : "cancelled")),
-          (to) => messages.moveScheduled(accountId, message.id, to),
-          { concurrency: "unbounded" },
-        )
-        expect(moves.filter(Boolean)).toHaveLength(1)
-      }))
-
-    it.effect("dueScheduled answers scheduled messages due at a time, earliest first, within the limit", () =>
-      Effect.gen(function* () {
-        const { messages } = yield* Store
-        const accountId = yield* insertAccount
-        // Far in the future, so that other tests' scheduled messages sharing the backend are not due.
-        const base = new Date(Date.UTC(2199, 0, 1)).getTime()
-        const when = (s: number) => new Date(base + s * 1000)
-        const late = makeStoredMessage(accountId, { scheduledFor: when(30) })
-        const early = makeStoredMessage(accountId, { scheduledFor: when(10) })
-        const notYet = makeStoredMessage(accountId, { scheduledFor: when(90) })
-        const cancelled = makeStoredMessage(accountId, { scheduledFor: when(20) })
-        yield* messages.insertMany([late, early, notYet, cancelled])
-        yield* messages.moveScheduled(accountId, cancelled.id, "cancelled")
-        const due = (yield* messages.dueScheduled(when(60), 1000)).filter((d) => d.accountId === accountId)
-        expect(due.map((d) => [d.id, d.scheduledFor.getTime()])).toEqual([[early.id, when(10).getTime()], [late.id, when(30).getTime()]])
-        expect(yield* messages.dueScheduled(when(60), 0)).toEqual([])
-      }))
-
     it.effect("recipientsWithStatus answers the account's recipients with a status, least recently updated first", () =>
       Effect.gen(function* () {
         const { messages } = yield* Store
@@ -204,8 +173,8 @@ export const messageTests = (it: StoreTester) => {
         const first = makeStoredMessage(accountId)
         const second = makeStoredMessage(accountId)
         yield* messages.insertMany([first, second])
-        yield* messages.updateRecipients(accountId, second.id, [{ position: 1, status: "held", addAttempts: 1, lastResponse: "lost", at: at(10) }])
-        yield* messages.updateRecipients(accountId, first.id, [{ position: 2, status: "held", addAttempts: 1, lastResponse: "lost", at: at(20) }])
+        yield* messages.updateRecipients(accountId, [{ messageId: second.id, position: 1, status: "held", addAttempts: 1, lastResponse: "lost", at: at(10) }])
+        yield* messages.updateRecipients(accountId, [{ messageId: first.id, position: 2, status: "held", addAttempts: 1, lastResponse: "lost", at: at(20) }])
         const held = yield* messages.recipientsWithStatus(accountId, "held", 10)
         expect(held.map((h) => [h.messageId, h.recipient.email])).toEqual([[second.id, "bob@example.org"], [first.id, "carol@example.org"]])
         expect(yield* messages.recipientsWithStatus(accountId, "held", 1)).toHaveLength(1)
