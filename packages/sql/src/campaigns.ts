@@ -171,15 +171,15 @@ export const makeCampaignRepository = (sql: SqlClient.SqlClient): CampaignReposi
       FROM ${rows} x
       WHERE true
       ON CONFLICT (campaign_id, contact_id) DO NOTHING`
-    // PostgreSQL answers the chunk's extent from the statement itself; SQLite, in process, reads back the ids written.
+    // PostgreSQL answers the chunk's extent from the statement itself. SQLite has no DML in a CTE: the chunk's rows are
+    // the campaign's queue past the cursor (chunks run in cursor order, under the campaign's row lock), read from its key.
+    const past = input.after === null ? sql.literal("") : sql`AND contact_id > ${input.after}`
     const rows = yield* sql.onDialectOrElse({
       pg: () => sql`WITH x AS MATERIALIZED (${chunk}), written AS (${insert(sql`x`)})
         SELECT count(*) AS covered, max(x.id) AS last FROM x`,
-      orElse: () => Effect.map(sql<{ readonly contact_id: string }>`${insert(sql`(${chunk})`)} RETURNING contact_id`, (ids) => {
-        let last: string | null = null
-        for (const { contact_id } of ids) if (last === null || contact_id > last) last = contact_id
-        return [{ covered: ids.length, last }]
-      }),
+      orElse: () => Effect.zipRight(insert(sql`(${chunk})`),
+        sql`SELECT count(*) AS covered, max(contact_id) AS last FROM campaign_recipients
+          WHERE campaign_id = ${input.campaignId} ${past}`),
     })
     const [extent] = yield* Schema.decodeUnknown(Schema.Array(Extent))(rows)
     return { covered: extent?.covered ?? 0, last: extent?.last ?? null }

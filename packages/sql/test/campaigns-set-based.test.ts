@@ -1,5 +1,6 @@
 /** A campaign works on sets: resolving a chunk of its audience is one INSERT … SELECT into campaign_recipients (the
- *  audience, the filtering table and the per-recipient key in one statement) whatever the chunk's size, and a send
+ *  audience, the filtering table and the per-recipient key in one statement; on SQLite one read of the queue's key
+ *  after it) whatever the chunk's size, and a send
  *  run reads its recipients and their contact fields in two statements; never a query per recipient. */
 import { expect, layer } from "@effect/vitest"
 import { type CampaignId, type ListId, resolveAudience, Store, type SuppressionId } from "@mailroom/core"
@@ -49,7 +50,9 @@ for (const backend of backends) {
           const { value: chunk, statements } = yield* recordStatements(store.campaigns.queueChunk(input))
           expect(chunk.covered).toBe(size)
           expect(touching(statements, "INSERT INTO", "campaign_recipients")).toHaveLength(1)
-          expect(statements).toHaveLength(1)
+          // PostgreSQL answers the chunk's extent from the INSERT's statement; SQLite (no DML in a CTE) reads it from
+          // the queue's key after.
+          expect(statements).toHaveLength(backend.name === "postgres" ? 1 : 2)
           const figures = yield* store.campaigns.progress(accountId, campaignId, null)
           expect([figures.resolved, figures.dropped, figures.waiting]).toEqual([size, { MANUAL_SUPPRESSION: size / 10 }, size - size / 10])
 
@@ -65,7 +68,8 @@ for (const backend of backends) {
           expect((yield* store.campaigns.progress(accountId, campaignId, queued[4]!.contactId)).waiting).toBe(size - size / 10 - 5)
 
           const again = yield* recordStatements(store.campaigns.queueChunk(input))
-          expect(again.statements).toHaveLength(1)
+          expect(again.value).toEqual(chunk)
+          expect(touching(again.statements, "INSERT INTO", "campaign_recipients")).toHaveLength(1)
           expect((yield* store.campaigns.progress(accountId, campaignId, null)).resolved).toBe(size)
         }
       }))
