@@ -63,7 +63,9 @@ export const messageDeliveryJob = defineJob(
      *  transactions, not a few each. */
     batch: Schema.optional(Schema.Array(Schema.String)),
   }),
-  { retry: { delays: deferralDelays }, timeout: "10 minutes" },
+  // A run submits at most recipientsPerRun at once, each bounded by the relay's timeouts (about 80 s at worst with
+  // the SMTP relay's defaults): 2 minutes. A run whose process died is retried once this and pg-boss's margin passed.
+  { retry: { delays: deferralDelays }, timeout: "2 minutes" },
 )
 
 /** A run that left recipients to try again: the queue runs the job again after the next deferral delay. */
