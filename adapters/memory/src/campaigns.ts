@@ -2,7 +2,7 @@
  *  read from the message and tracking tables. The audience filter is core's table (campaignIneligibility), the same
  *  rule the SQL backends compile. */
 import {
-  type AccountId, type Campaign, type CampaignRepository, campaignIneligibility, audienceExcludes,
+  type AccountId, type Campaign, type CampaignRepository, campaignIneligibility, audienceExcludes, contactDeletedReason,
   type IneligibleReason, matchesSegment, type TrackingHit,
 } from "@mailroom/core"
 import { Option } from "effect"
@@ -18,7 +18,7 @@ interface RecipientRow {
   readonly accountId: AccountId
   readonly email: string
   readonly messageId: string | null
-  readonly reason: IneligibleReason | null
+  readonly reason: IneligibleReason | typeof contactDeletedReason | null
   readonly unsubscribedAt: Date | null
 }
 
@@ -134,6 +134,15 @@ export const makeCampaignRepository = (
         clicked: engaged("click"),
         unsubscribed: rows.filter((r) => r.unsubscribedAt !== null).length,
         waiting: rows.filter((r) => r.messageId !== null && (sendCursor === null || r.contactId > sendCursor)).length,
+      }
+    }),
+    dropDeleted: (input) => db.atomic(() => {
+      const rows = recipients.get(input.campaignId)
+      for (const r of rows?.values() ?? []) {
+        const inRange = (input.after === null || r.contactId > input.after) && (input.upTo === null || r.contactId <= input.upTo)
+        if (r.accountId === input.accountId && r.messageId !== null && inRange && tables.contacts.find(input.accountId, r.contactId) === undefined) {
+          rows!.set(r.contactId, { ...r, messageId: null, reason: contactDeletedReason })
+        }
       }
     }),
     recordUnsubscribe: (accountId, id, recipient, at) => db.atomic(() => {

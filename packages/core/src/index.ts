@@ -299,7 +299,7 @@ export {
   CampaignId, CampaignStatus, campaignStatuses, campaignLimits, type Campaign, CreateCampaignInput, UpdateCampaignInput,
   SendCampaignInput, TestCampaignInput, checkContent, campaignMoves, canMove, type CampaignAction, type CampaignAudience,
   resolveAudience, campaignTracked, campaignScope, audienceExcludes, campaignIneligibility, campaignChecks,
-  campaignMessagePrefix, campaignCategory, campaignCategories, type QueuedRecipient, type CampaignChunk, type CampaignProgress, contactValues, CampaignListFilters,
+  campaignMessagePrefix, campaignCategory, campaignCategories, contactDeletedReason, type QueuedRecipient, type CampaignChunk, type CampaignProgress, contactValues, CampaignListFilters,
 } from "./domain/campaign.js"
 export {
   CreateDesignInput, ReplaceDraftInput, PublishInput, RollbackInput, LifecycleInput, BindBrandInput, PreviewInput,

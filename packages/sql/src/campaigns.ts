@@ -6,6 +6,7 @@ import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
 import {
   AccountId, type Campaign, CampaignId, type CampaignAudience, type CampaignRepository, CampaignStatus, audienceExcludes,
+  contactDeletedReason,
 } from "@mailroom/core"
 import { Effect, Option, Schema } from "effect"
 import { campaignReasonSql } from "./eligibility-sql.js"
@@ -208,6 +209,15 @@ export const makeCampaignRepository = (sql: SqlClient.SqlClient): CampaignReposi
       customFields: custom.get(r.contact_id) ?? {},
     }))
   }).pipe(orStoreError("campaigns.nextRecipients")),
+
+  dropDeleted: (input) => {
+    const after = input.after === null ? sql.literal("") : sql`AND contact_id > ${input.after}`
+    const upTo = input.upTo === null ? sql.literal("") : sql`AND contact_id <= ${input.upTo}`
+    return sql`UPDATE campaign_recipients SET reason = ${contactDeletedReason}, message_id = NULL
+      WHERE campaign_id = ${input.campaignId} AND account_id = ${input.accountId} AND message_id IS NOT NULL ${after} ${upTo}
+        AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.id = campaign_recipients.contact_id AND c.account_id = campaign_recipients.account_id)`.pipe(
+      Effect.asVoid, orStoreError("campaigns.dropDeleted"))
+  },
 
   progress: (accountId, id, sendCursor) => Effect.gen(function* () {
     const decode = Schema.decodeUnknown(Schema.Array(Grouped))

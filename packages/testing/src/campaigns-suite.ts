@@ -5,7 +5,7 @@
  *  docs/campaigns.md. */
 import { describe, expect, it } from "@effect/vitest"
 import {
-  Brands, campaignIneligibility, Designs, resolveAudience, Campaigns, type EmailAddress, enqueueEach, IdsLive, JobQueue,
+  Brands, campaignIneligibility, contactDeletedReason, Contacts, Designs, resolveAudience, Campaigns, type EmailAddress, enqueueEach, IdsLive, JobQueue,
   type JobQueueService, Lists, LinkUnsubscribes, Quota, recordCampaignUnsubscribes, runChunk, runSend, servicesLayer, Store,
   Suppressions, TemplateEngine, Topics,
 } from "@mailroom/core"
@@ -194,6 +194,30 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
           expect([cancelled.queued, cancelled.cancelled]).toEqual([2, 3])
           expect(yield* campaignQueued(account.id, second.id)).toBe(2)
           expect(yield* codeOf(campaigns.resume(account, second.id))).toBe("VALIDATION_ERROR")
+        }))
+
+      it.effect("a recipient whose contact is deleted after it was queued gets no message and is dropped as CONTACT_DELETED", () =>
+        Effect.gen(function* () {
+          const account = yield* newAccount()
+          const list = yield* staticList(account)
+          const members = yield* Effect.forEach([1, 2, 3, 4, 5], (i) => contact(account, { firstName: `R${i}` }))
+          yield* addMembers(account, list.id, members.map((m) => m.id))
+          const ordered = [...members].sort((a, b) => a.id < b.id ? -1 : 1)
+          const campaigns = yield* Campaigns
+          const contacts = yield* Contacts
+          const campaign = yield* draft(account, [list.id])
+          yield* campaigns.send(account, campaign.id, {})
+          yield* small(queueAll(account, campaign.id))
+          // One inside the first send run, and the last of the queue (no run reaches it with a recipient after it).
+          yield* contacts.delete(account, ordered[1]!.id)
+          yield* contacts.delete(account, ordered[4]!.id)
+          expect(yield* small(sendAll(account, campaign.id))).toEqual(["sent", "sent", "finished"])
+          expect(yield* Effect.forEach(ordered, (m) => Effect.map(messageOf(account.id, campaign.id, m.id), Option.isSome)))
+            .toEqual([true, false, true, true, false])
+          const figures = yield* progress(account, campaign.id)
+          expect(figures.dropped).toEqual({ [contactDeletedReason]: 2 })
+          expect([figures.resolved, figures.queued, figures.cancelled]).toEqual([5, 3, 0])
+          expect(yield* campaignQueued(account.id, campaign.id)).toBe(3)
         }))
 
       it.effect("a chunk or a send run that dies half-way writes nothing and runs again; a job delivered twice does nothing the second time", () =>

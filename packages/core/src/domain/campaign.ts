@@ -35,6 +35,10 @@ export const campaignLimits = {
   defaultRate: 50,
 } as const
 
+/** The drop reason of a queued recipient whose contact was deleted before its message was written: the send run that
+ *  reaches it drops it (progress.dropped counts it), and no message is written. */
+export const contactDeletedReason = "CONTACT_DELETED"
+
 /** The category every campaign's mail carries (docs/campaigns.md, "Analytics"): its delivery and engagement figures
  *  can then be read apart from API mail (the analytics export's `categories=campaign`). */
 export const campaignCategory = "campaign"

@@ -43,6 +43,15 @@ export interface CampaignRepository {
     readonly after: string | null
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<QueuedRecipient>, StoreError>
+  /** Drops the campaign's queued recipients after `after` up to `upTo` (to the end when null), in contact id order,
+   *  whose contact was deleted since they were queued: their message is never written, and they count as dropped with
+   *  the reason `contactDeletedReason`. One statement. */
+  readonly dropDeleted: (input: {
+    readonly accountId: AccountId
+    readonly campaignId: CampaignId
+    readonly after: string | null
+    readonly upTo: string | null
+  }) => Effect.Effect<void, StoreError>
   /** The campaign's figures: recipients resolved and dropped (by reason), their messages' statuses, human opens and
    *  clicks (distinct recipients), unsubscribes recorded with the campaign, and `waiting`: the recipients not dropped
    *  after `sendCursor`, whose messages are not written yet. */

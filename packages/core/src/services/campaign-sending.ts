@@ -179,6 +179,11 @@ export const runSend = (accountId: AccountId, campaignId: string, at: Date, expe
       const recipients = yield* store.campaigns.nextRecipients({
         accountId, campaignId: campaign.id, after: campaign.sendCursor, limit: Math.min(sendBatch, Math.max(1, Math.ceil(rate))),
       })
+      // Recipients the run passes over because their contact was deleted since they were queued are dropped with a
+      // reason, so that progress still accounts for every member resolved (to the end of the queue on the last run).
+      yield* store.campaigns.dropDeleted({
+        accountId, campaignId: campaign.id, after: campaign.sendCursor, upTo: recipients.at(-1)?.contactId ?? null,
+      })
       if (recipients.length === 0) {
         yield* store.campaigns.save({ ...campaign, status: "finished", finishedAt: at, updatedAt: at })
         return "finished"
