@@ -166,6 +166,59 @@ export const messageTests = (it: StoreTester) => {
         expect(yield* messages.findByIds(accountId, [])).toEqual([])
         expect(yield* messages.findByIds(stranger, [first.id])).toEqual([])
       }))
+    it.effect("moveScheduled moves a scheduled message once; queued, cancelled, foreign and unknown ones stay", () =>
+      Effect.gen(function* () {
+        const { messages } = yield* Store
+        const accountId = yield* insertAccount
+        const stranger = yield* insertAccount
+        const scheduled = makeStoredMessage(accountId, { scheduledFor: at(3600) })
+        const other = makeStoredMessage(accountId, { scheduledFor: at(7200) })
+        const queued = makeStoredMessage(accountId)
+        yield* messages.insertMany([scheduled, other, queued])
+        expect(scheduled.state).toBe("scheduled")
+        expect(yield* messages.moveScheduled(stranger, scheduled.id, "cancelled")).toBe(false)
+        expect(yield* messages.moveScheduled(accountId, scheduled.id, "cancelled")).toBe(true)
+        expect(yield* messages.moveScheduled(accountId, scheduled.id, "queued")).toBe(false)
+        expect(yield* messages.moveScheduled(accountId, queued.id, "cancelled")).toBe(false)
+        expect(yield* messages.moveScheduled(accountId, "msg_unknown" as MessageId, "cancelled")).toBe(false)
+        expect(yield* messages.moveScheduled(accountId, other.id, "queued")).toBe(true)
+        const states = yield* Effect.forEach([scheduled, other, queued], (m) =>
+          Effect.map(messages.findById(accountId, m.id), (found) => Option.getOrThrow(found).state))
+        expect(states).toEqual(["cancelled", "queued", "queued"])
+      }))
+
+    it.effect("of concurrent cancels and sends of one scheduled message exactly one moves it", () =>
+      Effect.gen(function* () {
+        const { messages } = yield* Store
+        const accountId = yield* insertAccount
+        const message = makeStoredMessage(accountId, { scheduledFor: at(60) })
+        yield* messages.insertMany([message])
+        const moves = yield* Effect.forEach(
+          Array.from({ length: 10 }, (_, i): "queued" | "cancelled" => (i % 2 === 0 ? "queued" : "cancelled")),
+          (to) => messages.moveScheduled(accountId, message.id, to),
+          { concurrency: "unbounded" },
+        )
+        expect(moves.filter(Boolean)).toHaveLength(1)
+      }))
+
+    it.effect("dueScheduled answers scheduled messages due at a time, earliest first, within the limit", () =>
+      Effect.gen(function* () {
+        const { messages } = yield* Store
+        const accountId = yield* insertAccount
+        // Far in the future, so that other tests' scheduled messages sharing the backend are not due.
+        const base = new Date(Date.UTC(2199, 0, 1)).getTime()
+        const when = (s: number) => new Date(base + s * 1000)
+        const late = makeStoredMessage(accountId, { scheduledFor: when(30) })
+        const early = makeStoredMessage(accountId, { scheduledFor: when(10) })
+        const notYet = makeStoredMessage(accountId, { scheduledFor: when(90) })
+        const cancelled = makeStoredMessage(accountId, { scheduledFor: when(20) })
+        yield* messages.insertMany([late, early, notYet, cancelled])
+        yield* messages.moveScheduled(accountId, cancelled.id, "cancelled")
+        const due = (yield* messages.dueScheduled(when(60), 1000)).filter((d) => d.accountId === accountId)
+        expect(due.map((d) => [d.id, d.scheduledFor.getTime()])).toEqual([[early.id, when(10).getTime()], [late.id, when(30).getTime()]])
+        expect(yield* messages.dueScheduled(when(60), 0)).toEqual([])
+      }))
+
     it.effect("recipientsWithStatus answers the account's recipients with a status, least recently updated first", () =>
       Effect.gen(function* () {
         const { messages } = yield* Store
