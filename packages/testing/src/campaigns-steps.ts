@@ -25,6 +25,17 @@ export const draft = (account: Account, listIds: ReadonlyArray<string>, fields: 
     name: "March news", listIds, subject: "News for {{contact.firstName}}", from,
     html: "<p>Hi {{contact.firstName}} from {{contact.city}}</p><a href=\"{{unsubscribe_url}}\">Leave</a>", ...fields,
   }))
+/** A new account with a STATIC list of five contacts (first names R1 to R5) and a campaign to it, sent: answers them
+ *  with the contacts in id order, the order campaigns walk them in. Nothing is queued yet. */
+export const sentToFive = Effect.gen(function* () {
+  const account = yield* newAccount()
+  const list = yield* staticList(account)
+  const members = yield* Effect.forEach([1, 2, 3, 4, 5], (i) => contact(account, { firstName: `R${i}` }))
+  yield* addMembers(account, list.id, members.map((m) => m.id))
+  const campaign = yield* draft(account, [list.id])
+  yield* Effect.flatMap(Campaigns, (campaigns) => campaigns.send(account, campaign.id, {}))
+  return { account, list, campaign, ordered: [...members].sort((a, b) => a.id < b.id ? -1 : 1) }
+})
 export const codeOf = <A, R>(effect: Effect.Effect<A, MailroomError, R>) => Effect.map(Effect.flip(effect), (error) => error.code)
 export const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 export const chunk = (account: Account, id: string) => Effect.flatMap(now, (at) => runChunk(account.id, id, at))

@@ -14,7 +14,7 @@ import { Effect, Layer, Option } from "effect"
 import { makeCaptureMailer } from "./capture-mailer.js"
 import {
   addMembers, campaignQueued, chunk, codeOf, contact, deliver, drain, draft, fresh, freshKey, messageOf, newAccount, now, progress,
-  queueAll, sendAll, sendRun, small, staticList,
+  queueAll, sendAll, sendRun, sentToFive, small, staticList,
 } from "./campaigns-steps.js"
 
 
@@ -154,14 +154,8 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
 
       it.effect("queued in chunks, sent in paced runs: pause stops both, resume continues where each stopped, nobody gets it twice; cancel ends it", () =>
         Effect.gen(function* () {
-          const account = yield* newAccount()
-          const list = yield* staticList(account)
-          const members = yield* Effect.forEach([1, 2, 3, 4, 5], (i) => contact(account, { firstName: `R${i}` }))
-          yield* addMembers(account, list.id, members.map((m) => m.id))
-          const ordered = [...members].sort((a, b) => a.id < b.id ? -1 : 1)
+          const { account, list, campaign, ordered } = yield* sentToFive
           const campaigns = yield* Campaigns
-          const campaign = yield* draft(account, [list.id])
-          yield* campaigns.send(account, campaign.id, {})
           expect(yield* small(chunk(account, campaign.id))).toBe("queued")
           expect((yield* campaigns.pause(account, campaign.id)).status).toBe("paused")
           expect(yield* small(chunk(account, campaign.id))).toBe("idle")
@@ -198,15 +192,8 @@ export const campaignsSuite = <E>(backend: string, storeLayer: Layer.Layer<Store
 
       it.effect("a recipient whose contact is deleted after it was queued gets no message and is dropped as CONTACT_DELETED", () =>
         Effect.gen(function* () {
-          const account = yield* newAccount()
-          const list = yield* staticList(account)
-          const members = yield* Effect.forEach([1, 2, 3, 4, 5], (i) => contact(account, { firstName: `R${i}` }))
-          yield* addMembers(account, list.id, members.map((m) => m.id))
-          const ordered = [...members].sort((a, b) => a.id < b.id ? -1 : 1)
-          const campaigns = yield* Campaigns
+          const { account, campaign, ordered } = yield* sentToFive
           const contacts = yield* Contacts
-          const campaign = yield* draft(account, [list.id])
-          yield* campaigns.send(account, campaign.id, {})
           yield* small(queueAll(account, campaign.id))
           // One inside the first send run, and the last of the queue (no run reaches it with a recipient after it).
           yield* contacts.delete(account, ordered[1]!.id)
