@@ -1,6 +1,6 @@
 /** Messages in memory: each message with its recipients as one immutable row, and the events of each message in
  *  append order. */
-import type { AccountId, MessageEvent, MessageId, MessageRepository, StoredMessage } from "@mailroom/core"
+import type { AccountId, MessageEvent, MessageId, MessageRepository, RecipientUpdate, StoredMessage } from "@mailroom/core"
 import { Option } from "effect"
 import type { MemoryDb } from "./db.js"
 
@@ -30,11 +30,13 @@ export const makeMessageRepository = (db: MemoryDb, messages: MessageTable = mak
 
     updateRecipients: (accountId, updates) =>
       db.atomic(() => {
-        for (const id of new Set(updates.map((u) => u.messageId))) {
+        const byMessage = new Map<MessageId, Map<number, RecipientUpdate>>()
+        for (const u of updates) byMessage.set(u.messageId, (byMessage.get(u.messageId) ?? new Map<number, RecipientUpdate>()).set(u.position, u))
+        for (const [id, byPosition] of byMessage) {
           const message = owned(accountId, id)
           if (message === undefined) continue
           const recipients = message.recipients.map((recipient) => {
-            const update = updates.find((u) => u.messageId === id && u.position === recipient.position)
+            const update = byPosition.get(recipient.position)
             return update === undefined ? recipient : {
               ...recipient,
               status: update.status,

@@ -223,10 +223,12 @@ export type { AutomatedSignal, ConfirmationMode, LinkRequest, LinkVisit } from "
 export { SendingPause } from "./services/sending-pause.js"
 export type { PauseScope } from "./services/sending-pause.js"
 export {
-  MessageDelivery, DeliveryConfig, DeliveryDeferred, messageDeliveryJob, dispatchQueuedMessages, deliverMessage, recipientsPerRun,
-  submissionInProgress, heldResolutions,
+  DeliveryConfig, DeliveryDeferred, messageDeliveryJob, dispatchQueuedMessages, deliverMessage, recipientsPerRun,
+  submissionInProgress,
 } from "./services/message-delivery.js"
-export type { DeliveryOptions, HeldResolution, HeldRecipient } from "./services/message-delivery.js"
+export type { DeliveryOptions } from "./services/message-delivery.js"
+export { MessageDelivery, heldResolutions } from "./services/delivery-service.js"
+export type { HeldResolution, HeldRecipient } from "./services/delivery-service.js"
 export { Feedback } from "./services/feedback.js"
 export type { DeliveryReportInput, ComplaintReportInput, DsnRecipientReport, ReportOutcome } from "./services/feedback.js"
 export { BotChallenge, BotChallengeError } from "./ports/bot-challenge.js"

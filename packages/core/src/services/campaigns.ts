@@ -163,9 +163,10 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
         }
       }
       // The eligible count is needed only where the quota rule applies: a send at once on a plan with a quota.
-      const quotaApplies = scheduledAt === null && planLimits[account.plan].monthlySendQuota !== null
+      const limit = planLimits[account.plan].monthlySendQuota
+      const quotaApplies = scheduledAt === null && limit !== null
       const counts = yield* store.campaigns.audienceCounts(account.id, resolveAudience(current.topicId, lists), at, { eligible: quotaApplies })
-      if (counts.eligible !== null) yield* checkQuota(account, counts.eligible, at)
+      if (limit !== null && counts.eligible !== null) yield* checkQuota(account, limit, counts.eligible, at)
       const next: Campaign = {
         ...current,
         status: scheduledAt === null ? "running" : "scheduled",
@@ -179,10 +180,8 @@ export class Campaigns extends Effect.Service<Campaigns>()("@mailroom/core/Campa
       return next
     }, store.transaction)
 
-    /** Refuses when the quota left cannot hold `recipients`. */
-    const checkQuota = (account: Account, recipients: number, at: Date) => Effect.gen(function* () {
-      const limit = planLimits[account.plan].monthlySendQuota
-      if (limit === null) return
+    /** Refuses when the quota left under the plan's `limit` cannot hold `recipients`. */
+    const checkQuota = (account: Account, limit: number, recipients: number, at: Date) => Effect.gen(function* () {
       const used = yield* store.quota.used(account.id, quotaPeriod(at))
       if (used + recipients > limit) {
         return yield* Effect.fail(new QuotaExceeded({ limit, used, requested: recipients, resetsAt: quotaResetsAt(at) }))

@@ -15,7 +15,7 @@ import { ValidationFailed } from "../errors.js"
 import { Ids } from "../ports/ids.js"
 import { Store } from "../ports/store.js"
 import { recordHardBounce } from "./hard-bounce.js"
-import { recordResolutions } from "./message-delivery.js"
+import { recordResolutions } from "./delivery-record.js"
 import { serviceMethod } from "./tracing.js"
 import { currentDate } from "../internal/time.js"
 

@@ -2,16 +2,15 @@
  *  renders the message for each recipient that still waits (queued or deferred), sends it through the Mailer, and
  *  records in one transaction what the relay answered: email.delivered, email.deferred (tried again on the
  *  deferralDelays schedule, with the quota reserved at acceptance), email.bounced with a Bounce suppression for a
- *  hard bounce, or held when the outcome is unknown. Also the operator's review of held recipients. Spec: sending
+ *  hard bounce, or held when the outcome is unknown (recorded by delivery-record.ts; the service that runs it and
+ *  reviews held recipients is delivery-service.ts). Spec: sending
  *  "Sending" rules 2-4 and 6, "Events"; audience "Suppression reasons", the email.* events. */
 import { Clock, Context, Effect, type Either, Option, Schema } from "effect"
 import type { AccountId } from "../domain/account.js"
-import {
-  classifyOutcome, type DeliveryVerdict, deferralDelays, gaveUp, type RecipientResolution, resolveRecipient,
-} from "../domain/delivery-outcome.js"
+import { classifyOutcome, type DeliveryVerdict, deferralDelays, gaveUp, resolveRecipient } from "../domain/delivery-outcome.js"
 import { type DeliveryLine, logDeliveries } from "./delivery-log.js"
+import { eventsOf, writeResolutions } from "./delivery-record.js"
 import type { EmailAddress } from "../domain/email.js"
-import { emailEvent, type EmailEventType, eventTemplate } from "../domain/email-event.js"
 import type { DomainEvent } from "../domain/event.js"
 import type { MessageId } from "../domain/message.js"
 import {
@@ -21,14 +20,11 @@ import { buildOutgoing, pipelineValues, type UnsubscribeLinks } from "../domain/
 import { type RenderedInline, TemplateEngine } from "../ports/template-engine.js"
 import { renderRelease, undeliverableReason } from "./template-sends.js"
 import type { SendScope } from "../domain/suppression.js"
-import { ResourceNotFound, type StoreError, ValidationFailed } from "../errors.js"
+import type { StoreError } from "../errors.js"
 import { Ids } from "../ports/ids.js"
 import { defineJob, JobQueue, type JobRun } from "../ports/job-queue.js"
 import { type DkimKey, Mailer, type MailerError, type MailResult, type OutgoingMessage } from "../ports/mailer.js"
 import { Store } from "../ports/store.js"
-import { orNotFound } from "../internal/found.js"
-import { Background } from "./background.js"
-import { recordHardBounce } from "./hard-bounce.js"
 import { Domains } from "./domains.js"
 import { Tokens } from "./tokens.js"
 import { trackOutgoing } from "./tracked-mail.js"
@@ -134,107 +130,6 @@ interface Outcome {
     | { readonly kind: "not-sent"; readonly detail: string }
     | { readonly kind: "dropped"; readonly detail: string; readonly reason: string }
 }
-
-/** The email.* outbox event and the message event of one recipient's verdict. */
-const eventsOf = (
-  ids: { readonly make: (kind: "event" | "messageEvent", at: Date) => string },
-  message: StoredMessage,
-  recipient: string,
-  subject: string,
-  type: EmailEventType,
-  verdict: DeliveryVerdict | undefined,
-  at: Date,
-  extra: { readonly reason?: string } = {},
-): { readonly outbox: DomainEvent; readonly record: MessageEvent } => {
-  const bounce = verdict?.status === "bounced" ? verdict : undefined
-  return {
-    outbox: emailEvent({
-      id: ids.make("event", at),
-      accountId: message.accountId,
-      type,
-      messageId: message.id,
-      recipient,
-      sender: message.content.from.email,
-      subject,
-      occurredAt: at,
-      smtpResponse: verdict?.smtpResponse,
-      bounceType: bounce?.bounceType,
-      // A recipient dropped at delivery carries its reason as the envelope's bounceReason, as one dropped at acceptance.
-      bounceReason: bounce?.bounceReason ?? extra.reason,
-      reason: extra.reason,
-      metadata: message.content.metadata,
-      template: eventTemplate(message.content.template),
-      campaignId: message.content.campaignId,
-    }),
-    record: {
-      id: ids.make("messageEvent", at),
-      accountId: message.accountId,
-      messageId: message.id,
-      recipient,
-      type,
-      occurredAt: at,
-      smtpResponse: verdict?.smtpResponse ?? null,
-      bounceType: bounce?.bounceType ?? null,
-      bounceCode: bounce?.bounceCode ?? null,
-      bounceReason: bounce?.bounceReason ?? extra.reason ?? null,
-    },
-  }
-}
-
-/** Records what one report or attempt decided for recipients of a message: their new status, the message events, the
- *  outbox events, and what a hard bounce does to the address (recordHardBounce). To run inside a Store transaction. */
-export const recordResolutions = (
-  message: StoredMessage,
-  resolutions: Parameters<typeof writeResolutions>[1],
-  at: Date,
-) =>
-  Effect.gen(function* () {
-    const store = yield* Store
-    const { outbox, records, updates } = yield* writeResolutions(message, resolutions, at)
-    yield* store.messages.updateRecipients(message.accountId, updates)
-    if (records.length > 0) yield* store.messages.appendEvents(records)
-    if (outbox.length > 0) yield* store.events.append(outbox)
-  })
-
-/** recordResolutions without writing: it answers the recipients' updates and the events, for a caller that writes
- *  those of many messages at once. What a hard bounce does to the address is written here. */
-const writeResolutions = (
-  message: StoredMessage,
-  resolutions: ReadonlyArray<{
-    readonly recipient: MessageRecipient
-    readonly subject: string
-    readonly resolution: RecipientResolution
-    readonly addAttempts: number
-    /** Record the event only: the recipient keeps its status (a delay reported by a later hop). */
-    readonly keepStatus?: boolean
-  }>,
-  at: Date,
-) =>
-  Effect.gen(function* () {
-    const ids = yield* Ids
-    const updates: Array<RecipientUpdate> = []
-    const outbox: Array<DomainEvent> = []
-    const records: Array<MessageEvent> = []
-    for (const { recipient, subject, resolution, addAttempts, keepStatus } of resolutions) {
-      updates.push({
-        messageId: message.id,
-        position: recipient.position,
-        status: keepStatus === true ? recipient.status : resolution.status,
-        addAttempts,
-        lastResponse: resolution.verdict.smtpResponse,
-        at,
-      })
-      if (resolution.event !== null) {
-        const made = eventsOf(ids, message, recipient.email, subject, resolution.event, resolution.verdict, at)
-        outbox.push(made.outbox)
-        records.push(made.record)
-      }
-      if (resolution.suppression !== null) {
-        yield* recordHardBounce(message.accountId, recipient.email, { ...resolution.suppression, messageId: message.id }, at)
-      }
-    }
-    return { outbox, records, updates }
-  })
 
 /** The handler of messageDeliveryJob: one attempt for every recipient still waiting of each message of the run.
  *  Recipients are marked held while their submission is under way (in a transaction that also makes sure no other run
@@ -446,7 +341,7 @@ export const deliverMessage = (
       for (const [index, { message }] of taken.entries()) {
         const outcomes = flat.slice(offset, offset + attempts[index]!.length)
         offset += outcomes.length
-        const resolutions: Array<Parameters<typeof recordResolutions>[1][number]> = []
+        const resolutions: Array<Parameters<typeof writeResolutions>[1][number]> = []
         const restored: Array<RecipientUpdate> = []
         const dropped: Array<ReturnType<typeof eventsOf>> = []
         for (const outcome of outcomes) {
@@ -503,81 +398,3 @@ const resultOf = (recipient: string, sent: Either.Either<MailResult, MailerError
   if (outcome === undefined) return { kind: "not-sent", detail: "not sent: the mailer reported no recipient" }
   return { kind: "verdict", verdict: classifyOutcome(outcome) }
 }
-
-/** What an operator decides for a held recipient: it arrived, it did not (a soft bounce: nothing is suppressed), or
- *  send it again. */
-export const heldResolutions = ["delivered", "bounced", "resend"] as const
-export type HeldResolution = (typeof heldResolutions)[number]
-
-export interface HeldRecipient {
-  readonly messageId: MessageId
-  readonly recipient: MessageRecipient
-}
-
-/** Registers the dispatching consumer and the delivery worker with Background, and answers the operator's review of
- *  held recipients. */
-export class MessageDelivery extends Effect.Service<MessageDelivery>()("@mailroom/core/MessageDelivery", {
-  effect: Effect.gen(function* () {
-    const store = yield* Store
-    const ids = yield* Ids
-    const tokens = yield* Tokens
-    const background = yield* Background
-    const config = yield* DeliveryConfig
-    const domains = yield* Domains
-    const engine = yield* Effect.serviceOption(TemplateEngine)
-    const context = Context.make(Store, store).pipe(
-      Context.add(Ids, ids), Context.add(Tokens, tokens), Context.add(DeliveryConfig, config), Context.add(Domains, domains))
-
-    yield* background.consume({ name: deliveryDispatchConsumer, handle: dispatchQueuedMessages, types: ["email.queued"] })
-    yield* background.work(
-      messageDeliveryJob,
-      (payload, run) => Effect.provide(deliverMessage(payload, run), Option.isSome(engine)
-        ? Context.add(context, TemplateEngine, engine.value)
-        : context),
-      { concurrency: config.concurrency ?? 8 },
-    )
-
-    /** Held recipients of the account, least recently updated first. */
-    const listHeld = (accountId: AccountId, limit: number) => store.messages.recipientsWithStatus(accountId, "held", limit)
-
-    /** Resolves one held recipient of the account's message. RESOURCE_NOT_FOUND when the message or the recipient is
-     *  unknown; VALIDATION_ERROR when the recipient is not held. `resend` queues it again and enqueues the delivery. */
-    const resolveHeld = (accountId: AccountId, messageId: string, email: string, resolution: HeldResolution) =>
-      Effect.gen(function* () {
-        const at = new Date(yield* Clock.currentTimeMillis)
-        const updated = yield* store.transaction(Effect.gen(function* () {
-          yield* store.accounts.lock(accountId)
-          const message = yield* store.messages.findById(accountId, messageId as MessageId).pipe(orNotFound("message", messageId))
-          const recipient = message.recipients.find((r) => r.email === email.trim().toLowerCase())
-          if (recipient === undefined) return yield* Effect.fail(new ResourceNotFound({ resource: "recipient", id: email }))
-          if (recipient.status !== "held") {
-            return yield* Effect.fail(new ValidationFailed({ field: "email", detail: `is not held (its status is ${recipient.status})` }))
-          }
-          if (resolution === "resend") {
-            yield* store.messages.updateRecipients(accountId, [{
-              messageId: message.id, position: recipient.position, status: "queued", addAttempts: 0, lastResponse: "queued again by an operator", at,
-            }])
-            return { message, recipient: { ...recipient, status: "queued" as const } }
-          }
-          const verdict: DeliveryVerdict = resolution === "delivered"
-            ? { status: "delivered", smtpResponse: "marked delivered by an operator" }
-            : {
-              status: "bounced", bounceType: "soft", bounceCode: "5.0.0",
-              bounceReason: "marked not delivered by an operator", smtpResponse: "marked bounced by an operator",
-            }
-          const resolved = resolveRecipient(verdict, 1)
-          yield* recordResolutions(message, [{ recipient, subject: message.content.subject, resolution: { ...resolved, suppression: null }, addAttempts: 0 }], at)
-          return { message, recipient: { ...recipient, status: resolved.status } }
-        }))
-        if (resolution === "resend") {
-          const queue = yield* Effect.serviceOption(JobQueue)
-          if (Option.isSome(queue)) {
-            yield* queue.value.enqueue(messageDeliveryJob, { accountId, messageId: updated.message.id }, { dedupeKey: updated.message.id })
-          }
-        }
-        return { messageId: updated.message.id, recipient: updated.recipient }
-      })
-
-    return { listHeld, resolveHeld } as const
-  }),
-}) {}
